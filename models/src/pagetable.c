@@ -1,0 +1,256 @@
+#include "gmmu/pagetable.h"
+
+#include <string.h>
+
+const char *gmmu_fault_str(gmmu_fault f)
+{
+    switch (f) {
+    case GMMU_FAULT_NONE: return "none";
+    case GMMU_FAULT_NOT_PRESENT: return "not-present";
+    case GMMU_FAULT_WRITE: return "write-protect";
+    case GMMU_FAULT_USER: return "user-protect";
+    case GMMU_FAULT_NONCANONICAL: return "non-canonical";
+    case GMMU_FAULT_RESERVED: return "reserved-bit";
+    }
+    return "unknown";
+}
+
+static gmmu_status rd(const gmmu_mem_ops *m, uint64_t pa, uint64_t *v)
+{
+    return m->read64(m->ctx, pa, v) == GMMU_OK ? GMMU_OK : GMMU_EMEM;
+}
+
+static gmmu_status wr(const gmmu_mem_ops *m, uint64_t pa, uint64_t v)
+{
+    return m->write64(m->ctx, pa, v) == GMMU_OK ? GMMU_OK : GMMU_EMEM;
+}
+
+static gmmu_status new_table(gmmu_pt *pt, uint64_t *pa)
+{
+    uint64_t frame = 0;
+    if (pt->alloc(pt->alloc_ctx, &frame) != GMMU_OK)
+        return GMMU_ENOMEM;
+    if (frame & 0xFFFull)
+        return GMMU_ENOMEM;
+    for (unsigned i = 0; i < GMMU_PT_ENTRIES; i++)
+        if (wr(&pt->mem, frame + 8ull * i, 0) != GMMU_OK)
+            return GMMU_EMEM;
+    pt->table_pages++;
+    *pa = frame;
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_pt_init(gmmu_pt *pt, const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc,
+                         void *alloc_ctx, gmmu_error *err)
+{
+    if (!pt)
+        return gmmu_error_set(err, "pt", "page table pointer is NULL");
+    if (!mem || !mem->read64 || !mem->write64)
+        return gmmu_error_set(err, "mem", "page-table builder needs read64 and write64");
+    if (!alloc)
+        return gmmu_error_set(err, "alloc", "page-table builder needs a frame allocator");
+    memset(pt, 0, sizeof *pt);
+    pt->mem = *mem;
+    pt->alloc = alloc;
+    pt->alloc_ctx = alloc_ctx;
+    return new_table(pt, &pt->root);
+}
+
+static unsigned leaf_level(unsigned page_shift)
+{
+    return page_shift == GMMU_PAGE_1G_SHIFT ? 3u : page_shift == GMMU_PAGE_2M_SHIFT ? 2u : 1u;
+}
+
+gmmu_status gmmu_pt_map(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned page_shift,
+                        uint64_t flags, gmmu_error *err)
+{
+    if (!pt)
+        return gmmu_error_set(err, "pt", "page table pointer is NULL");
+    if (page_shift != GMMU_PAGE_4K_SHIFT && page_shift != GMMU_PAGE_2M_SHIFT &&
+        page_shift != GMMU_PAGE_1G_SHIFT)
+        return gmmu_error_set(err, "page_shift", "page size 2^%u is not 4 KiB, 2 MiB or 1 GiB",
+                              page_shift);
+    uint64_t psz = 1ull << page_shift;
+    if (va & (psz - 1))
+        return gmmu_error_set(err, "va", "VA 0x%llx not aligned to the page size",
+                              (unsigned long long)va);
+    if (pa & (psz - 1))
+        return gmmu_error_set(err, "pa", "PA 0x%llx not aligned to the page size",
+                              (unsigned long long)pa);
+    if (pa & ~GMMU_PTE_ADDR_MASK)
+        return gmmu_error_set(err, "pa", "PA 0x%llx beyond 52 bits", (unsigned long long)pa);
+    if (!gmmu_va_canonical(va) || !gmmu_va_canonical(va + psz - 1))
+        return gmmu_error_set(err, "va", "VA 0x%llx is not canonical", (unsigned long long)va);
+    if (flags & ~(GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX))
+        return gmmu_error_set(err, "flags", "unknown mapping flags 0x%llx",
+                              (unsigned long long)flags);
+
+    unsigned leaf = leaf_level(page_shift);
+    uint64_t table = pt->root;
+    for (unsigned level = 4; level > leaf; level--) {
+        uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
+        uint64_t pte;
+        if (rd(&pt->mem, pte_pa, &pte) != GMMU_OK)
+            return GMMU_EMEM;
+        if (pte & GMMU_PTE_P) {
+            if (pte & GMMU_PTE_PS)
+                return GMMU_EEXIST; /* a larger page already covers va */
+            /* Intermediate entries are permissive; the leaf decides. */
+            table = pte & GMMU_PTE_ADDR_MASK;
+            continue;
+        }
+        uint64_t next;
+        gmmu_status s = new_table(pt, &next);
+        if (s != GMMU_OK)
+            return s;
+        if (wr(&pt->mem, pte_pa, next | GMMU_PTE_P | GMMU_PTE_W | GMMU_PTE_U) != GMMU_OK)
+            return GMMU_EMEM;
+        table = next;
+    }
+    uint64_t leaf_pa = table + 8ull * gmmu_va_index(va, leaf);
+    uint64_t old;
+    if (rd(&pt->mem, leaf_pa, &old) != GMMU_OK)
+        return GMMU_EMEM;
+    if (old & GMMU_PTE_P)
+        return GMMU_EEXIST;
+    if (leaf > 1 && (old & GMMU_PTE_ADDR_MASK))
+        return GMMU_EEXIST; /* a non-present pointer to a lower table we keep */
+    uint64_t pte = pa | GMMU_PTE_P | flags;
+    if (leaf > 1)
+        pte |= GMMU_PTE_PS;
+    if (wr(&pt->mem, leaf_pa, pte) != GMMU_OK)
+        return GMMU_EMEM;
+    pt->mapped_pages[leaf - 1]++;
+    return GMMU_OK;
+}
+
+/* Find the PA of the leaf PTE covering va; *level gets its level. */
+static gmmu_status find_leaf(gmmu_pt *pt, uint64_t va, uint64_t *leaf_pa, unsigned *level)
+{
+    if (!gmmu_va_canonical(va))
+        return GMMU_EFAULT;
+    uint64_t table = pt->root;
+    for (unsigned l = 4; l >= 1; l--) {
+        uint64_t pte_pa = table + 8ull * gmmu_va_index(va, l);
+        uint64_t pte;
+        if (rd(&pt->mem, pte_pa, &pte) != GMMU_OK)
+            return GMMU_EMEM;
+        if (l == 1 || (pte & GMMU_PTE_PS)) {
+            if (!(pte & GMMU_PTE_P) && !(pte & GMMU_PTE_ADDR_MASK))
+                return GMMU_EFAULT;
+            *leaf_pa = pte_pa;
+            *level = l;
+            return GMMU_OK;
+        }
+        if (!(pte & GMMU_PTE_P))
+            return GMMU_EFAULT;
+        table = pte & GMMU_PTE_ADDR_MASK;
+    }
+    return GMMU_EFAULT;
+}
+
+gmmu_status gmmu_pt_unmap(gmmu_pt *pt, uint64_t va)
+{
+    if (!pt)
+        return GMMU_EINVAL;
+    uint64_t leaf_pa;
+    unsigned level;
+    gmmu_status s = find_leaf(pt, va, &leaf_pa, &level);
+    if (s != GMMU_OK)
+        return s;
+    uint64_t pte;
+    if (rd(&pt->mem, leaf_pa, &pte) != GMMU_OK)
+        return GMMU_EMEM;
+    if (wr(&pt->mem, leaf_pa, 0) != GMMU_OK)
+        return GMMU_EMEM;
+    if (pt->mapped_pages[level - 1])
+        pt->mapped_pages[level - 1]--;
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_pt_update_leaf(gmmu_pt *pt, uint64_t va, uint64_t set_bits, uint64_t clear_bits)
+{
+    if (!pt || ((set_bits | clear_bits) & GMMU_PTE_ADDR_MASK) || ((set_bits | clear_bits) & GMMU_PTE_PS))
+        return GMMU_EINVAL;
+    uint64_t leaf_pa;
+    unsigned level;
+    gmmu_status s = find_leaf(pt, va, &leaf_pa, &level);
+    if (s != GMMU_OK)
+        return s;
+    uint64_t pte;
+    if (rd(&pt->mem, leaf_pa, &pte) != GMMU_OK)
+        return GMMU_EMEM;
+    pte = (pte & ~clear_bits) | set_bits;
+    return wr(&pt->mem, leaf_pa, pte);
+}
+
+gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
+                           uint64_t va, unsigned access, gmmu_walk_result *r)
+{
+    if (!mem || !mem->read64 || !r || start_level < 1 || start_level > 4 ||
+        (table_base & 0xFFFull) || ((access & GMMU_ACC_SET_AD) && !mem->write64))
+        return GMMU_EINVAL;
+    memset(r, 0, sizeof *r);
+    if (!gmmu_va_canonical(va)) {
+        r->fault = GMMU_FAULT_NONCANONICAL;
+        r->fault_level = start_level;
+        return GMMU_OK;
+    }
+    bool write = (access & GMMU_ACC_WRITE) != 0;
+    bool user = (access & GMMU_ACC_USER) != 0;
+    uint64_t table = table_base;
+    for (unsigned level = start_level; level >= 1; level--) {
+        r->table_base[level] = table;
+        uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
+        uint64_t pte;
+        r->read_pa[r->nreads] = pte_pa;
+        r->read_level[r->nreads] = level;
+        r->nreads++;
+        if (rd(mem, pte_pa, &pte) != GMMU_OK)
+            return GMMU_EMEM;
+        if (!(pte & GMMU_PTE_P)) {
+            r->fault = GMMU_FAULT_NOT_PRESENT;
+            r->fault_level = level;
+            return GMMU_OK;
+        }
+        bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
+        if ((pte & GMMU_PTE_PS) && level == 4) {
+            r->fault = GMMU_FAULT_RESERVED;
+            r->fault_level = level;
+            return GMMU_OK;
+        }
+        if (user && !(pte & GMMU_PTE_U)) {
+            r->fault = GMMU_FAULT_USER;
+            r->fault_level = level;
+            return GMMU_OK;
+        }
+        if (write && !(pte & GMMU_PTE_W)) {
+            r->fault = GMMU_FAULT_WRITE;
+            r->fault_level = level;
+            return GMMU_OK;
+        }
+        if ((access & GMMU_ACC_SET_AD)) {
+            uint64_t want = GMMU_PTE_A | ((is_leaf && write) ? GMMU_PTE_D : 0);
+            if ((pte & want) != want) {
+                pte |= want;
+                if (mem->write64(mem->ctx, pte_pa, pte) != GMMU_OK)
+                    return GMMU_EMEM;
+            }
+        }
+        if (is_leaf) {
+            unsigned shift = 12u + 9u * (level - 1u);
+            uint64_t frame = pte & GMMU_PTE_ADDR_MASK;
+            if (frame & ((1ull << shift) - 1)) {
+                r->fault = GMMU_FAULT_RESERVED;
+                r->fault_level = level;
+                return GMMU_OK;
+            }
+            r->page_shift = shift;
+            r->pte = pte;
+            r->pa = frame | (va & ((1ull << shift) - 1));
+            return GMMU_OK;
+        }
+        table = pte & GMMU_PTE_ADDR_MASK;
+    }
+    return GMMU_OK; /* unreachable: level 1 is always a leaf */
+}
