@@ -1,0 +1,55 @@
+# Thin front end over CMake. The first two targets are the README's commands.
+BUILD      ?= build
+BUILD_ASAN ?= build-asan
+JOBS       ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install clean
+
+all: build
+
+deps:
+	@bash scripts/setup-deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+configure: deps $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/gmmu-sim --config default --workload random-sample --out $(BUILD)/demo
+
+test-unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+$(BUILD_ASAN)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGMMU_SANITIZE=ON -DGMMU_SANITIZE_BUILD=ON
+
+test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 900 -LE slow
+
+# make test = the normal build's tests, then the same tests under ASan+UBSan.
+test: test-unit test-asan
+
+bench: build
+	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json
+
+reproduce: build
+	@set -e; for d in experiments/*/; do \
+	  if [ -x $$d/run.sh ]; then echo "== $$d"; BUILD_DIR=$(abspath $(BUILD)) bash $$d/run.sh; fi; \
+	done
+
+lint:
+	@set -e; for f in rtl/*.sv rtl/*.v; do [ -f $$f ] || continue; \
+	  verilator --lint-only -Wall -Irtl $$f; done; echo "lint: clean"
+
+install: build
+	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)
