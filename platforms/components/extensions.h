@@ -1,0 +1,74 @@
+// gmmu — TLM-2.0 extensions that carry GPU address-translation traffic.
+//
+// warp_ext: one warp memory instruction (the unit of traffic): up to 32 lane
+//   virtual addresses, an active mask, SM/warp/block/ASID, and per-lane data.
+//   Attached to a READ/WRITE generic payload. The L1 TLB fills pa[] and
+//   forwards the same payload downstream; memory then serves every lane.
+// xlate_ext: a batch of translation requests between TLB levels and the
+//   walker, carried by a payload with TLM_IGNORE_COMMAND.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+extern "C" {
+#include "gmmu/coalescer.h"
+#include "gmmu/pagetable.h"
+}
+
+namespace gmmu {
+
+struct warp_ext : tlm::tlm_extension<warp_ext> {
+    static constexpr unsigned lanes = GMMU_WARP_LANES;
+    unsigned nlanes = lanes;
+    uint32_t active = 0;              // bit i: lane i takes part
+    unsigned lane_bytes = 8;          // bytes per lane access (1..8)
+    uint32_t sm = 0, warp = 0, block = 0;
+    uint16_t asid = 0;
+    std::array<uint64_t, lanes> va{}; // lane virtual addresses
+    std::array<uint64_t, lanes> pa{}; // filled by the L1 TLB (or = va when bypassed)
+    std::array<uint64_t, lanes> data{}; // store data in, load data out (little-endian)
+    // Outcome, filled on the way back:
+    bool translated = false;
+    uint32_t fault_mask = 0;          // lanes whose translation faulted
+    gmmu_fault fault = GMMU_FAULT_NONE;
+    uint64_t fault_va = 0;
+    unsigned page_divergence = 0;     // unique pages after coalescing
+
+    tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &o) override
+    {
+        *this = static_cast<const warp_ext &>(o);
+    }
+};
+
+// One translation request inside a batch.
+struct xlate_req {
+    uint64_t va = 0;        // any address inside the page
+    uint16_t asid = 0;
+    bool write = false;
+    // results
+    bool done = false;
+    gmmu_fault fault = GMMU_FAULT_NONE;
+    uint64_t pa = 0;        // translation of va
+    unsigned page_shift = 12; // size of the page-table page that maps it
+    uint64_t perms = 0;     // leaf PTE bits (W/U/NX/D...)
+    sc_core::sc_time ready; // delay (relative to the caller's b_transport base) at which it is ready
+    unsigned level_hit = 0; // 1 = L1 TLB, 2 = L2 TLB, 3 = L3 TLB, 0 = walk
+};
+
+struct xlate_ext : tlm::tlm_extension<xlate_ext> {
+    std::vector<xlate_req> reqs;
+    bool debug = false; // debug translation: no state change, no timing
+    tlm::tlm_extension_base *clone() const override { return new xlate_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &o) override
+    {
+        *this = static_cast<const xlate_ext &>(o);
+    }
+};
+
+} // namespace gmmu

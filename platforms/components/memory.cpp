@@ -1,0 +1,186 @@
+#include "components/memory.h"
+
+#include <cstring>
+
+#include "components/extensions.h"
+
+namespace gmmu {
+
+static const uint8_t zero_page[memory::page_size] = {};
+
+memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time clk)
+    : sc_module(name), tsock("tsock"), latency_cycles(latency), clock(clk)
+{
+    tsock.register_b_transport(this, &memory::b_transport);
+    tsock.register_transport_dbg(this, &memory::transport_dbg);
+    tsock.register_get_direct_mem_ptr(this, &memory::get_direct_mem_ptr);
+}
+
+uint8_t *memory::page_for_write(uint64_t pa)
+{
+    uint64_t ppn = pa >> page_shift;
+    if (ppn == last_ppn)
+        return last_page;
+    auto &slot = pages[ppn];
+    if (!slot) {
+        slot.reset(new uint8_t[page_size]);
+        std::memset(slot.get(), 0, page_size);
+    }
+    last_ppn = ppn;
+    last_page = slot.get();
+    return last_page;
+}
+
+const uint8_t *memory::page_for_read(uint64_t pa) const
+{
+    uint64_t ppn = pa >> page_shift;
+    if (ppn == last_ppn)
+        return last_page;
+    auto it = pages.find(ppn);
+    if (it == pages.end())
+        return zero_page;
+    last_ppn = ppn;
+    last_page = it->second.get();
+    return last_page;
+}
+
+void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
+{
+    while (len) {
+        uint64_t off = pa & (page_size - 1);
+        uint64_t n = std::min<uint64_t>(len, page_size - off);
+        if (write)
+            std::memcpy(page_for_write(pa) + off, buf, n);
+        else
+            std::memcpy(buf, page_for_read(pa) + off, n);
+        pa += n;
+        buf += n;
+        len -= n;
+    }
+}
+
+void memory::write_bytes(uint64_t pa, const void *src, uint64_t len)
+{
+    copy(true, pa, const_cast<uint8_t *>(static_cast<const uint8_t *>(src)), len);
+}
+
+void memory::read_bytes(uint64_t pa, void *dst, uint64_t len) const
+{
+    const_cast<memory *>(this)->copy(false, pa, static_cast<uint8_t *>(dst), len);
+}
+
+uint64_t memory::read64(uint64_t pa) const
+{
+    uint64_t v = 0;
+    read_bytes(pa, &v, 8);
+    return v;
+}
+
+void memory::write64(uint64_t pa, uint64_t v) { write_bytes(pa, &v, 8); }
+
+void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    tlm::tlm_command cmd = gp.get_command();
+    if (cmd == tlm::TLM_IGNORE_COMMAND) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    bool write = cmd == tlm::TLM_WRITE_COMMAND;
+    if (auto *w = gp.get_extension<warp_ext>()) {
+        if (w->lane_bytes == 0 || w->lane_bytes > 8 || w->nlanes > warp_ext::lanes) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        for (unsigned l = 0; l < w->nlanes; l++) {
+            if (!(w->active & (1u << l)))
+                continue;
+            uint64_t pa = w->pa[l];
+            uint64_t off = pa & (page_size - 1);
+            if (off + w->lane_bytes <= page_size) {
+                if (write)
+                    std::memcpy(page_for_write(pa) + off, &w->data[l], w->lane_bytes);
+                else {
+                    w->data[l] = 0;
+                    std::memcpy(&w->data[l], page_for_read(pa) + off, w->lane_bytes);
+                }
+            } else {
+                if (!write)
+                    w->data[l] = 0;
+                copy(write, pa, reinterpret_cast<uint8_t *>(&w->data[l]), w->lane_bytes);
+            }
+        }
+        unsigned n = (unsigned)__builtin_popcount(w->active);
+        if (write) {
+            writes++;
+            lane_writes += n;
+            bytes_written += uint64_t(n) * w->lane_bytes;
+        } else {
+            reads++;
+            lane_reads += n;
+            bytes_read += uint64_t(n) * w->lane_bytes;
+        }
+    } else {
+        unsigned len = gp.get_data_length();
+        if (!gp.get_data_ptr() && len) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        copy(write, gp.get_address(), gp.get_data_ptr(), len);
+        if (write) {
+            writes++;
+            bytes_written += len;
+        } else {
+            reads++;
+            bytes_read += len;
+        }
+    }
+    delay += clock * latency_cycles;
+    gp.set_dmi_allowed(true);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
+{
+    tlm::tlm_command cmd = gp.get_command();
+    unsigned len = gp.get_data_length();
+    dbg_accesses++;
+    if (cmd == tlm::TLM_IGNORE_COMMAND || !gp.get_data_ptr())
+        return 0;
+    copy(cmd == tlm::TLM_WRITE_COMMAND, gp.get_address(), gp.get_data_ptr(), len);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    return len;
+}
+
+bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi)
+{
+    // Pages are separate allocations, so a DMI region is one 4 KiB page. The
+    // page is allocated now so that writes through the pointer persist.
+    uint64_t pa = gp.get_address() & ~(page_size - 1);
+    dmi.set_dmi_ptr(page_for_write(pa));
+    dmi.set_start_address(pa);
+    dmi.set_end_address(pa + page_size - 1);
+    dmi.allow_read_write();
+    dmi.set_read_latency(clock * latency_cycles);
+    dmi.set_write_latency(clock * latency_cycles);
+    dmi_grants++;
+    return true;
+}
+
+void memory::dump_stats(nlohmann::json &j) const
+{
+    j["reads"] = reads;
+    j["writes"] = writes;
+    j["lane_reads"] = lane_reads;
+    j["lane_writes"] = lane_writes;
+    j["bytes_read"] = bytes_read;
+    j["bytes_written"] = bytes_written;
+    j["debug_accesses"] = dbg_accesses;
+    j["dmi_grants"] = dmi_grants;
+    j["pages_allocated"] = (uint64_t)pages.size();
+}
+
+} // namespace gmmu

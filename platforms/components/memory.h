@@ -1,0 +1,62 @@
+// gmmu — sparse physical memory: a TLM-2.0 LT target whose 4 KiB pages are
+// allocated on first write (reads of untouched memory return zero without
+// allocating), so address spaces of many GiB cost only what is touched.
+//
+// Supports: b_transport (plain payloads and warp payloads: every active lane
+// at warp_ext::pa), transport_dbg, DMI (page-sized regions, read/write),
+// byte enables are rejected with TLM_BYTE_ENABLE_ERROR_RESPONSE.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "components/stats.h"
+
+namespace gmmu {
+
+class memory : public sc_core::sc_module, public stats_provider {
+  public:
+    tlm_utils::multi_passthrough_target_socket<memory> tsock; // any number of initiators
+
+    static constexpr unsigned page_shift = 12;
+    static constexpr uint64_t page_size = 1ull << page_shift;
+
+    // latency: per access (a warp access costs one latency: lanes are served
+    // by parallel channels); clock period for the cycle->time conversion.
+    memory(sc_core::sc_module_name name, unsigned latency_cycles, sc_core::sc_time clock);
+
+    // Backdoor access for the driver/OS model and tests (no timing, no stats).
+    void write_bytes(uint64_t pa, const void *src, uint64_t len);
+    void read_bytes(uint64_t pa, void *dst, uint64_t len) const;
+    uint64_t read64(uint64_t pa) const;
+    void write64(uint64_t pa, uint64_t v);
+
+    uint64_t pages_allocated() const { return pages.size(); }
+    void dump_stats(nlohmann::json &j) const override;
+
+    unsigned latency_cycles;
+    sc_core::sc_time clock;
+
+  private:
+    void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
+
+    uint8_t *page_for_write(uint64_t pa);
+    const uint8_t *page_for_read(uint64_t pa) const;
+    void copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len);
+
+    std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
+    mutable uint64_t last_ppn = ~0ull;
+    mutable uint8_t *last_page = nullptr;
+
+    uint64_t reads = 0, writes = 0, lane_reads = 0, lane_writes = 0, bytes_read = 0,
+             bytes_written = 0, dbg_accesses = 0, dmi_grants = 0;
+};
+
+} // namespace gmmu

@@ -1,0 +1,380 @@
+#include "components/tlb.h"
+
+#include <algorithm>
+
+namespace gmmu {
+
+tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
+    : sc_module(name), tsock("tsock"), isock("isock"), miss_isock("miss_isock"), p(params)
+{
+    gmmu_error err{};
+    if (gmmu_tlb_init(&t, &p.model, &err) != GMMU_OK)
+        report_error("tlb", std::string(this->name()) + ": " + err.field + ": " + err.msg);
+    if (p.ports == 0)
+        report_error("tlb", std::string(this->name()) + ": ports: must be at least 1");
+    page_mask = (1ull << p.model.page_shift) - 1;
+    tsock.register_b_transport(this, &tlb::b_transport);
+    tsock.register_transport_dbg(this, &tlb::transport_dbg);
+    tsock.register_get_direct_mem_ptr(this, &tlb::get_direct_mem_ptr);
+    isock.register_invalidate_direct_mem_ptr(this, &tlb::invalidate_from_below);
+    miss_gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    miss_gp.set_data_ptr(nullptr);
+    miss_gp.set_data_length(0);
+    miss_gp.set_extension(&miss_ext);
+    miss_reqs.reserve(warp_ext::lanes);
+    page_reqs.reserve(warp_ext::lanes);
+}
+
+tlb::~tlb()
+{
+    miss_gp.clear_extension(&miss_ext);
+    gmmu_tlb_destroy(&t);
+}
+
+sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
+                                bool debug)
+{
+    const unsigned shift = p.model.page_shift;
+    sc_core::sc_time t_lookup = delay;
+    if (!debug) {
+        // One lookup per port per cycle; the first costs the full lookup latency.
+        unsigned extra = reqs.empty() ? 0u : (unsigned)((reqs.size() - 1) / p.ports);
+        t_lookup += p.clock * (p.model.lookup_cycles + extra);
+    }
+    sc_core::sc_time done = t_lookup;
+    miss_ext.reqs.clear();
+    miss_idx.clear();
+    for (size_t i = 0; i < reqs.size(); i++) {
+        xlate_req &r = reqs[i];
+        uint64_t vpn = r.va >> shift;
+        bool hit = false;
+        uint64_t ppn = 0, perms = 0;
+        if (debug) {
+            gmmu_tlb_entry e;
+            if (gmmu_tlb_probe(&t, r.asid, vpn, &e)) {
+                hit = true;
+                ppn = e.ppn;
+                perms = e.perms;
+            }
+        } else {
+            gmmu_tlb_result res;
+            gmmu_tlb_lookup(&t, r.asid, vpn, &res);
+            hit = res.hit;
+            ppn = res.ppn;
+            perms = res.perms;
+        }
+        if (hit && r.write && !(perms & GMMU_PTE_W)) {
+            hit = false; // write to a page cached read-only: the walker decides
+            if (!debug)
+                perm_upgrades++;
+        }
+        if (hit) {
+            r.done = true;
+            r.fault = GMMU_FAULT_NONE;
+            r.pa = (ppn << shift) | (r.va & page_mask);
+            r.page_shift = shift;
+            r.perms = perms;
+            r.level_hit = p.level;
+            r.ready = t_lookup;
+        } else {
+            miss_idx.push_back(i);
+            xlate_req m;
+            m.va = r.va;
+            m.asid = r.asid;
+            m.write = r.write;
+            miss_ext.reqs.push_back(m);
+        }
+    }
+    if (miss_ext.reqs.empty())
+        return done;
+
+    miss_ext.debug = debug;
+    miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    miss_gp.set_address(miss_ext.reqs[0].va);
+    if (debug) {
+        miss_isock->transport_dbg(miss_gp);
+    } else {
+        batches_down++;
+        sc_core::sc_time d = t_lookup;
+        miss_isock->b_transport(miss_gp, d);
+    }
+    for (size_t k = 0; k < miss_idx.size(); k++) {
+        xlate_req &r = reqs[miss_idx[k]];
+        const xlate_req &m = miss_ext.reqs[k];
+        r.done = m.done;
+        r.fault = m.done ? m.fault : GMMU_FAULT_NOT_PRESENT;
+        r.pa = m.pa;
+        r.page_shift = m.page_shift;
+        r.perms = m.perms;
+        r.level_hit = m.level_hit;
+        r.ready = debug ? sc_core::SC_ZERO_TIME : m.ready;
+        if (r.ready > done)
+            done = r.ready;
+        if (!debug && m.done && m.fault == GMMU_FAULT_NONE) {
+            if (m.page_shift >= shift) {
+                gmmu_tlb_fill(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, nullptr, nullptr);
+            } else {
+                uncacheable++; // the page-table page is smaller than this TLB's page
+            }
+        }
+    }
+    return done;
+}
+
+void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug)
+{
+    const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+    warp_ext *w = gp.get_extension<warp_ext>();
+    const unsigned shift = p.model.page_shift;
+
+    // Gather the unique pages of the access.
+    gmmu_coalesced c;
+    uint64_t single_va = gp.get_address();
+    uint16_t asid = 0;
+    if (w) {
+        if (w->nlanes > warp_ext::lanes ||
+            gmmu_coalesce(w->va.data(), w->nlanes, w->active, shift, &c) != GMMU_OK) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        asid = w->asid;
+    } else {
+        uint64_t end = single_va + (gp.get_data_length() ? gp.get_data_length() - 1 : 0);
+        if ((single_va >> shift) != (end >> shift)) {
+            gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE); // crosses a page
+            return;
+        }
+        c.npages = 1;
+        c.vpn[0] = single_va >> shift;
+        c.lane_mask[0] = 1;
+        c.lane_page[0] = 0;
+    }
+    page_reqs.clear();
+    for (unsigned i = 0; i < c.npages; i++) {
+        xlate_req r;
+        r.va = c.vpn[i] << shift;
+        r.asid = asid;
+        r.write = write;
+        page_reqs.push_back(r);
+    }
+    sc_core::sc_time t_done = translate(page_reqs, delay, debug);
+
+    if (!debug) {
+        warp_accesses++;
+        page_divergence_sum += c.npages;
+    }
+    // Faults: report and do not touch memory.
+    uint32_t fault_lanes = 0;
+    const xlate_req *first_fault = nullptr;
+    for (unsigned i = 0; i < c.npages; i++)
+        if (page_reqs[i].fault != GMMU_FAULT_NONE) {
+            fault_lanes |= c.lane_mask[i];
+            if (!first_fault)
+                first_fault = &page_reqs[i];
+        }
+    if (w) {
+        w->page_divergence = c.npages;
+        w->translated = true;
+        w->fault_mask = fault_lanes;
+        w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
+        w->fault_va = first_fault ? first_fault->va : 0;
+    }
+    if (first_fault) {
+        if (!debug)
+            faults++;
+        if (!debug)
+            delay = t_done;
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+
+    if (w) {
+        for (unsigned l = 0; l < w->nlanes; l++) {
+            if (!(w->active & (1u << l)))
+                continue;
+            const xlate_req &r = page_reqs[c.lane_page[l]];
+            w->pa[l] = (r.pa & ~page_mask) | (w->va[l] & page_mask);
+            if (on_translate && !debug)
+                on_translate(asid, w->va[l], w->pa[l], write);
+        }
+        if (!debug)
+            lanes += (unsigned)__builtin_popcount(w->active);
+        if (debug) {
+            // Debug access of a warp payload: forward with debug transport lane by lane.
+            for (unsigned l = 0; l < w->nlanes; l++) {
+                if (!(w->active & (1u << l)))
+                    continue;
+                tlm::tlm_generic_payload g;
+                g.set_command(gp.get_command());
+                g.set_address(w->pa[l]);
+                g.set_data_ptr(reinterpret_cast<unsigned char *>(&w->data[l]));
+                g.set_data_length(w->lane_bytes);
+                isock->transport_dbg(g);
+            }
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
+        }
+        delay = t_done;
+        isock->b_transport(gp, delay);
+        return;
+    }
+
+    uint64_t pa = (page_reqs[0].pa & ~page_mask) | (single_va & page_mask);
+    if (on_translate && !debug)
+        on_translate(asid, single_va, pa, write);
+    if (!debug)
+        lanes++;
+    gp.set_address(pa);
+    if (debug) {
+        isock->transport_dbg(gp);
+    } else {
+        delay = t_done;
+        isock->b_transport(gp, delay);
+    }
+    gp.set_address(single_va);
+}
+
+void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+        auto *x = gp.get_extension<xlate_ext>();
+        if (!x) {
+            gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+            return;
+        }
+        sc_core::sc_time done = translate(x->reqs, delay, x->debug);
+        delay = done;
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (isock.size() == 0) {
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE); // no data path bound
+        return;
+    }
+    data_access(gp, delay, false);
+}
+
+unsigned tlb::transport_dbg(int, tlm::tlm_generic_payload &gp)
+{
+    if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+        auto *x = gp.get_extension<xlate_ext>();
+        if (!x)
+            return 0;
+        translate(x->reqs, sc_core::SC_ZERO_TIME, true);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return 0;
+    }
+    if (isock.size() == 0)
+        return 0;
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    data_access(gp, d, true);
+    return gp.get_response_status() == tlm::TLM_OK_RESPONSE ? gp.get_data_length() : 0;
+}
+
+bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi)
+{
+    if (isock.size() == 0)
+        return false;
+    const unsigned shift = p.model.page_shift;
+    uint64_t va = gp.get_address();
+    uint16_t asid = 0;
+    if (auto *w = gp.get_extension<warp_ext>())
+        asid = w->asid;
+    std::vector<xlate_req> one(1);
+    one[0].va = va;
+    one[0].asid = asid;
+    one[0].write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+    translate(one, sc_core::SC_ZERO_TIME, true);
+    if (one[0].fault != GMMU_FAULT_NONE)
+        return false;
+    uint64_t pa = one[0].pa;
+    uint64_t pg_lo = pa & ~page_mask, pg_hi = pg_lo + page_mask;
+    tlm::tlm_generic_payload g;
+    g.set_command(gp.get_command());
+    g.set_address(pa);
+    tlm::tlm_dmi down;
+    if (!isock->get_direct_mem_ptr(g, down))
+        return false;
+    uint64_t lo = std::max<uint64_t>(pg_lo, down.get_start_address());
+    uint64_t hi = std::min<uint64_t>(pg_hi, down.get_end_address());
+    if (lo > pa || hi < pa)
+        return false;
+    uint64_t va_base = va - (pa - lo);
+    dmi.set_dmi_ptr(down.get_dmi_ptr() + (lo - down.get_start_address()));
+    dmi.set_start_address(va_base);
+    dmi.set_end_address(va_base + (hi - lo));
+    dmi.set_read_latency(down.get_read_latency());
+    dmi.set_write_latency(down.get_write_latency());
+    bool writable = (one[0].perms & GMMU_PTE_W) != 0;
+    if (writable && down.is_write_allowed() && down.is_read_allowed())
+        dmi.allow_read_write();
+    else if (down.is_read_allowed())
+        dmi.allow_read();
+    else
+        return false;
+    (void)shift;
+    dmi_granted = true;
+    dmi_grants++;
+    return true;
+}
+
+void tlb::invalidate_from_below(sc_dt::uint64, sc_dt::uint64)
+{
+    // A PA range went away below us; VA ranges granted above are not indexed
+    // by PA, so revoke them all.
+    if (dmi_granted) {
+        dmi_invalidations++;
+        for (unsigned i = 0; i < tsock.size(); i++)
+            tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
+        dmi_granted = false;
+    }
+}
+
+void tlb::invalidate_all()
+{
+    gmmu_tlb_invalidate_all(&t);
+    if (dmi_granted) {
+        dmi_invalidations++;
+        for (unsigned i = 0; i < tsock.size(); i++)
+            tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
+        dmi_granted = false;
+    }
+}
+
+void tlb::invalidate_page(uint16_t asid, uint64_t va)
+{
+    gmmu_tlb_invalidate_page(&t, asid, va >> p.model.page_shift);
+    if (dmi_granted) {
+        dmi_invalidations++;
+        uint64_t lo = va & ~page_mask;
+        for (unsigned i = 0; i < tsock.size(); i++)
+            tsock[i]->invalidate_direct_mem_ptr(lo, lo + page_mask);
+    }
+}
+
+void tlb::dump_stats(nlohmann::json &j) const
+{
+    j["accesses"] = t.st.accesses;
+    j["hits"] = t.st.hits;
+    j["misses"] = t.st.misses;
+    j["hit_rate"] = t.st.accesses ? double(t.st.hits) / double(t.st.accesses) : 0.0;
+    j["fills"] = t.st.fills;
+    j["evictions"] = t.st.evictions;
+    j["invalidations"] = t.st.invalidations;
+    j["entries"] = p.model.entries;
+    j["ways"] = p.model.ways;
+    j["page_bytes"] = 1ull << p.model.page_shift;
+    if (warp_accesses) {
+        j["warp_accesses"] = warp_accesses;
+        j["lanes"] = lanes;
+        j["page_divergence_avg"] = double(page_divergence_sum) / double(warp_accesses);
+    }
+    j["miss_batches"] = batches_down;
+    j["faults"] = faults;
+    j["uncacheable_fills"] = uncacheable;
+    j["write_permission_rewalks"] = perm_upgrades;
+    j["dmi_grants"] = dmi_grants;
+    j["dmi_invalidations"] = dmi_invalidations;
+}
+
+} // namespace gmmu

@@ -1,0 +1,88 @@
+// gmmu — TLB component: wraps the gmmu_tlb C model as a TLM-2.0 LT target.
+//
+// One class serves every level:
+//  * data path (L1 role): a READ/WRITE payload arrives on tsock with VAs — a
+//    warp payload (warp_ext) or a plain payload, translated as a one-lane
+//    warp. Lanes are coalesced into pages, looked up (ports per cycle),
+//    misses go as one batch (xlate_ext) to miss_isock, lane PAs are filled in
+//    and the payload is forwarded on isock (to memory or a bus) with the
+//    annotated delay. A plain payload's address is swapped to the PA for the
+//    forward and restored on return.
+//  * translation path (L2/L3 role): a TLM_IGNORE_COMMAND payload carrying
+//    xlate_ext is answered from the model; misses go down miss_isock.
+// Supported: b_transport, transport_dbg (translates without changing TLB
+// state), DMI (page-sized, VA-addressed, read-only for read-only pages),
+// DMI invalidation upstream on every TLB invalidation and on downstream
+// invalidation.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "components/extensions.h"
+#include "components/stats.h"
+
+extern "C" {
+#include "gmmu/tlb.h"
+}
+
+namespace gmmu {
+
+struct tlb_params {
+    gmmu_tlb_config model{};      // entries, ways, page_shift, replacement, lookup_cycles
+    unsigned ports = 32;          // lookups per cycle (data path)
+    unsigned level = 1;           // 1 = L1, 2 = L2, ... (reported in xlate results)
+    sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
+};
+
+class tlb : public sc_core::sc_module, public stats_provider {
+  public:
+    tlm_utils::multi_passthrough_target_socket<tlb> tsock; // any number of initiators                // VAs / translation requests in
+    tlm_utils::simple_initiator_socket_optional<tlb> isock;    // translated data out (L1 role)
+    tlm_utils::simple_initiator_socket<tlb> miss_isock;        // misses to the next level
+
+    tlb(sc_core::sc_module_name name, const tlb_params &p);
+    ~tlb() override;
+
+    // Invalidation (also invalidates DMI granted upstream).
+    void invalidate_all();
+    void invalidate_page(uint16_t asid, uint64_t va);
+
+    // Observer of every data-path translation (lane VA -> PA); for checkers.
+    std::function<void(uint16_t asid, uint64_t va, uint64_t pa, bool write)> on_translate;
+
+    const gmmu_tlb &model() const { return t; }
+    void dump_stats(nlohmann::json &j) const override;
+
+  private:
+    void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
+    void invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi);
+
+    // Translate reqs in place; returns the batch's completion delay.
+    sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
+                               bool debug);
+    void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
+
+    tlb_params p;
+    gmmu_tlb t{};
+    uint64_t page_mask;
+    std::vector<xlate_req> miss_reqs;   // scratch, no allocation per access
+    std::vector<size_t> miss_idx;
+    std::vector<xlate_req> page_reqs;
+    tlm::tlm_generic_payload miss_gp;
+    xlate_ext miss_ext;
+    bool dmi_granted = false;
+
+    uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
+             uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
+             perm_upgrades = 0;
+};
+
+} // namespace gmmu

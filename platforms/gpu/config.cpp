@@ -1,0 +1,359 @@
+#include "gpu/config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace gmmu {
+
+using nlohmann::json;
+
+static key_spec I(const std::string &k, int64_t def, int64_t lo, int64_t hi, const std::string &doc,
+                  bool pow2 = false)
+{
+    key_spec s{k, key_type::integer, def, lo, hi, pow2, {}, doc};
+    return s;
+}
+static key_spec B(const std::string &k, bool def, const std::string &doc)
+{
+    return key_spec{k, key_type::boolean, def, 0, 0, false, {}, doc};
+}
+static key_spec S(const std::string &k, const std::string &def, std::vector<std::string> choices,
+                  const std::string &doc)
+{
+    return key_spec{k, key_type::string, def, 0, 0, false, std::move(choices), doc};
+}
+
+const std::vector<key_spec> &config_schema()
+{
+    static const std::vector<key_spec> schema = {
+        S("name", "default", {}, "Name of the configuration (informational)."),
+        I("clock_mhz", 1000, 1, 100000, "Clock of every component, MHz."),
+        I("page_size", 4096, 4096, 1073741824,
+          "Page size the driver maps with: 4096, 2097152 (2 MiB) or 1073741824 (1 GiB).", true),
+        I("sim.quantum_ns", 1000, 1, 1000000000, "Global quantum for temporal decoupling, ns."),
+        I("sm.count", 4, 1, 1024, "Number of SMs."),
+        I("sm.warps", 32, 1, 64, "Warps per SM."),
+        I("sm.issue_width", 1, 1, 8, "Warp memory instructions issued per SM cycle."),
+        I("l1_tlb.entries", 32, 1, 1 << 20, "L1 TLB entries (one L1 TLB per SM)."),
+        I("l1_tlb.ways", 32, 1, 1 << 20, "L1 TLB ways per set (= entries: fully associative)."),
+        I("l1_tlb.lookup_cycles", 1, 0, 100000, "L1 TLB lookup latency, cycles."),
+        I("l1_tlb.ports", 4, 1, 32, "L1 TLB lookups per cycle."),
+        S("l1_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L1 TLB replacement."),
+        B("l2_tlb.enabled", true, "Instantiate the shared L2 TLB."),
+        I("l2_tlb.entries", 512, 1, 1 << 24, "Shared L2 TLB entries."),
+        I("l2_tlb.ways", 16, 1, 1 << 24, "Shared L2 TLB ways per set."),
+        I("l2_tlb.lookup_cycles", 10, 0, 100000, "L2 TLB lookup latency, cycles."),
+        S("l2_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L2 TLB replacement."),
+        I("ptw.walkers", 1, 1, 256, "Independent page-table walkers."),
+        I("ptw.fixed_walk_latency", 0, 0, 1000000,
+          "If > 0, every walk takes this many cycles instead of the sum of its reads."),
+        B("ptw.set_accessed_dirty", false, "Walker writes A/D bits back to the PTEs."),
+        I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
+        B("mmu.bypass", false,
+          "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
+        S("workload.kind", "", {}, "Workload name (set by --workload)."),
+        I("workload.region_bytes", 64ll << 20, 4096, 1ll << 45,
+          "random-sample/stream: size of the mapped region, bytes."),
+        I("workload.accesses", 64, 1, 1ll << 32,
+          "random-sample: warp accesses per warp per phase (write phase, then read-back phase)."),
+        I("workload.passes", 1, 1, 1 << 20, "stream: read passes after the write pass."),
+        I("workload.base_va", 0x7f0000000000ll, 0, 0x7fffffffffffll,
+          "Virtual base address of the workload's region."),
+        S("workload.path", "", {}, "trace: path of the trace file."),
+        I("workload.active_lanes", 32, 1, 32, "Active lanes per warp access."),
+    };
+    return schema;
+}
+
+static const key_spec *spec_of(const std::string &key)
+{
+    for (auto &s : config_schema())
+        if (s.key == key)
+            return &s;
+    return nullptr;
+}
+
+static std::vector<std::string> split(const std::string &key)
+{
+    std::vector<std::string> parts;
+    std::stringstream ss(key);
+    std::string p;
+    while (std::getline(ss, p, '.'))
+        parts.push_back(p);
+    return parts;
+}
+
+std::string config_dir()
+{
+    if (const char *e = std::getenv("GMMU_CONFIG_DIR"))
+        return e;
+    return GMMU_CONFIG_DIR;
+}
+
+const json *config::find(const std::string &key) const
+{
+    const json *n = &j;
+    for (auto &p : split(key)) {
+        if (!n->is_object() || !n->contains(p))
+            return nullptr;
+        n = &(*n)[p];
+    }
+    return n;
+}
+
+bool config::has(const std::string &key) const { return find(key) != nullptr; }
+
+static const json &must(const json *n, const std::string &key)
+{
+    if (!n)
+        throw config_error("config key '" + key + "' is not set");
+    return *n;
+}
+
+int64_t config::i(const std::string &key) const { return must(find(key), key).get<int64_t>(); }
+bool config::b(const std::string &key) const { return must(find(key), key).get<bool>(); }
+double config::d(const std::string &key) const { return must(find(key), key).get<double>(); }
+std::string config::s(const std::string &key) const
+{
+    return must(find(key), key).get<std::string>();
+}
+
+config config::defaults()
+{
+    config c;
+    for (auto &s : config_schema()) {
+        json *n = &c.j;
+        for (auto &p : split(s.key))
+            n = &(*n)[p];
+        *n = s.def;
+    }
+    return c;
+}
+
+static std::string type_name(key_type t)
+{
+    switch (t) {
+    case key_type::integer: return "integer";
+    case key_type::boolean: return "boolean";
+    case key_type::string: return "string";
+    case key_type::number: return "number";
+    }
+    return "?";
+}
+
+static void check_value(const key_spec &s, const json &v)
+{
+    switch (s.type) {
+    case key_type::integer: {
+        if (!v.is_number_integer())
+            throw config_error("config key '" + s.key + "': expected an integer, got " +
+                               v.dump());
+        int64_t x = v.get<int64_t>();
+        if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+            x = INT64_MAX;
+        if (x < s.min || x > s.max)
+            throw config_error("config key '" + s.key + "': " + std::to_string(x) +
+                               " out of range " + std::to_string(s.min) + ".." +
+                               std::to_string(s.max));
+        if (s.pow2 && (x & (x - 1)) != 0)
+            throw config_error("config key '" + s.key + "': " + std::to_string(x) +
+                               " is not a power of two");
+        break;
+    }
+    case key_type::boolean:
+        if (!v.is_boolean())
+            throw config_error("config key '" + s.key + "': expected true or false, got " +
+                               v.dump());
+        break;
+    case key_type::number:
+        if (!v.is_number())
+            throw config_error("config key '" + s.key + "': expected a number, got " + v.dump());
+        break;
+    case key_type::string: {
+        if (!v.is_string())
+            throw config_error("config key '" + s.key + "': expected a string, got " + v.dump());
+        if (!s.choices.empty()) {
+            std::string x = v.get<std::string>();
+            bool ok = false;
+            std::string all;
+            for (auto &c : s.choices) {
+                ok |= c == x;
+                all += (all.empty() ? "" : "|") + c;
+            }
+            if (!ok)
+                throw config_error("config key '" + s.key + "': '" + x + "' is not one of " +
+                                   all);
+        }
+        break;
+    }
+    }
+}
+
+// Walk a loaded JSON tree: every leaf must be a known key of the right type.
+static void check_tree(const json &n, const std::string &prefix)
+{
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+        if (it->is_object()) {
+            check_tree(*it, key);
+            continue;
+        }
+        const key_spec *s = spec_of(key);
+        if (!s)
+            throw config_error("unknown config key '" + key + "'");
+        check_value(*s, *it);
+    }
+}
+
+static void merge(json &dst, const json &src)
+{
+    for (auto it = src.begin(); it != src.end(); ++it) {
+        if (it->is_object() && dst.contains(it.key()) && dst[it.key()].is_object())
+            merge(dst[it.key()], *it);
+        else
+            dst[it.key()] = *it;
+    }
+}
+
+void config::set(const std::string &key, const std::string &value)
+{
+    const key_spec *s = spec_of(key);
+    if (!s)
+        throw config_error("unknown config key '" + key + "'");
+    json v;
+    switch (s->type) {
+    case key_type::integer: {
+        errno = 0;
+        char *end = nullptr;
+        long long x = std::strtoll(value.c_str(), &end, 0);
+        if (value.empty() || *end != '\0' || errno == ERANGE)
+            throw config_error("config key '" + key + "': expected an integer, got '" + value +
+                               "'");
+        v = (int64_t)x;
+        break;
+    }
+    case key_type::boolean:
+        if (value == "true" || value == "1")
+            v = true;
+        else if (value == "false" || value == "0")
+            v = false;
+        else
+            throw config_error("config key '" + key + "': expected true or false, got '" +
+                               value + "'");
+        break;
+    case key_type::number: {
+        char *end = nullptr;
+        double x = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0')
+            throw config_error("config key '" + key + "': expected a number, got '" + value +
+                               "'");
+        v = x;
+        break;
+    }
+    case key_type::string:
+        v = value;
+        break;
+    }
+    check_value(*s, v);
+    json *n = &j;
+    for (auto &p : split(key))
+        n = &(*n)[p];
+    *n = v;
+}
+
+void config::validate() const
+{
+    check_tree(j, "");
+    // Cross-key rules.
+    if (i("l1_tlb.ways") > i("l1_tlb.entries"))
+        throw config_error("config key 'l1_tlb.ways': " + std::to_string(i("l1_tlb.ways")) +
+                           " exceeds l1_tlb.entries (" + std::to_string(i("l1_tlb.entries")) +
+                           ")");
+    if (i("l2_tlb.ways") > i("l2_tlb.entries"))
+        throw config_error("config key 'l2_tlb.ways': " + std::to_string(i("l2_tlb.ways")) +
+                           " exceeds l2_tlb.entries (" + std::to_string(i("l2_tlb.entries")) +
+                           ")");
+    int64_t ps = i("page_size");
+    if (ps != 4096 && ps != (1 << 21) && ps != (1 << 30))
+        throw config_error("config key 'page_size': " + std::to_string(ps) +
+                           " is not 4096, 2097152 or 1073741824");
+    if (i("workload.base_va") % ps != 0)
+        throw config_error("config key 'workload.base_va': not aligned to page_size");
+}
+
+static size_t line_of(const std::string &text, size_t byte)
+{
+    size_t line = 1;
+    for (size_t k = 0; k < byte && k < text.size(); k++)
+        line += text[k] == '\n';
+    return line;
+}
+
+config config::load(const std::string &name_or_path, const std::vector<std::string> &sets)
+{
+    std::string path = name_or_path;
+    bool is_path = name_or_path.find('/') != std::string::npos ||
+                   (name_or_path.size() > 5 &&
+                    name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+    if (!is_path)
+        path = config_dir() + "/" + name_or_path + ".json";
+    std::ifstream in(path);
+    if (!in) {
+        if (!is_path)
+            throw config_error("unknown config '" + name_or_path + "' (no " + path + ")");
+        throw config_error(path + ": cannot read config file");
+    }
+    std::stringstream buf;
+    buf << in.rdbuf();
+    std::string text = buf.str();
+    json file;
+    try {
+        file = json::parse(text);
+    } catch (const json::parse_error &e) {
+        throw config_error(path + ":" + std::to_string(line_of(text, e.byte ? e.byte - 1 : 0)) +
+                           ": invalid JSON: " + e.what());
+    }
+    if (!file.is_object())
+        throw config_error(path + ":1: config must be a JSON object");
+    try {
+        check_tree(file, "");
+    } catch (const config_error &e) {
+        throw config_error(path + ": " + e.what());
+    }
+    config c = defaults();
+    merge(c.j, file);
+    for (auto &kv : sets) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw config_error("--set '" + kv + "': expected key=value");
+        c.set(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    c.validate();
+    return c;
+}
+
+std::string config::schema_markdown()
+{
+    std::ostringstream o;
+    o << "| key | type | range / values | default | meaning |\n|---|---|---|---|---|\n";
+    for (auto &s : config_schema()) {
+        std::string range;
+        if (s.type == key_type::integer)
+            range = std::to_string(s.min) + ".." + std::to_string(s.max) +
+                    (s.pow2 ? ", power of two" : "");
+        else if (s.type == key_type::boolean)
+            range = "true, false";
+        else if (!s.choices.empty()) {
+            for (auto &c : s.choices)
+                range += (range.empty() ? "" : ", ") + c;
+        } else
+            range = "any";
+        o << "| `" << s.key << "` | " << type_name(s.type) << " | " << range << " | `"
+          << s.def.dump() << "` | " << s.doc << " |\n";
+    }
+    return o.str();
+}
+
+} // namespace gmmu

@@ -1,0 +1,60 @@
+// gmmu — platform configuration: a schema of every key (type, range,
+// default, doc), named JSON configs in platforms/configs/, and --set
+// overrides with dotted keys. Every error names the key (and file:line for
+// JSON syntax errors) and is thrown as config_error.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gmmu {
+
+struct config_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class key_type { integer, boolean, string, number };
+
+struct key_spec {
+    std::string key;            // dotted path, e.g. "l1_tlb.entries"
+    key_type type;
+    nlohmann::json def;         // default value
+    int64_t min = 0, max = 0;   // integer range (inclusive)
+    bool pow2 = false;          // integer must be a power of two
+    std::vector<std::string> choices; // string keys: allowed values (empty = any)
+    std::string doc;
+};
+
+const std::vector<key_spec> &config_schema();
+
+class config {
+  public:
+    // Load a named config (platforms/configs/NAME.json) or a path; then the
+    // overrides "key=value" in order; then validate everything.
+    static config load(const std::string &name_or_path, const std::vector<std::string> &sets);
+    static config defaults();
+
+    int64_t i(const std::string &key) const;
+    bool b(const std::string &key) const;
+    double d(const std::string &key) const;
+    std::string s(const std::string &key) const;
+    bool has(const std::string &key) const;
+
+    const nlohmann::json &tree() const { return j; } // effective config (nested)
+    void set(const std::string &key, const std::string &value); // parses per schema type
+    void validate() const;
+
+    static std::string schema_markdown();
+
+  private:
+    nlohmann::json j = nlohmann::json::object();
+    const nlohmann::json *find(const std::string &key) const;
+};
+
+std::string config_dir();
+
+} // namespace gmmu

@@ -1,0 +1,85 @@
+#include "gpu/driver.h"
+
+#include <stdexcept>
+
+namespace gmmu {
+
+driver::driver(sc_core::sc_module_name name, memory &m, uint64_t pt_base, uint64_t data_base)
+    : sc_module(name), mem(m), next_pt(pt_base), next_data(data_base), data_limit(1ull << 52)
+{
+    gmmu_mem_ops ops = mem_ops();
+    gmmu_error err{};
+    if (gmmu_pt_init(&pt, &ops, &driver::alloc_frame, this, &err) != GMMU_OK)
+        report_error("driver", std::string("page-table init: ") + err.field + ": " + err.msg);
+}
+
+gmmu_status driver::rd(void *ctx, uint64_t pa, uint64_t *v)
+{
+    *v = static_cast<driver *>(ctx)->mem.read64(pa);
+    return GMMU_OK;
+}
+
+gmmu_status driver::wr(void *ctx, uint64_t pa, uint64_t v)
+{
+    static_cast<driver *>(ctx)->mem.write64(pa, v);
+    return GMMU_OK;
+}
+
+gmmu_status driver::alloc_frame(void *ctx, uint64_t *pa)
+{
+    auto *d = static_cast<driver *>(ctx);
+    *pa = d->next_pt;
+    d->next_pt += 4096;
+    return GMMU_OK;
+}
+
+gmmu_mem_ops driver::mem_ops() const
+{
+    return gmmu_mem_ops{&driver::rd, &driver::wr, const_cast<driver *>(this)};
+}
+
+bool driver::is_mapped(uint64_t va) const { return translate(va) != ~0ull; }
+
+uint64_t driver::translate(uint64_t va) const
+{
+    gmmu_mem_ops ops = mem_ops();
+    gmmu_walk_result r;
+    if (gmmu_walk(&ops, pt.root, va, 0, &r) != GMMU_OK || r.fault != GMMU_FAULT_NONE)
+        return ~0ull;
+    return r.pa;
+}
+
+void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags)
+{
+    uint64_t psz = 1ull << page_shift;
+    uint64_t lo = va & ~(psz - 1);
+    uint64_t hi = (va + bytes + psz - 1) & ~(psz - 1);
+    for (uint64_t v = lo; v < hi; v += psz) {
+        next_data = (next_data + psz - 1) & ~(psz - 1);
+        if (next_data + psz > data_limit)
+            throw std::runtime_error("driver: physical memory exhausted");
+        gmmu_error err{};
+        gmmu_status s = gmmu_pt_map(&pt, v, next_data, page_shift, flags, &err);
+        if (s == GMMU_EEXIST)
+            continue;
+        if (s != GMMU_OK)
+            throw std::runtime_error(std::string("driver: cannot map VA 0x") +
+                                     ([&] { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)v); return std::string(b); })() +
+                                     ": " + (s == GMMU_EINVAL ? std::string(err.field) + ": " + err.msg
+                                                              : gmmu_status_str(s)));
+        next_data += psz;
+        bytes_mapped += psz;
+    }
+}
+
+void driver::dump_stats(nlohmann::json &j) const
+{
+    j["bytes_mapped"] = bytes_mapped;
+    j["page_table_pages"] = pt.table_pages;
+    j["mapped_4k"] = pt.mapped_pages[0];
+    j["mapped_2m"] = pt.mapped_pages[1];
+    j["mapped_1g"] = pt.mapped_pages[2];
+    j["root_pa"] = pt.root;
+}
+
+} // namespace gmmu

@@ -1,0 +1,51 @@
+// gmmu — driver/OS model: owns the x86-64 page tables of the GPU address
+// space, writes genuine PTEs into simulated physical memory (through the
+// memory's backdoor, as a CPU would), and hands out physical frames. Data
+// frames are allocated contiguously in VA order, as a GPU driver does.
+#pragma once
+
+#include <cstdint>
+#include <unordered_set>
+
+#include <systemc>
+
+#include "components/memory.h"
+#include "components/stats.h"
+
+extern "C" {
+#include "gmmu/pagetable.h"
+}
+
+namespace gmmu {
+
+class driver : public sc_core::sc_module, public stats_provider {
+  public:
+    // Page tables are allocated from pt_base up; data frames from data_base up.
+    driver(sc_core::sc_module_name name, memory &mem, uint64_t pt_base = 0x01000000ull,
+           uint64_t data_base = 0x100000000ull);
+
+    uint64_t root() const { return pt.root; }
+    // Map [va, va+bytes) with pages of 2^page_shift (va and bytes rounded out to
+    // pages); already-mapped pages are skipped. Throws std::runtime_error.
+    void map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags = GMMU_MAP_W | GMMU_MAP_U);
+    bool is_mapped(uint64_t va) const;
+    // Independent functional walk (for checkers): PA of va or ~0 on fault.
+    uint64_t translate(uint64_t va) const;
+    const gmmu_pt &table() const { return pt; }
+    gmmu_mem_ops mem_ops() const;
+
+    void dump_stats(nlohmann::json &j) const override;
+
+  private:
+    static gmmu_status rd(void *ctx, uint64_t pa, uint64_t *v);
+    static gmmu_status wr(void *ctx, uint64_t pa, uint64_t v);
+    static gmmu_status alloc_frame(void *ctx, uint64_t *pa);
+
+    memory &mem;
+    gmmu_pt pt{};
+    uint64_t next_pt, next_data;
+    uint64_t data_limit;
+    uint64_t bytes_mapped = 0;
+};
+
+} // namespace gmmu

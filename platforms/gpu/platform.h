@@ -1,0 +1,53 @@
+// gmmu — the LT GPU platform: builds and binds the components from a config.
+//
+//   sm[i].isock -> l1_tlb[i].tsock      l1_tlb[i].isock -> memory.tsock (data)
+//   l1_tlb[i].miss_isock -> l2_tlb.tsock (or ptw.tsock when l2_tlb.enabled=false)
+//   l2_tlb.miss_isock -> ptw.tsock      ptw.pt_isock -> memory.tsock (page tables)
+// With mmu.bypass=true the SMs bind straight to memory (PA = VA).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "components/memory.h"
+#include "components/ptw.h"
+#include "components/tlb.h"
+#include "gpu/config.h"
+#include "gpu/driver.h"
+#include "gpu/sm.h"
+#include "gpu/workload.h"
+
+namespace gmmu {
+
+struct run_result {
+    bool ok = false;             // every SM finished, no fault, data all correct
+    std::string error;           // first problem
+    uint64_t warp_accesses = 0;
+    uint64_t lanes_checked = 0, mismatches = 0;
+    double sim_time_ns = 0, wall_s = 0;
+};
+
+class gpu_platform : public sc_core::sc_module {
+  public:
+    gpu_platform(sc_core::sc_module_name name, const config &cfg, workload &wl);
+
+    // Run to completion (sc_start) and check the outcome.
+    run_result run();
+
+    const config &cfg;
+    std::unique_ptr<memory> mem;
+    std::unique_ptr<driver> drv;
+    std::unique_ptr<ptw> walker;
+    std::unique_ptr<tlb> l2;
+    std::vector<std::unique_ptr<tlb>> l1;
+    std::vector<std::unique_ptr<sm>> sms;
+    data_checker checker;
+    sc_core::sc_time clock;
+};
+
+tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
+
+} // namespace gmmu

@@ -1,0 +1,130 @@
+#include "gpu/sm.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+namespace gmmu {
+
+sm::sm(sc_core::sc_module_name name, const sm_params &params, workload &w, data_checker &c)
+    : sc_module(name), isock("isock"), p(params), wl(w), chk(c)
+{
+    gp.set_extension(&ext);
+    gp.set_data_ptr(nullptr);
+    gp.set_data_length(0);
+    gp.set_streaming_width(0);
+    SC_THREAD(run);
+}
+
+sm::~sm() { gp.clear_extension(&ext); }
+
+void sm::run()
+{
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    const sc_core::sc_time cyc = p.clock;
+    std::vector<sc_core::sc_time> ready(p.warps, sc_core::SC_ZERO_TIME);
+    std::vector<bool> finished(p.warps, false);
+    unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
+    warp_op op;
+    ext.sm = p.id;
+    ext.asid = p.asid;
+    ext.lane_bytes = 8;
+
+    while (live > 0) {
+        // Earliest-ready warp, round-robin among ties.
+        unsigned w = p.warps;
+        for (unsigned k = 0; k < p.warps; k++) {
+            unsigned c = (rr + k) % p.warps;
+            if (!finished[c] && (w == p.warps || ready[c] < ready[w]))
+                w = c;
+        }
+        if (!wl.next(p.id, w, op)) {
+            finished[w] = true;
+            live--;
+            continue;
+        }
+        rr = (w + 1) % p.warps;
+        sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
+        if (ready[w] > now) {
+            idle_cycles += uint64_t((ready[w] - now) / cyc);
+            qk.set(ready[w] - sc_core::sc_time_stamp());
+            now = ready[w];
+            issued_this_cycle = 0;
+        }
+        ext.warp = w;
+        ext.nlanes = op.nlanes;
+        ext.active = op.active;
+        ext.translated = false;
+        ext.fault_mask = 0;
+        for (unsigned l = 0; l < op.nlanes; l++) {
+            ext.va[l] = op.va[l];
+            if (p.bypass)
+                ext.pa[l] = op.va[l];
+            if (op.write && (op.active >> l & 1))
+                ext.data[l] = data_pattern(op.va[l]);
+        }
+        gp.set_command(op.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        gp.set_address(op.va[0]);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time delay = qk.get_local_time();
+        const sc_core::sc_time issue_offset = delay;
+        isock->b_transport(gp, delay);
+        if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+            char buf[200];
+            if (ext.fault_mask)
+                snprintf(buf, sizeof buf, "SM %u warp %u: %s fault at VA 0x%" PRIx64, p.id, w,
+                         gmmu_fault_str(ext.fault), ext.fault_va);
+            else
+                snprintf(buf, sizeof buf, "SM %u warp %u: access at VA 0x%" PRIx64 " failed: %s",
+                         p.id, w, op.va[0], gp.get_response_string().c_str());
+            error = buf;
+            break;
+        }
+        sc_core::sc_time latency = delay - issue_offset;
+        latency_sum += latency;
+        ready[w] = now + latency;
+        warp_accesses++;
+        unsigned n = (unsigned)__builtin_popcount(op.active);
+        lanes += n;
+        for (unsigned l = 0; l < op.nlanes; l++) {
+            if (!(op.active >> l & 1))
+                continue;
+            if (op.write)
+                chk.stored(op.va[l]);
+            else
+                chk.check(op.va[l], ext.data[l]);
+        }
+        (op.write ? stores : loads)++;
+        if (++issued_this_cycle >= p.issue_width) {
+            issued_this_cycle = 0;
+            qk.inc(cyc);
+        }
+        if (qk.need_sync())
+            qk.sync();
+    }
+    // The SM is done when its last access completes.
+    sc_core::sc_time last = sc_core::sc_time_stamp() + qk.get_local_time();
+    for (unsigned k = 0; k < p.warps; k++)
+        if (ready[k] > last)
+            last = ready[k];
+    qk.set(last - sc_core::sc_time_stamp());
+    qk.sync();
+    end_time = sc_core::sc_time_stamp();
+    done = true;
+}
+
+void sm::dump_stats(nlohmann::json &j) const
+{
+    j["warp_accesses"] = warp_accesses;
+    j["loads"] = loads;
+    j["stores"] = stores;
+    j["lanes"] = lanes;
+    j["idle_cycles"] = idle_cycles;
+    j["avg_access_latency_ns"] =
+        warp_accesses ? latency_sum.to_seconds() * 1e9 / double(warp_accesses) : 0.0;
+    j["finish_ns"] = end_time.to_seconds() * 1e9;
+}
+
+} // namespace gmmu

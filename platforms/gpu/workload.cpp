@@ -1,0 +1,293 @@
+#include "gpu/workload.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+extern "C" {
+#include "gmmu/pagetable.h"
+}
+
+namespace gmmu {
+
+// ---- data checker --------------------------------------------------------------
+data_checker::page_bits *data_checker::bits_for(uint64_t vpn, bool create)
+{
+    if (vpn == last_vpn)
+        return last;
+    auto it = written.find(vpn);
+    if (it == written.end()) {
+        if (!create)
+            return nullptr;
+        it = written.emplace(vpn, page_bits{}).first;
+    }
+    last_vpn = vpn;
+    last = &it->second;
+    return last;
+}
+
+void data_checker::stored(uint64_t va)
+{
+    page_bits *b = bits_for(va >> 12, true);
+    unsigned word = (va >> 3) & 511;
+    b->w[word >> 6] |= 1ull << (word & 63);
+    stores++;
+}
+
+bool data_checker::check(uint64_t va, uint64_t value)
+{
+    checked++;
+    page_bits *b = bits_for(va >> 12, false);
+    unsigned word = (va >> 3) & 511;
+    bool was_written = b && (b->w[word >> 6] >> (word & 63)) & 1;
+    uint64_t want = was_written ? data_pattern(va) : 0;
+    if (value == want)
+        return true;
+    if (mismatches++ == 0) {
+        char buf[160];
+        snprintf(buf, sizeof buf, "VA 0x%" PRIx64 " read 0x%016" PRIx64 ", expected 0x%016" PRIx64,
+                 va, value, want);
+        first_mismatch = buf;
+    }
+    return false;
+}
+
+// ---- random-sample -----------------------------------------------------------------
+// karnagel-damon17's random sampling: every lane draws element indices from
+// its own linear congruential generator over a region of 8-byte elements. A
+// write phase stores the samples, then the generators restart and a read
+// phase loads the same samples back.
+class random_sample : public workload {
+  public:
+    random_sample(const config &c, uint64_t seed)
+        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
+          accesses(uint64_t(c.i("workload.accesses"))), seed(seed),
+          sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
+          lanes_active(unsigned(c.i("workload.active_lanes")))
+    {
+        elems = bytes / 8;
+        st.resize(size_t(sms) * warps);
+        for (unsigned s = 0; s < sms; s++)
+            for (unsigned w = 0; w < warps; w++)
+                reset(st[s * warps + w], s, w);
+    }
+    std::string name() const override { return "random-sample"; }
+    void setup(driver &drv, unsigned page_shift) override { drv.map(base, bytes, page_shift); }
+    bool next(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        state &s = st[sm * warps + warp];
+        if (s.n == accesses) {
+            if (s.phase == 1)
+                return false;
+            reset(s, sm, warp);
+            s.phase = 1;
+        }
+        op.write = s.phase == 0;
+        op.nlanes = 32;
+        op.active = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
+        for (unsigned l = 0; l < 32; l++) {
+            s.x[l] = s.x[l] * 6364136223846793005ull + 1442695040888963407ull;
+            op.va[l] = base + ((s.x[l] >> 17) % elems) * 8;
+        }
+        s.n++;
+        return true;
+    }
+
+  private:
+    struct state {
+        std::array<uint64_t, 32> x{};
+        uint64_t n = 0;
+        int phase = 0;
+    };
+    void reset(state &s, unsigned sm, unsigned warp)
+    {
+        for (unsigned l = 0; l < 32; l++)
+            s.x[l] = data_pattern(seed * 0x100000001B3ull + (uint64_t(sm) << 32) + (warp << 8) + l);
+        s.n = 0;
+    }
+    uint64_t base, bytes, accesses, seed, elems;
+    unsigned sms, warps, lanes_active;
+    std::vector<state> st;
+};
+
+// ---- stream ----------------------------------------------------------------------
+// Each warp streams through its own contiguous slice of the region, 32
+// consecutive 8-byte words per instruction: one write pass, then
+// workload.passes read passes.
+class stream : public workload {
+  public:
+    stream(const config &c, uint64_t)
+        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
+          passes(uint64_t(c.i("workload.passes"))), warps(unsigned(c.i("sm.warps"))),
+          lanes_active(unsigned(c.i("workload.active_lanes")))
+    {
+        unsigned total = unsigned(c.i("sm.count")) * warps;
+        slice = (bytes / total) & ~uint64_t(255);
+        if (slice == 0)
+            throw config_error("config key 'workload.region_bytes': stream needs at least 256 bytes "
+                               "per warp (" + std::to_string(total * 256) + " bytes)");
+        pos.assign(total, 0);
+        pass.assign(total, 0);
+    }
+    std::string name() const override { return "stream"; }
+    void setup(driver &drv, unsigned page_shift) override { drv.map(base, bytes, page_shift); }
+    bool next(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        size_t k = size_t(sm) * warps + warp;
+        if (pos[k] >= slice) {
+            pos[k] = 0;
+            pass[k]++;
+        }
+        if (pass[k] > passes)
+            return false;
+        uint64_t start = base + k * slice + pos[k];
+        op.write = pass[k] == 0;
+        op.nlanes = 32;
+        op.active = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
+        for (unsigned l = 0; l < 32; l++)
+            op.va[l] = start + 8ull * l;
+        pos[k] += 256;
+        return true;
+    }
+
+  private:
+    uint64_t base, bytes, passes, slice;
+    unsigned warps, lanes_active;
+    std::vector<uint64_t> pos, pass;
+};
+
+// ---- trace -----------------------------------------------------------------------
+// Text format, one warp access per line: `SM WARP R|W VA[,VA...]`, SM and WARP
+// decimal, 1..32 VAs in hexadecimal with 0x; `#` starts a comment.
+class trace : public workload {
+  public:
+    trace(const config &c, uint64_t) : sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps")))
+    {
+        path = c.s("workload.path");
+        if (path.empty())
+            throw config_error("config key 'workload.path': the trace workload needs a file "
+                               "(--set workload.path=FILE)");
+        q.resize(size_t(sms) * warps);
+        parse();
+    }
+    std::string name() const override { return "trace"; }
+    void setup(driver &drv, unsigned page_shift) override
+    {
+        std::set<uint64_t> pages;
+        for (auto &dq : q)
+            for (auto &op : dq)
+                for (unsigned l = 0; l < op.nlanes; l++)
+                    pages.insert(op.va[l] >> page_shift);
+        for (uint64_t p : pages)
+            drv.map(p << page_shift, 1ull << page_shift, page_shift);
+    }
+    bool next(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        auto &dq = q[size_t(sm) * warps + warp];
+        if (dq.empty())
+            return false;
+        op = dq.front();
+        dq.pop_front();
+        return true;
+    }
+
+  private:
+    [[noreturn]] void fail(size_t line, const std::string &msg)
+    {
+        throw config_error(path + ":" + std::to_string(line) + ": " + msg);
+    }
+    void parse()
+    {
+        std::ifstream in(path);
+        if (!in)
+            throw config_error(path + ": cannot read trace file");
+        std::string text;
+        size_t line = 0, ops = 0;
+        while (std::getline(in, text)) {
+            line++;
+            auto hash = text.find('#');
+            if (hash != std::string::npos)
+                text.resize(hash);
+            std::istringstream ls(text);
+            std::string s_sm, s_warp, s_rw, s_vas, extra;
+            if (!(ls >> s_sm))
+                continue; // blank or comment
+            if (!(ls >> s_warp >> s_rw >> s_vas))
+                fail(line, "expected 'SM WARP R|W VA[,VA...]'");
+            if (ls >> extra)
+                fail(line, "unexpected text '" + extra + "' after the VA list");
+            unsigned sm = parse_dec(line, s_sm, "SM", sms);
+            unsigned warp = parse_dec(line, s_warp, "WARP", warps);
+            warp_op op;
+            if (s_rw == "R" || s_rw == "r")
+                op.write = false;
+            else if (s_rw == "W" || s_rw == "w")
+                op.write = true;
+            else
+                fail(line, "expected R or W, got '" + s_rw + "'");
+            op.nlanes = 0;
+            std::stringstream vs(s_vas);
+            std::string tok;
+            while (std::getline(vs, tok, ',')) {
+                if (op.nlanes == 32)
+                    fail(line, "more than 32 VAs");
+                op.va[op.nlanes++] = parse_va(line, tok);
+            }
+            if (op.nlanes == 0 || s_vas.back() == ',')
+                fail(line, "empty VA in the list");
+            op.active = op.nlanes == 32 ? 0xFFFFFFFFu : (1u << op.nlanes) - 1u;
+            q[size_t(sm) * warps + warp].push_back(op);
+            ops++;
+        }
+        if (in.bad())
+            throw config_error(path + ": read error");
+        if (ops == 0)
+            throw config_error(path + ": trace has no accesses");
+    }
+    unsigned parse_dec(size_t line, const std::string &s, const char *what, unsigned limit)
+    {
+        if (s.empty() || s.size() > 9 || !std::all_of(s.begin(), s.end(), ::isdigit))
+            fail(line, std::string(what) + " '" + s + "' is not a decimal number");
+        unsigned long v = std::stoul(s);
+        if (v >= limit)
+            fail(line, std::string(what) + " " + s + " out of range 0.." + std::to_string(limit - 1));
+        return unsigned(v);
+    }
+    uint64_t parse_va(size_t line, const std::string &s)
+    {
+        if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s.size() > 18 ||
+            !std::all_of(s.begin() + 2, s.end(), ::isxdigit))
+            fail(line, "VA '" + s + "' is not hexadecimal with 0x");
+        uint64_t v = std::stoull(s.substr(2), nullptr, 16);
+        if (!gmmu_va_canonical(v))
+            fail(line, "VA " + s + " is not canonical (48-bit)");
+        if (v & 7)
+            fail(line, "VA " + s + " is not 8-byte aligned");
+        return v;
+    }
+    std::string path;
+    unsigned sms, warps;
+    std::vector<std::deque<warp_op>> q;
+};
+
+std::vector<std::string> workload_names() { return {"random-sample", "stream", "trace"}; }
+
+std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed)
+{
+    if (name == "random-sample")
+        return std::make_unique<random_sample>(cfg, seed);
+    if (name == "stream")
+        return std::make_unique<stream>(cfg, seed);
+    if (name == "trace")
+        return std::make_unique<trace>(cfg, seed);
+    std::string all;
+    for (auto &n : workload_names())
+        all += (all.empty() ? "" : ", ") + n;
+    throw config_error("unknown workload '" + name + "' (known: " + all + ")");
+}
+
+} // namespace gmmu
