@@ -1,0 +1,916 @@
+// Tests of the comparator-tree page-walk scheduler (models/include/gmmu/walk_sched.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "test_mem.h"
+
+extern "C" {
+#include "gmmu/line_cache.h"
+#include "gmmu/walk_sched.h"
+}
+
+namespace {
+
+uint64_t VaOf(unsigned i4, unsigned i3, unsigned i2, unsigned i1)
+{
+    return ((uint64_t)i4 << 39) | ((uint64_t)i3 << 30) | ((uint64_t)i2 << 21) | ((uint64_t)i1 << 12);
+}
+
+uint64_t SeedFromEnv(uint64_t dflt)
+{
+    const char *s = std::getenv("GMMU_SEED");
+    return s ? std::strtoull(s, nullptr, 0) : dflt;
+}
+
+// Memory behind gmmu_walk_sched_run: reads the TestMem image, records every
+// read, latency fixed or uniformly random in [lat_min, lat_max].
+struct RunMem {
+    TestMem *mem = nullptr;
+    std::vector<uint64_t> reads;
+    uint32_t lat_min = 10, lat_max = 10;
+    std::mt19937_64 rng{1};
+    bool fail = false;
+    static gmmu_status fn(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat)
+    {
+        auto *m = static_cast<RunMem *>(ctx);
+        if (m->fail)
+            return GMMU_EMEM;
+        m->reads.push_back(pa);
+        *lat = m->lat_min == m->lat_max
+                   ? m->lat_min
+                   : m->lat_min + (uint32_t)(m->rng() % (m->lat_max - m->lat_min + 1));
+        return TestMem::read64(m->mem, pa, data);
+    }
+};
+
+gmmu_ws_config Cfg(gmmu_ws_variant v, unsigned walkers = 1, unsigned mshrs = 32)
+{
+    gmmu_ws_config c;
+    gmmu_ws_config_default(&c);
+    c.variant = v;
+    c.walkers = walkers;
+    c.mshrs = mshrs;
+    return c;
+}
+
+gmmu_ws_alloc Alloc(uint64_t va, uint64_t table_base, unsigned start_level = 4, unsigned access = 0)
+{
+    gmmu_ws_alloc a{};
+    a.va = va;
+    a.table_base = table_base;
+    a.valid = 1;
+    a.start_level = (uint8_t)start_level;
+    a.access = (uint8_t)access;
+    return a;
+}
+
+// Field-by-field comparison with the serial reference walker.
+void ExpectSameAsWalk(const gmmu_ws_result &r, const gmmu_walk_result &w, const std::string &what)
+{
+    EXPECT_EQ(r.fault, w.fault) << what;
+    EXPECT_EQ(r.fault_level, w.fault_level) << what;
+    EXPECT_EQ(r.pa, w.pa) << what;
+    EXPECT_EQ(r.page_shift, w.page_shift) << what;
+    EXPECT_EQ(r.pte, w.pte) << what;
+    EXPECT_EQ(r.nreads, w.nreads) << what;
+    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
+        EXPECT_EQ(r.table_base[l], w.table_base[l]) << what << " table_base[" << l << "]";
+}
+
+struct WalkSchedTest : ::testing::Test {
+    TestMem mem;
+    gmmu_pt pt{};
+    gmmu_mem_ops ops{};
+    void SetUp() override
+    {
+        ops = mem.ops();
+        ASSERT_EQ(gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr), GMMU_OK);
+    }
+    void Map4K(uint64_t va, uint64_t pa, uint64_t flags = GMMU_MAP_U | GMMU_MAP_W)
+    {
+        ASSERT_EQ(gmmu_pt_map(&pt, va, pa, 12, flags, nullptr), GMMU_OK);
+    }
+    gmmu_walk_result Walk(const gmmu_ws_alloc &a)
+    {
+        gmmu_walk_result w;
+        EXPECT_EQ(gmmu_walk_from(&ops, a.table_base, a.start_level, a.va, a.access, &w), GMMU_OK);
+        return w;
+    }
+    // Runs allocs through a fresh scheduler of cfg; returns results, fills
+    // *ws_out (stats) and *reads (PA order).
+    std::vector<gmmu_ws_result> Run(const gmmu_ws_config &cfg, const std::vector<gmmu_ws_alloc> &allocs,
+                                    RunMem &rm, gmmu_walk_sched *ws, uint64_t *cycles = nullptr,
+                                    gmmu_line_cache *lc = nullptr)
+    {
+        gmmu_error err{};
+        EXPECT_EQ(gmmu_walk_sched_init(ws, &cfg, &err), GMMU_OK) << err.field << ": " << err.msg;
+        gmmu_walk_sched_attach_line_cache(ws, lc);
+        rm.mem = &mem;
+        rm.reads.clear();
+        std::vector<gmmu_ws_result> res(allocs.size());
+        uint64_t cyc = 0;
+        EXPECT_EQ(gmmu_walk_sched_run(ws, allocs.data(), (unsigned)allocs.size(), &RunMem::fn, &rm,
+                                      res.data(), &cyc),
+                  GMMU_OK);
+        if (cycles)
+            *cycles = cyc;
+        return res;
+    }
+};
+
+// ---- figure 8 ----------------------------------------------------------------
+
+struct Figure8 : WalkSchedTest {
+    std::vector<gmmu_ws_alloc> allocs;
+    std::vector<gmmu_walk_result> walks;
+    void SetUp() override
+    {
+        WalkSchedTest::SetUp();
+        const uint64_t vas[3] = {VaOf(0xb9, 0x0c, 0xac, 0x03), VaOf(0xb9, 0x0c, 0xac, 0x04),
+                                 VaOf(0xb9, 0x0c, 0xad, 0x05)};
+        for (unsigned i = 0; i < 3; i++) {
+            Map4K(vas[i], 0x40000000ull + 0x1000ull * i);
+            allocs.push_back(Alloc(vas[i] | 0x123, pt.root));
+            walks.push_back(Walk(allocs.back()));
+            ASSERT_EQ(walks.back().nreads, 4u);
+        }
+    }
+    // The paper's scheduled order: PML4[b9]; PDP[0c]; PD[ac], PD[ad]; PT_a[03], PT_a[04]; PT_b[05].
+    std::vector<uint64_t> PaperOrder() const
+    {
+        const auto &a = walks[0], &b = walks[1], &c = walks[2];
+        return {a.table_base[4] + 8 * 0xb9, a.table_base[3] + 8 * 0x0c, a.table_base[2] + 8 * 0xac,
+                c.table_base[2] + 8 * 0xad, a.table_base[1] + 8 * 0x03, b.table_base[1] + 8 * 0x04,
+                c.table_base[1] + 8 * 0x05};
+    }
+};
+
+TEST_F(Figure8, SerialWalkerIssuesTwelveReadsWalkByWalk)
+{
+    RunMem rm;
+    gmmu_walk_sched ws;
+    uint64_t cycles = 0;
+    auto res = Run(Cfg(GMMU_WS_SERIAL), allocs, rm, &ws, &cycles);
+    std::vector<uint64_t> expect;
+    for (auto &w : walks)
+        expect.insert(expect.end(), w.read_pa, w.read_pa + w.nreads);
+    ASSERT_EQ(rm.reads.size(), 12u);
+    EXPECT_EQ(rm.reads, expect);
+    EXPECT_EQ(ws.st.refs_issued, 12u);
+    EXPECT_EQ(ws.st.refs_merged, 0u);
+    for (unsigned i = 0; i < 3; i++)
+        ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
+    // Cycle-exact (docs/walk_scheduler.md): latency 10, 1-cycle turnaround, a
+    // walk takes 4 x 11 cycles and the next starts the cycle the previous ends.
+    EXPECT_EQ(res[0].done_cycle, 45u);
+    EXPECT_EQ(res[1].done_cycle, 89u);
+    EXPECT_EQ(res[2].done_cycle, 133u);
+    EXPECT_EQ(cycles, 134u);
+}
+
+TEST_F(Figure8, TreeSchedulerIssuesSevenReadsInThePapersOrder)
+{
+    RunMem rm;
+    gmmu_walk_sched ws;
+    uint64_t cycles = 0;
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, &cycles);
+    ASSERT_EQ(rm.reads.size(), 7u);
+    EXPECT_EQ(rm.reads, PaperOrder());
+    EXPECT_EQ(ws.st.refs_issued, 7u);
+    EXPECT_EQ(ws.st.refs_walked, 12u);
+    EXPECT_EQ(ws.st.refs_merged, 5u);
+    EXPECT_EQ(ws.st.same_line_back_to_back, 2u); // PD[ac]->PD[ad], PT_a[03]->PT_a[04]
+    EXPECT_EQ(ws.st.line_groups, 5u);            // L4 1, L3 1, L2 1, L1 2
+    EXPECT_EQ(ws.st.scan_passes, 5u);            // the tree: one pass per line group
+    for (unsigned i = 0; i < 3; i++)
+        ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
+    // Scans of levels 3..1 ran while PML4 was in flight (cycles 2..5), so each
+    // level costs exactly latency + 1 turnaround: 2 + 11 + 11 + 11(+1 PD[ad]) + ...
+    EXPECT_EQ(res[0].done_cycle, 45u);
+    EXPECT_EQ(res[1].done_cycle, 46u);
+    EXPECT_EQ(res[2].done_cycle, 47u);
+    EXPECT_EQ(cycles, 48u);
+}
+
+TEST_F(Figure8, PairwiseSchedulerIssuesTheSameSevenReadsWithFewerPasses)
+{
+    RunMem rm;
+    gmmu_walk_sched ws;
+    auto res = Run(Cfg(GMMU_WS_PAIRWISE), allocs, rm, &ws);
+    EXPECT_EQ(rm.reads, PaperOrder());
+    EXPECT_EQ(ws.st.scan_passes, 4u); // one pass per level
+    EXPECT_EQ(ws.st.line_groups, 5u);
+    for (unsigned i = 0; i < 3; i++)
+        ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
+}
+
+TEST_F(Figure8, SlowTreePassesDelayTheSecondLineGroupButNotPairwise)
+{
+    // 3-cycle passes, memory latency 1: the comparator is the bottleneck.
+    RunMem rm;
+    rm.lat_min = rm.lat_max = 1;
+    gmmu_ws_config tree = Cfg(GMMU_WS_TREE), pair = Cfg(GMMU_WS_PAIRWISE);
+    tree.scan_pass_cycles = pair.scan_pass_cycles = 3;
+    gmmu_walk_sched ws;
+    uint64_t ct = 0, cp = 0;
+    auto rt = Run(tree, allocs, rm, &ws, &ct);
+    EXPECT_EQ(ws.st.scan_busy_cycles, 15u); // 5 passes x 3
+    auto rp = Run(pair, allocs, rm, &ws, &cp);
+    EXPECT_EQ(ws.st.scan_busy_cycles, 12u); // 4 passes x 3
+    EXPECT_GT(ct, cp);
+    for (unsigned i = 0; i < 3; i++) {
+        ExpectSameAsWalk(rt[i], walks[i], "tree walk " + std::to_string(i));
+        ExpectSameAsWalk(rp[i], walks[i], "pairwise walk " + std::to_string(i));
+    }
+}
+
+TEST_F(Figure8, LineCacheSeesBackToBackSameLineReadsAsHits)
+{
+    gmmu_line_cache_config lcc;
+    gmmu_line_cache_config_default(&lcc);
+    lcc.hit_cycles = 5;
+    gmmu_line_cache lc;
+    ASSERT_EQ(gmmu_line_cache_init(&lc, &lcc, nullptr), GMMU_OK);
+    RunMem rm;
+    rm.lat_min = rm.lat_max = 100;
+    gmmu_walk_sched ws;
+    Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, nullptr, &lc);
+    EXPECT_EQ(lc.st.accesses, 7u);
+    EXPECT_EQ(lc.st.hits, 2u); // PD[ad] and PT_a[04]
+    EXPECT_EQ(lc.st.hits_pending, 2u); // issued back to back: the line was still on its way
+    gmmu_line_cache_flush(&lc);
+    lc.st = {};
+    Run(Cfg(GMMU_WS_SERIAL), allocs, rm, &ws, nullptr, &lc);
+    EXPECT_EQ(lc.st.accesses, 12u);
+    EXPECT_EQ(lc.st.misses, 5u); // the same 5 lines
+    gmmu_line_cache_destroy(&lc);
+}
+
+// ---- randomized equivalence --------------------------------------------------
+
+// A page table with shared upper levels: a few 2 MiB regions of 4 KiB pages
+// (some not present, some read-only or supervisor), 2 MiB and 1 GiB pages.
+struct World {
+    TestMem mem;
+    gmmu_pt pt{};
+    gmmu_mem_ops ops{};
+    std::vector<uint64_t> va_pool; // VAs to draw MSHRs from (mapped and not)
+    explicit World(std::mt19937_64 &rng)
+    {
+        ops = mem.ops();
+        gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr);
+        uint64_t base = ((1 + rng() % 200) << 39) | ((rng() % 500) << 30);
+        unsigned regions = 1 + (unsigned)(rng() % 6);
+        for (unsigned r = 0; r < regions; r++) {
+            uint64_t reg = base + ((rng() % 3) << 30) + ((rng() % 8) << 21);
+            unsigned npages = 1 + (unsigned)(rng() % 40);
+            for (unsigned p = 0; p < npages; p++) {
+                uint64_t va = reg + ((rng() % 96) << 12);
+                uint64_t flags = (rng() % 8 ? GMMU_MAP_U : 0) | (rng() % 3 ? GMMU_MAP_W : 0);
+                uint64_t pa = (0x100000ull + (rng() % 0xFFFFF)) << 12;
+                if (gmmu_pt_map(&pt, va, pa, 12, flags, nullptr) == GMMU_OK && rng() % 10 == 0)
+                    gmmu_pt_update_leaf(&pt, va, 0, GMMU_PTE_P);
+                va_pool.push_back(va | (rng() & 0xFFF));
+            }
+            // an unmapped neighbour page and an unmapped 2 MiB region in the same PD
+            va_pool.push_back(reg + (200ull << 12));
+            va_pool.push_back(reg + (1ull << 21) * (8 + rng() % 8));
+        }
+        if (rng() % 2) { // a 2 MiB page next to the 4 KiB regions
+            uint64_t va = base + (20ull << 21);
+            if (gmmu_pt_map(&pt, va, 0x200000000ull, 21, GMMU_MAP_U | GMMU_MAP_W, nullptr) == GMMU_OK)
+                for (int i = 0; i < 4; i++)
+                    va_pool.push_back(va + (rng() & 0x1FFFFF));
+        }
+        if (rng() % 2) { // a 1 GiB page in the PDP slot after the regions
+            uint64_t va = (base & ~((1ull << 30) - 1)) + (3ull << 30);
+            if (gmmu_pt_map(&pt, va, 0x4000000000ull, 30, GMMU_MAP_U, nullptr) == GMMU_OK)
+                for (int i = 0; i < 4; i++)
+                    va_pool.push_back(va + (rng() & 0x3FFFFFFF));
+        }
+    }
+};
+
+std::vector<gmmu_ws_alloc> DrawMshrs(World &w, std::mt19937_64 &rng, unsigned n, bool mixed_start)
+{
+    std::vector<gmmu_ws_alloc> v;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t va = w.va_pool[rng() % w.va_pool.size()];
+        if (rng() % 64 == 0)
+            va = (1ull << 47) | (rng() & 0xFFFFFFFFFull); // non-canonical
+        unsigned access = (unsigned)(rng() % 4) & (GMMU_ACC_WRITE | GMMU_ACC_USER);
+        gmmu_ws_alloc a = Alloc(va, w.pt.root, 4, access);
+        if (mixed_start && rng() % 2) {
+            // as if a page-walk cache had supplied the table of a lower level
+            gmmu_walk_result full;
+            gmmu_walk_from(&w.ops, w.pt.root, 4, va, 0, &full);
+            unsigned lowest = full.fault ? full.fault_level : 5 - full.nreads;
+            if (full.fault != GMMU_FAULT_NONCANONICAL && lowest <= 3) {
+                unsigned start = lowest + (unsigned)(rng() % (4 - lowest));
+                a.start_level = (uint8_t)start;
+                a.table_base = full.table_base[start];
+            }
+        }
+        v.push_back(a);
+    }
+    return v;
+}
+
+TEST(WalkSchedRandom, ScheduledWalksEqualSerialWalksAndIssueEachDistinctReferenceOnce)
+{
+    const uint64_t seed = SeedFromEnv(0x5eed0001);
+    std::printf("[ seed ] GMMU_SEED=0x%llx\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    const gmmu_ws_config cfgs[] = {Cfg(GMMU_WS_SERIAL), Cfg(GMMU_WS_SERIAL, 8), Cfg(GMMU_WS_TREE),
+                                   Cfg(GMMU_WS_PAIRWISE)};
+    for (int trial = 0; trial < 200; trial++) {
+        World w(rng);
+        unsigned n = 1 + (unsigned)(rng() % 32);
+        auto allocs = DrawMshrs(w, rng, n, false);
+        // distinct (level, table, index) references = distinct PTE addresses read
+        std::set<uint64_t> distinct;
+        uint64_t serial_reads = 0;
+        std::vector<gmmu_walk_result> ref(n);
+        for (unsigned i = 0; i < n; i++) {
+            ASSERT_EQ(gmmu_walk_from(&w.ops, allocs[i].table_base, allocs[i].start_level, allocs[i].va,
+                                     allocs[i].access, &ref[i]),
+                      GMMU_OK);
+            for (unsigned k = 0; k < ref[i].nreads; k++)
+                distinct.insert(ref[i].read_pa[k]);
+            serial_reads += ref[i].nreads;
+        }
+        for (const auto &cfg : cfgs) {
+            gmmu_walk_sched ws;
+            ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+            RunMem rm;
+            rm.mem = &w.mem;
+            rm.lat_min = rm.lat_max = 1000; // every scan ends before the first read returns
+            std::vector<gmmu_ws_result> res(n);
+            ASSERT_EQ(gmmu_walk_sched_run(&ws, allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr),
+                      GMMU_OK);
+            std::string what = "seed 0x" + std::to_string(seed) + " trial " + std::to_string(trial) +
+                               " variant " + std::to_string(cfg.variant) + "/" +
+                               std::to_string(cfg.walkers);
+            for (unsigned i = 0; i < n; i++)
+                ExpectSameAsWalk(res[i], ref[i], what + " mshr " + std::to_string(i));
+            EXPECT_EQ(ws.st.refs_walked, serial_reads) << what;
+            if (cfg.variant == GMMU_WS_SERIAL)
+                EXPECT_EQ(ws.st.refs_issued, serial_reads) << what;
+            else
+                EXPECT_EQ(ws.st.refs_issued, distinct.size()) << what;
+            EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged) << what;
+            EXPECT_EQ(ws.st.walks, n) << what;
+            EXPECT_TRUE(gmmu_walk_sched_idle(&ws)) << what;
+            if (HasFailure())
+                return;
+        }
+    }
+}
+
+TEST(WalkSchedRandom, MixedStartLevelsAndRandomLatenciesStillTranslateExactly)
+{
+    const uint64_t seed = SeedFromEnv(0x5eed0002);
+    std::printf("[ seed ] GMMU_SEED=0x%llx\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 200; trial++) {
+        World w(rng);
+        unsigned n = 1 + (unsigned)(rng() % 100); // more walks than MSHRs
+        auto allocs = DrawMshrs(w, rng, n, true);
+        gmmu_ws_config cfg = Cfg((gmmu_ws_variant)(rng() % 3), 1, 1 + (unsigned)(rng() % 40));
+        if (cfg.variant == GMMU_WS_SERIAL)
+            cfg.walkers = 1 + (unsigned)(rng() % 8);
+        cfg.scan_pass_cycles = 1 + (unsigned)(rng() % 3);
+        cfg.retire_width = 1 + (unsigned)(rng() % GMMU_WS_RETIRE_MAX);
+        gmmu_walk_sched ws;
+        ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+        RunMem rm;
+        rm.mem = &w.mem;
+        rm.lat_min = 1;
+        rm.lat_max = 1 + (uint32_t)(rng() % 60);
+        rm.rng.seed(rng());
+        std::vector<gmmu_ws_result> res(n);
+        ASSERT_EQ(gmmu_walk_sched_run(&ws, allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr), GMMU_OK);
+        uint64_t serial_reads = 0;
+        for (unsigned i = 0; i < n; i++) {
+            gmmu_walk_result ref;
+            ASSERT_EQ(gmmu_walk_from(&w.ops, allocs[i].table_base, allocs[i].start_level, allocs[i].va,
+                                     allocs[i].access, &ref),
+                      GMMU_OK);
+            serial_reads += ref.nreads;
+            ExpectSameAsWalk(res[i], ref, "seed trial " + std::to_string(trial) + " mshr " + std::to_string(i));
+            EXPECT_LT(res[i].mshr, cfg.mshrs);
+        }
+        EXPECT_EQ(ws.st.refs_walked, serial_reads);
+        EXPECT_LE(ws.st.refs_issued, serial_reads);
+        EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged);
+        if (HasFailure()) {
+            std::printf("failed at trial %d (seed 0x%llx)\n", trial, (unsigned long long)seed);
+            return;
+        }
+    }
+}
+
+// ---- cycle-step interface --------------------------------------------------------
+
+// Drives the step interface by hand: responses delayed at random and
+// delivered in random order, mem_ready dropping at random, allocations
+// retried while the MSHRs are full.
+struct StepDriver {
+    gmmu_walk_sched *ws;
+    TestMem *mem;
+    std::mt19937_64 rng;
+    unsigned max_delay = 40;
+    unsigned ready_percent = 80;
+    struct Pend { uint64_t ready; uint16_t tag; uint64_t data; };
+    std::vector<Pend> pend;
+    std::vector<gmmu_ws_req> reqs;
+    std::vector<gmmu_ws_done> done; // index = alloc index
+    std::vector<uint64_t> done_cycle;
+    std::function<int(const std::vector<Pend> &, uint64_t)> pick; // which ready response to return
+
+    StepDriver(gmmu_walk_sched *w, TestMem *m, uint64_t seed) : ws(w), mem(m), rng(seed) {}
+
+    void RunAll(const std::vector<gmmu_ws_alloc> &allocs)
+    {
+        done.assign(allocs.size(), gmmu_ws_done{});
+        done_cycle.assign(allocs.size(), 0);
+        std::map<unsigned, size_t> owner;
+        size_t next = 0, completed = 0;
+        for (uint64_t cyc = 0; completed < allocs.size(); cyc++) {
+            ASSERT_LT(cyc, 1000000u) << "scheduler stuck";
+            gmmu_ws_in in{};
+            gmmu_ws_out out{};
+            for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX && next + k < allocs.size(); k++)
+                in.alloc[k] = allocs[next + k];
+            std::vector<int> ready;
+            for (size_t p = 0; p < pend.size(); p++)
+                if (pend[p].ready <= cyc)
+                    ready.push_back((int)p);
+            if (!ready.empty()) {
+                int p = pick ? pick(pend, cyc) : ready[rng() % ready.size()];
+                if (p >= 0) {
+                    in.resp.valid = 1;
+                    in.resp.tag = pend[p].tag;
+                    in.resp.data = pend[p].data;
+                    pend.erase(pend.begin() + p);
+                }
+            }
+            in.mem_ready = (rng() % 100) < ready_percent;
+            ASSERT_EQ(gmmu_walk_sched_step(ws, &in, &out), GMMU_OK);
+            for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX && next < allocs.size(); k++) {
+                if (!in.alloc[k].valid)
+                    break;
+                if (!out.alloc_accepted[k])
+                    break; // accepted in order: the rest wait
+                owner[out.alloc_mshr[k]] = next++;
+            }
+            if (out.req.valid) {
+                EXPECT_TRUE(in.mem_ready) << "request while mem_ready was low";
+                reqs.push_back(out.req);
+                uint64_t data = 0;
+                ASSERT_EQ(TestMem::read64(mem, out.req.pa, &data), GMMU_OK);
+                pend.push_back({cyc + 1 + rng() % max_delay, out.req.tag, data});
+            }
+            for (unsigned d = 0; d < out.n_done; d++) {
+                size_t idx = owner.at(out.done[d].mshr);
+                done[idx] = out.done[d];
+                done_cycle[idx] = cyc;
+                completed++;
+            }
+        }
+    }
+};
+
+void ExpectDoneSameAsWalk(const gmmu_ws_done &d, const gmmu_walk_result &w, const std::string &what)
+{
+    EXPECT_EQ(d.valid, 1) << what;
+    EXPECT_EQ(d.fault, (uint8_t)w.fault) << what;
+    EXPECT_EQ(d.fault_level, w.fault_level) << what;
+    EXPECT_EQ(d.pa, w.pa) << what;
+    EXPECT_EQ(d.page_shift, w.page_shift) << what;
+    EXPECT_EQ(d.pte, w.pte) << what;
+    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
+        EXPECT_EQ(d.table_base[l], w.table_base[l]) << what << " table_base[" << l << "]";
+}
+
+TEST(WalkSchedStep, DelayedOutOfOrderResponsesAndBackpressure)
+{
+    const uint64_t seed = SeedFromEnv(0x5eed0003);
+    std::printf("[ seed ] GMMU_SEED=0x%llx\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 150; trial++) {
+        World w(rng);
+        unsigned n = 1 + (unsigned)(rng() % 80);
+        auto allocs = DrawMshrs(w, rng, n, true);
+        gmmu_ws_config cfg = Cfg((gmmu_ws_variant)(trial % 3), 1, 1 + (unsigned)(rng() % 32));
+        if (cfg.variant == GMMU_WS_SERIAL)
+            cfg.walkers = 1 + (unsigned)(rng() % 4);
+        gmmu_walk_sched ws;
+        ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+        StepDriver drv(&ws, &w.mem, rng());
+        drv.max_delay = 1 + (unsigned)(rng() % 100);
+        drv.ready_percent = 50 + (unsigned)(rng() % 51);
+        drv.RunAll(allocs);
+        if (HasFatalFailure())
+            return;
+        for (unsigned i = 0; i < n; i++) {
+            gmmu_walk_result ref;
+            gmmu_walk_from(&w.ops, allocs[i].table_base, allocs[i].start_level, allocs[i].va,
+                           allocs[i].access, &ref);
+            ExpectDoneSameAsWalk(drv.done[i], ref, "trial " + std::to_string(trial) + " mshr " + std::to_string(i));
+        }
+        EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged);
+        EXPECT_EQ(ws.st.refs_issued, drv.reqs.size());
+        EXPECT_TRUE(gmmu_walk_sched_idle(&ws));
+        if (HasFailure()) {
+            std::printf("failed at trial %d (seed 0x%llx)\n", trial, (unsigned long long)seed);
+            return;
+        }
+    }
+}
+
+TEST_F(Figure8, ResponsesInReverseOrderReorderTheNextLevel)
+{
+    gmmu_walk_sched ws;
+    gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
+    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    StepDriver drv(&ws, &mem, 7);
+    drv.ready_percent = 100;
+    drv.max_delay = 1;
+    // Hold a lone response up to 3 cycles; with two pending, return the newest.
+    drv.pick = [](const std::vector<StepDriver::Pend> &p, uint64_t now) -> int {
+        if (p.size() >= 2)
+            return (int)p.size() - 1;
+        return now - p[0].ready >= 3 ? 0 : -1;
+    };
+    drv.RunAll(allocs);
+    auto order = PaperOrder();
+    ASSERT_EQ(drv.reqs.size(), 7u);
+    // PD[ad] is answered before PD[ac], so PT_b[05] goes before PT_a[03], PT_a[04].
+    std::vector<uint64_t> got;
+    for (auto &r : drv.reqs)
+        got.push_back(r.pa);
+    EXPECT_EQ(std::vector<uint64_t>(got.begin(), got.begin() + 4),
+              std::vector<uint64_t>(order.begin(), order.begin() + 4));
+    EXPECT_EQ(got[4], order[6]);
+    EXPECT_EQ(got[5], order[4]);
+    EXPECT_EQ(got[6], order[5]);
+    for (unsigned i = 0; i < 3; i++)
+        ExpectDoneSameAsWalk(drv.done[i], walks[i], "walk " + std::to_string(i));
+    EXPECT_EQ(drv.reqs[0].level, 4);
+    EXPECT_EQ(drv.reqs[6].level, 1);
+}
+
+TEST_F(WalkSchedTest, SameLineReferencesStayBackToBackWhenAnOlderReferenceBecomesReady)
+{
+    // m0 -> PT table T1 (under PD[1]), m1, m2 -> T2 (under PD[2]). The L1 scan
+    // makes T1[5] first (older), then T2[3], T2[4]. PD[2] answers one cycle
+    // before PD[1]: T2[3] issues, then T1[5] is ready and older, but the line
+    // lock finishes T2's line first.
+    std::vector<gmmu_ws_alloc> allocs;
+    const uint64_t vas[3] = {VaOf(1, 1, 1, 5), VaOf(1, 1, 2, 3), VaOf(1, 1, 2, 4)};
+    for (unsigned i = 0; i < 3; i++) {
+        Map4K(vas[i], 0x80000000ull + 0x1000ull * i);
+        allocs.push_back(Alloc(vas[i], pt.root));
+    }
+    gmmu_walk_sched ws;
+    gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
+    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    gmmu_walk_result w0 = Walk(allocs[0]), w1 = Walk(allocs[1]);
+    const uint64_t pd1 = w0.read_pa[2], pd2 = w1.read_pa[2];
+    StepDriver drv(&ws, &mem, 1);
+    drv.ready_percent = 100;
+    drv.max_delay = 1;
+    // Return PD[1] only once PD[2] has been returned (one cycle apart).
+    bool pd2_back = false;
+    drv.pick = [&](const std::vector<StepDriver::Pend> &p, uint64_t now) -> int {
+        for (size_t i = 0; i < p.size(); i++) {
+            if (p[i].ready > now)
+                continue;
+            const gmmu_ws_slot &s = ws.s[p[i].tag];
+            uint64_t spa = s.key + 8ull * s.index;
+            if (spa == pd1 && !pd2_back)
+                continue;
+            if (spa == pd2)
+                pd2_back = true;
+            return (int)i;
+        }
+        return -1;
+    };
+    drv.RunAll(allocs);
+    std::vector<uint64_t> got;
+    for (auto &r : drv.reqs)
+        got.push_back(r.pa);
+    gmmu_walk_result w2 = Walk(allocs[2]);
+    ASSERT_EQ(got.size(), 7u); // PML4, PDP, PD[1], PD[2], then the PT reads
+    EXPECT_EQ(got[2], pd1);
+    EXPECT_EQ(got[3], pd2);
+    EXPECT_EQ(got[4], w1.read_pa[3]); // T2[3]
+    EXPECT_EQ(got[5], w2.read_pa[3]); // T2[4]: same line, back to back
+    EXPECT_EQ(got[6], w0.read_pa[3]); // T1[5], older, waits
+    EXPECT_EQ(ws.st.same_line_back_to_back, 2u);
+}
+
+TEST_F(WalkSchedTest, LaterAllocationsMergeWithReadsStillInFlight)
+{
+    // 8 walks under one PT table; allocations arrive 4 per cycle, and the
+    // second four are scanned after PML4 went out: they join the in-flight
+    // reads instead of repeating them.
+    std::vector<gmmu_ws_alloc> allocs;
+    for (unsigned i = 0; i < 8; i++) {
+        uint64_t va = VaOf(3, 7, 9, 16 * i);
+        Map4K(va, 0x90000000ull + 0x1000ull * i);
+        allocs.push_back(Alloc(va, pt.root));
+    }
+    RunMem rm;
+    rm.lat_min = rm.lat_max = 50;
+    gmmu_walk_sched ws;
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws);
+    EXPECT_GE(ws.st.scans, 5u); // more than one scan of level 4 happened
+    EXPECT_EQ(rm.reads.size(), 3u + 8u); // PML4, PDP, PD once; 8 distinct PT lines
+    EXPECT_EQ(ws.st.refs_merged, 3u * 7u);
+    for (unsigned i = 0; i < 8; i++)
+        ExpectSameAsWalk(res[i], Walk(allocs[i]), "walk " + std::to_string(i));
+}
+
+TEST_F(WalkSchedTest, MshrFullRejectsAllocationsUntilAWalkRetires)
+{
+    const uint64_t va0 = VaOf(5, 5, 5, 5);
+    Map4K(va0, 0xA0000000ull);
+    gmmu_walk_sched ws;
+    gmmu_ws_config cfg = Cfg(GMMU_WS_TREE, 1, 2);
+    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    gmmu_ws_in in{};
+    gmmu_ws_out out{};
+    for (unsigned k = 0; k < 4; k++)
+        in.alloc[k] = Alloc(va0 + 0x1000ull * k, pt.root);
+    in.mem_ready = 1;
+    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+    EXPECT_EQ(out.alloc_accepted[0], 1);
+    EXPECT_EQ(out.alloc_accepted[1], 1);
+    EXPECT_EQ(out.alloc_accepted[2], 0);
+    EXPECT_EQ(out.alloc_accepted[3], 0);
+    EXPECT_EQ(out.alloc_mshr[0], 0);
+    EXPECT_EQ(out.alloc_mshr[1], 1);
+    EXPECT_EQ(ws.st.alloc_rejects, 2u);
+    EXPECT_EQ(gmmu_walk_sched_free_mshrs(&ws), 0u);
+    // Keep offering; answer reads immediately; the third walk gets an MSHR
+    // only in the cycle after one of the first two is reported.
+    gmmu_ws_in in2{};
+    in2.alloc[0] = Alloc(va0 + 0x2000, pt.root);
+    in2.mem_ready = 1;
+    uint64_t retire_cycle = 0, accept_cycle = 0;
+    std::vector<std::pair<uint16_t, uint64_t>> pend;
+    for (uint64_t cyc = 1; cyc < 200 && !accept_cycle; cyc++) {
+        gmmu_ws_in cur = in2;
+        if (!pend.empty()) {
+            cur.resp.valid = 1;
+            cur.resp.tag = pend.front().first;
+            cur.resp.data = pend.front().second;
+            pend.erase(pend.begin());
+        }
+        ASSERT_EQ(gmmu_walk_sched_step(&ws, &cur, &out), GMMU_OK);
+        if (out.req.valid) {
+            uint64_t d = 0;
+            TestMem::read64(&mem, out.req.pa, &d);
+            pend.push_back({out.req.tag, d});
+        }
+        if (out.alloc_accepted[0])
+            accept_cycle = cyc;
+        else
+            EXPECT_EQ(retire_cycle, 0u) << "an MSHR was free but the allocation was refused";
+        if (out.n_done && !retire_cycle)
+            retire_cycle = cyc;
+    }
+    ASSERT_NE(retire_cycle, 0u);
+    EXPECT_EQ(accept_cycle, retire_cycle + 1);
+}
+
+TEST_F(WalkSchedTest, RunFeedsMoreWalksThanMshrs)
+{
+    std::vector<gmmu_ws_alloc> allocs;
+    for (unsigned i = 0; i < 100; i++) {
+        uint64_t va = VaOf(2, 1 + i % 2, i % 5, i);
+        Map4K(va, 0xB0000000ull + 0x1000ull * i);
+        allocs.push_back(Alloc(va, pt.root));
+    }
+    for (auto v : {GMMU_WS_SERIAL, GMMU_WS_TREE, GMMU_WS_PAIRWISE}) {
+        RunMem rm;
+        gmmu_walk_sched ws;
+        auto res = Run(Cfg(v, 1, 4), allocs, rm, &ws);
+        for (unsigned i = 0; i < allocs.size(); i++) {
+            ExpectSameAsWalk(res[i], Walk(allocs[i]), "walk " + std::to_string(i));
+            EXPECT_LT(res[i].mshr, 4u);
+            EXPECT_GE(res[i].done_cycle, res[i].alloc_cycle);
+        }
+        EXPECT_EQ(ws.st.walks, 100u);
+    }
+}
+
+TEST_F(WalkSchedTest, RunEqualsSteppingByHand)
+{
+    // gmmu_walk_sched_run skips idle cycles; the result must be what plain
+    // stepping gives with the same in-order memory of fixed latency.
+    std::vector<gmmu_ws_alloc> allocs;
+    for (unsigned i = 0; i < 40; i++) {
+        uint64_t va = VaOf(4, i % 3, (i * 7) % 11, (i * 13) % 50);
+        if (gmmu_pt_map(&pt, va, 0xC0000000ull + 0x1000ull * i, 12, GMMU_MAP_U, nullptr) != GMMU_OK)
+            continue;
+        allocs.push_back(Alloc(va, pt.root));
+    }
+    for (auto v : {GMMU_WS_SERIAL, GMMU_WS_TREE, GMMU_WS_PAIRWISE}) {
+        gmmu_ws_config cfg = Cfg(v, v == GMMU_WS_SERIAL ? 3 : 1, 8);
+        RunMem rm;
+        rm.lat_min = rm.lat_max = 23;
+        gmmu_walk_sched a, b;
+        uint64_t cycles = 0;
+        auto res = Run(cfg, allocs, rm, &a, &cycles);
+        ASSERT_EQ(gmmu_walk_sched_init(&b, &cfg, nullptr), GMMU_OK);
+        StepDriver drv(&b, &mem, 1);
+        drv.ready_percent = 100;
+        // Fixed latency 23: StepDriver marks a response ready at issue + 1
+        // (max_delay 1); return it 22 cycles later, i.e. at issue + 23.
+        drv.max_delay = 1;
+        drv.pick = [&](const std::vector<StepDriver::Pend> &p, uint64_t now) -> int {
+            for (size_t i = 0; i < p.size(); i++)
+                if (p[i].ready + 22 == now)
+                    return (int)i;
+            return -1;
+        };
+        drv.RunAll(allocs);
+        for (size_t i = 0; i < allocs.size(); i++) {
+            EXPECT_EQ(res[i].done_cycle, drv.done_cycle[i]) << "variant " << v << " walk " << i;
+            EXPECT_EQ(res[i].pa, drv.done[i].pa);
+        }
+        EXPECT_EQ(a.st.refs_issued, b.st.refs_issued);
+        EXPECT_EQ(a.st.scan_busy_cycles, b.st.scan_busy_cycles);
+        EXPECT_EQ(a.st.same_line_back_to_back, b.st.same_line_back_to_back);
+        EXPECT_EQ(cycles, b.st.cycles);
+    }
+}
+
+TEST_F(WalkSchedTest, SharedLargePageCompletesManyWalksRetiredAtRetireWidth)
+{
+    ASSERT_EQ(gmmu_pt_map(&pt, 0x40000000ull, 0x200000000ull, 21, GMMU_MAP_U, nullptr), GMMU_OK);
+    std::vector<gmmu_ws_alloc> allocs;
+    for (unsigned i = 0; i < 8; i++)
+        allocs.push_back(Alloc(0x40000000ull + 0x3000ull * i + 8 * i, pt.root));
+    for (unsigned width : {1u, 4u}) {
+        gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
+        cfg.retire_width = width;
+        RunMem rm;
+        gmmu_walk_sched ws;
+        auto res = Run(cfg, allocs, rm, &ws);
+        EXPECT_EQ(rm.reads.size(), 3u); // PML4, PDP, PD (leaf) once for all
+        std::set<uint64_t> cycles;
+        for (unsigned i = 0; i < 8; i++) {
+            ExpectSameAsWalk(res[i], Walk(allocs[i]), "walk " + std::to_string(i));
+            EXPECT_EQ(res[i].page_shift, 21u);
+            cycles.insert(res[i].done_cycle);
+        }
+        EXPECT_EQ(cycles.size(), 8u / width);
+        EXPECT_EQ(*cycles.rbegin() - *cycles.begin(), 8u / width - 1);
+    }
+}
+
+TEST_F(WalkSchedTest, NaiveWalkersOverlapIndependentWalks)
+{
+    std::vector<gmmu_ws_alloc> allocs;
+    for (unsigned i = 0; i < 8; i++) {
+        uint64_t va = VaOf(10 + 20 * i, i, i, i); // nothing shared
+        Map4K(va, 0xD0000000ull + 0x1000ull * i);
+        allocs.push_back(Alloc(va, pt.root));
+    }
+    RunMem rm;
+    rm.lat_min = rm.lat_max = 100;
+    gmmu_walk_sched ws;
+    uint64_t c1 = 0, c8 = 0, ct = 0;
+    Run(Cfg(GMMU_WS_SERIAL, 1), allocs, rm, &ws, &c1);
+    EXPECT_EQ(c1, 2u + 8u * 4u * 101u);
+    Run(Cfg(GMMU_WS_SERIAL, 8), allocs, rm, &ws, &c8);
+    EXPECT_EQ(ws.st.refs_issued, 32u);
+    EXPECT_LT(c8, 4u * 101u + 20u);
+    Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, &ct);
+    EXPECT_EQ(ws.st.refs_issued, 32u); // nothing to merge
+    EXPECT_LT(ct, 4u * 101u + 40u);
+}
+
+TEST_F(WalkSchedTest, MemReadyLowHoldsTheRequest)
+{
+    const uint64_t va = VaOf(6, 6, 6, 6);
+    Map4K(va, 0xE0000000ull);
+    gmmu_walk_sched ws;
+    gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
+    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    gmmu_ws_in in{};
+    gmmu_ws_out out{};
+    in.alloc[0] = Alloc(va, pt.root);
+    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK); // cycle 0: allocate
+    in = gmmu_ws_in{};
+    for (int c = 1; c <= 5; c++) { // mem_ready low: no request, stall counted from cycle 2
+        ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+        EXPECT_EQ(out.req.valid, 0);
+    }
+    EXPECT_EQ(ws.st.mem_stall_cycles, 4u);
+    in.mem_ready = 1;
+    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+    EXPECT_EQ(out.req.valid, 1);
+    EXPECT_EQ(out.req.level, 4);
+    EXPECT_EQ(out.req.pa, pt.root + 8 * 6);
+}
+
+TEST_F(WalkSchedTest, MalformedInputsAreRejectedWithoutSideEffects)
+{
+    gmmu_walk_sched ws;
+    gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
+    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    gmmu_ws_out out{};
+    const gmmu_ws_alloc bad[] = {Alloc(0x1000, pt.root, 0), Alloc(0x1000, pt.root, 5),
+                                 Alloc(0x1000, pt.root + 8), Alloc(0x1000, pt.root, 4, GMMU_ACC_SET_AD)};
+    for (const auto &a : bad) {
+        gmmu_ws_in in{};
+        in.alloc[1] = a;
+        EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
+    }
+    gmmu_ws_in in{};
+    in.resp.valid = 1;
+    in.resp.tag = 3; // nothing in flight
+    EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
+    in.resp.tag = 0xFFFF;
+    EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
+    EXPECT_EQ(ws.cycle, 0u);
+    EXPECT_EQ(ws.st.allocs, 0u);
+    EXPECT_TRUE(gmmu_walk_sched_idle(&ws));
+    EXPECT_EQ(gmmu_walk_sched_step(&ws, nullptr, &out), GMMU_EINVAL);
+    // run: bad alloc, busy scheduler, failing memory
+    RunMem rm;
+    rm.mem = &mem;
+    gmmu_ws_result r[2];
+    gmmu_ws_alloc a2[2] = {Alloc(0x1000, pt.root), Alloc(0x1000, pt.root, 7)};
+    EXPECT_EQ(gmmu_walk_sched_run(&ws, a2, 2, &RunMem::fn, &rm, r, nullptr), GMMU_EINVAL);
+    Map4K(0x5000, 0xF000);
+    rm.fail = true;
+    EXPECT_EQ(gmmu_walk_sched_run(&ws, a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EMEM);
+    gmmu_ws_in one{};
+    one.alloc[0] = Alloc(0x5000, pt.root);
+    gmmu_walk_sched ws2;
+    ASSERT_EQ(gmmu_walk_sched_init(&ws2, &cfg, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_walk_sched_step(&ws2, &one, &out), GMMU_OK);
+    rm.fail = false;
+    EXPECT_EQ(gmmu_walk_sched_run(&ws2, a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EBUSY);
+}
+
+TEST_F(WalkSchedTest, NonCanonicalVaFaultsWithoutReads)
+{
+    std::vector<gmmu_ws_alloc> allocs = {Alloc(0x0000800000000000ull, pt.root)};
+    RunMem rm;
+    gmmu_walk_sched ws;
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws);
+    EXPECT_EQ(res[0].fault, GMMU_FAULT_NONCANONICAL);
+    EXPECT_EQ(rm.reads.size(), 0u);
+    ExpectSameAsWalk(res[0], Walk(allocs[0]), "non-canonical");
+}
+
+TEST(WalkSchedConfig, BadFieldsAreNamed)
+{
+    struct Case { const char *field; std::function<void(gmmu_ws_config &)> set; };
+    const Case cases[] = {
+        {"variant", [](gmmu_ws_config &c) { c.variant = (gmmu_ws_variant)3; }},
+        {"mshrs", [](gmmu_ws_config &c) { c.mshrs = 0; }},
+        {"mshrs", [](gmmu_ws_config &c) { c.mshrs = GMMU_WS_MAX_MSHRS + 1; }},
+        {"walkers", [](gmmu_ws_config &c) { c.walkers = 2; }}, // tree drives one walker
+        {"walkers", [](gmmu_ws_config &c) { c.variant = GMMU_WS_SERIAL; c.walkers = 0; }},
+        {"walkers", [](gmmu_ws_config &c) { c.variant = GMMU_WS_SERIAL; c.walkers = GMMU_WS_MAX_WALKERS + 1; }},
+        {"scan_pass_cycles", [](gmmu_ws_config &c) { c.scan_pass_cycles = 0; }},
+        {"scan_pass_cycles", [](gmmu_ws_config &c) { c.scan_pass_cycles = 17; }},
+        {"retire_width", [](gmmu_ws_config &c) { c.retire_width = 0; }},
+        {"retire_width", [](gmmu_ws_config &c) { c.retire_width = GMMU_WS_RETIRE_MAX + 1; }},
+    };
+    for (const auto &k : cases) {
+        gmmu_ws_config c;
+        gmmu_ws_config_default(&c);
+        k.set(c);
+        gmmu_error err{};
+        gmmu_walk_sched ws;
+        EXPECT_EQ(gmmu_walk_sched_init(&ws, &c, &err), GMMU_EINVAL) << k.field;
+        EXPECT_STREQ(err.field, k.field);
+        EXPECT_STRNE(err.msg, "");
+    }
+    gmmu_ws_config c;
+    gmmu_ws_config_default(&c);
+    EXPECT_EQ(gmmu_ws_config_check(&c, nullptr), GMMU_OK);
+    EXPECT_EQ(c.mshrs, 32u);
+    EXPECT_EQ(c.variant, GMMU_WS_TREE);
+    EXPECT_EQ(gmmu_ws_config_check(nullptr, nullptr), GMMU_EINVAL);
+}
+
+} // namespace
