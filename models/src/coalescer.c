@@ -8,6 +8,24 @@ gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, 
     if (nlanes < GMMU_WARP_LANES)
         active &= (1u << nlanes) - 1u;
     out->npages = 0;
+    if (active == 0)
+        return GMMU_OK;
+    /* Fast path: every active lane in the page of the first active lane (the
+     * common case of a coalesced warp). */
+    {
+        uint32_t first = (uint32_t)__builtin_ctz(active);
+        uint64_t vpn0 = va[first] >> page_shift, diff = 0;
+        for (uint32_t lane = first; lane < nlanes; lane++)
+            diff |= (((va[lane] >> page_shift) ^ vpn0) & (0ull - (uint64_t)((active >> lane) & 1u)));
+        if (diff == 0) {
+            out->npages = 1;
+            out->vpn[0] = vpn0;
+            out->lane_mask[0] = active;
+            for (uint32_t lane = 0; lane < nlanes; lane++)
+                out->lane_page[lane] = 0;
+            return GMMU_OK;
+        }
+    }
     for (uint32_t lane = 0; lane < nlanes; lane++) {
         if (!(active & (1u << lane)))
             continue;

@@ -283,7 +283,7 @@ bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dm
     std::vector<xlate_req> one(1);
     one[0].va = va;
     one[0].asid = asid;
-    one[0].write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+    one[0].write = false; // grant what the page allows; the initiator checks write access
     translate(one, sc_core::SC_ZERO_TIME, true);
     if (one[0].fault != GMMU_FAULT_NONE)
         return false;

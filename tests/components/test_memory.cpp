@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "components/memory.h"
+#include "tlm_harness.h"
+
+using namespace sc_core;
+
+namespace {
+
+struct MemoryTest : ::testing::Test {
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", 7, sc_time(1, SC_NS)};
+    void SetUp() override
+    {
+        ini.isock.bind(mem.tsock);
+        sc_start(SC_ZERO_TIME);
+    }
+};
+
+TEST_F(MemoryTest, PagesAreAllocatedOnFirstWriteOnly)
+{
+    uint64_t v = 0;
+    sc_time d = SC_ZERO_TIME;
+    // A read of untouched memory returns zero and allocates nothing, even at 16 GiB+.
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x400000000ull, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v, 0u);
+    EXPECT_EQ(mem.pages_allocated(), 0u);
+    v = 0x1122334455667788ull;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x400000ff8ull, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(mem.pages_allocated(), 1u);
+    uint64_t back = 0;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x400000ff8ull, &back, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(d, sc_time(21, SC_NS)); // three accesses of 7 cycles
+}
+
+TEST_F(MemoryTest, AccessAcrossPagesIsSplitCorrectly)
+{
+    uint8_t buf[64], back[64];
+    for (int i = 0; i < 64; i++)
+        buf[i] = uint8_t(i * 3 + 1);
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x1fe0, buf, 64, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(mem.pages_allocated(), 2u);
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x1fe0, back, 64, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(std::memcmp(buf, back, 64), 0);
+}
+
+TEST_F(MemoryTest, DebugTransportReadsAndWritesWithoutTime)
+{
+    uint32_t v = 0xCAFEF00Du, back = 0;
+    EXPECT_EQ(ini.debug(tlm::TLM_WRITE_COMMAND, 0x5000, &v, 4), 4u);
+    EXPECT_EQ(ini.debug(tlm::TLM_READ_COMMAND, 0x5000, &back, 4), 4u);
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(mem.read64(0x5000) & 0xFFFFFFFFu, v);
+}
+
+TEST_F(MemoryTest, DmiGivesAPagePointerThatSharesStorage)
+{
+    tlm::tlm_generic_payload gp;
+    gp.set_address(0x7123);
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    EXPECT_EQ(dmi.get_start_address(), 0x7000u);
+    EXPECT_EQ(dmi.get_end_address(), 0x7fffu);
+    EXPECT_TRUE(dmi.is_read_write_allowed());
+    uint64_t v = 0xABCDEF;
+    std::memcpy(dmi.get_dmi_ptr() + 0x123, &v, 8);
+    EXPECT_EQ(mem.read64(0x7123), v);
+}
+
+TEST_F(MemoryTest, WarpPayloadServesEveryActiveLane)
+{
+    gmmu::warp_ext ext;
+    ext.nlanes = 32;
+    ext.active = 0xFFFF0000u; // upper half only
+    for (unsigned l = 0; l < 32; l++) {
+        ext.va[l] = ext.pa[l] = 0x10000 + 4096ull * l + 8 * l;
+        ext.data[l] = 1000 + l;
+    }
+    sc_time d;
+    ASSERT_EQ(ini.warp(tlm::TLM_WRITE_COMMAND, ext, d), tlm::TLM_OK_RESPONSE);
+    for (unsigned l = 0; l < 32; l++)
+        EXPECT_EQ(mem.read64(ext.pa[l]), l >= 16 ? 1000u + l : 0u) << "lane " << l;
+    for (auto &x : ext.data)
+        x = 0;
+    ASSERT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(ext.data[20], 1020u);
+    EXPECT_EQ(d, sc_time(14, SC_NS)); // a warp access costs one memory latency
+}
+
+TEST_F(MemoryTest, ByteEnablesAreRejected)
+{
+    uint8_t be[4] = {0xff, 0, 0xff, 0};
+    uint32_t v = 0;
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(0);
+    gp.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+    gp.set_data_length(4);
+    gp.set_byte_enable_ptr(be);
+    gp.set_byte_enable_length(4);
+    sc_time d;
+    ini.isock->b_transport(gp, d);
+    EXPECT_EQ(gp.get_response_status(), tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+}
+
+} // namespace

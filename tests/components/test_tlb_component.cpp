@@ -1,0 +1,192 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "components/memory.h"
+#include "components/ptw.h"
+#include "components/tlb.h"
+#include "gpu/driver.h"
+#include "tlm_harness.h"
+
+using namespace sc_core;
+
+namespace {
+
+gmmu::tlb_params params(unsigned entries, unsigned ways, unsigned lookup, unsigned level)
+{
+    gmmu::tlb_params p;
+    p.model.entries = entries;
+    p.model.ways = ways;
+    p.model.page_shift = 12;
+    p.model.repl = GMMU_TLB_REPL_LRU;
+    p.model.lookup_cycles = lookup;
+    p.ports = 4;
+    p.level = level;
+    return p;
+}
+
+// initiator -> L1 -> memory; L1 misses -> L2 -> walker -> memory.
+struct TlbComponentTest : ::testing::Test {
+    static constexpr unsigned mem_lat = 10;
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", mem_lat, sc_time(1, SC_NS)};
+    gmmu::driver drv{"drv", mem};
+    gmmu::tlb l1{"l1", params(8, 8, 1, 1)};
+    gmmu::tlb l2{"l2", params(64, 4, 5, 2)};
+    gmmu::ptw walker{"ptw", gmmu::ptw_params{}};
+    const uint64_t base = 0x7f0000000000ull;
+
+    void SetUp() override
+    {
+        ini.isock.bind(l1.tsock);
+        l1.isock.bind(mem.tsock);
+        l1.miss_isock.bind(l2.tsock);
+        l2.miss_isock.bind(walker.tsock);
+        walker.pt_isock.bind(mem.tsock);
+        walker.set_root(0, drv.root());
+        drv.map(base, 64 * 4096, 12);
+        drv.map(base + (1ull << 30), 4096, 12, GMMU_MAP_U); // read-only page
+        sc_start(SC_ZERO_TIME);
+    }
+};
+
+TEST_F(TlbComponentTest, PlainPayloadIsTranslatedAsOneLaneWarp)
+{
+    uint64_t v = 0x0123456789ABCDEFull;
+    sc_time d = SC_ZERO_TIME;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + 0x3008, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    uint64_t pa = drv.translate(base + 0x3008);
+    ASSERT_NE(pa, ~0ull);
+    EXPECT_EQ(mem.read64(pa), v); // the data landed at the physical address the tables give
+    // Miss path: L1 lookup 1 + L2 lookup 5 + 4 PTE reads x 10 + data access 10.
+    EXPECT_EQ(d, sc_time(1 + 5 + 4 * mem_lat + mem_lat, SC_NS));
+    // Second access to the page hits in L1: 1 + 10.
+    uint64_t back = 0;
+    d = SC_ZERO_TIME;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x3008, &back, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(d, sc_time(1 + mem_lat, SC_NS));
+    EXPECT_EQ(l1.model().st.hits, 1u);
+    EXPECT_EQ(l1.model().st.misses, 1u);
+    EXPECT_EQ(l2.model().st.misses, 1u);
+}
+
+TEST_F(TlbComponentTest, L2HitAvoidsTheWalk)
+{
+    uint64_t v = 1;
+    sc_time d;
+    for (unsigned p = 0; p < 16; p++) // 16 pages overflow the 8-entry L1, fit the L2
+        ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + p * 4096, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    nlohmann::json j;
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 16u);
+    EXPECT_EQ(j["pt_reads"], 64u);
+    d = SC_ZERO_TIME;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(d, sc_time(1 + 5 + mem_lat, SC_NS));
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 16u);
+}
+
+TEST_F(TlbComponentTest, WarpIsCoalescedIntoUniquePagesAndBatched)
+{
+    gmmu::warp_ext ext;
+    ext.active = 0xFFFFFFFFu;
+    for (unsigned l = 0; l < 32; l++) {
+        ext.va[l] = base + (l % 4) * 4096 + 8 * l; // 4 distinct pages
+        ext.data[l] = 100 + l;
+    }
+    sc_time d;
+    ASSERT_EQ(ini.warp(tlm::TLM_WRITE_COMMAND, ext, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(ext.page_divergence, 4u);
+    for (unsigned l = 0; l < 32; l++) {
+        EXPECT_EQ(ext.pa[l], drv.translate(ext.va[l])) << "lane " << l;
+        EXPECT_EQ(mem.read64(ext.pa[l]), 100u + l);
+    }
+    EXPECT_EQ(l1.model().st.accesses, 4u);
+    nlohmann::json j;
+    l1.dump_stats(j);
+    EXPECT_EQ(j["miss_batches"], 1u); // the four misses went down as one batch
+}
+
+TEST_F(TlbComponentTest, UnmappedAndReadOnlyAccessesFault)
+{
+    uint64_t v = 5;
+    sc_time d;
+    EXPECT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + (1ull << 33), &v, 8, d),
+              tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    gmmu::warp_ext ext;
+    ext.nlanes = 1;
+    ext.active = 1;
+    ext.va[0] = base + (1ull << 30);
+    EXPECT_EQ(ini.warp(tlm::TLM_WRITE_COMMAND, ext, d), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(ext.fault, GMMU_FAULT_WRITE);
+    EXPECT_EQ(ext.fault_mask, 1u);
+    EXPECT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d), tlm::TLM_OK_RESPONSE); // reading is allowed
+    EXPECT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x0000900000000000ull, &v, 8, d),
+              tlm::TLM_ADDRESS_ERROR_RESPONSE); // non-canonical
+}
+
+TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)
+{
+    uint64_t v = 77, back = 0;
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + 0x5000, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    gmmu_tlb_stats before = l1.model().st;
+    EXPECT_EQ(ini.debug(tlm::TLM_READ_COMMAND, base + 0x5000, &back, 8), 8u);
+    EXPECT_EQ(back, 77u);
+    uint64_t w = 99;
+    EXPECT_EQ(ini.debug(tlm::TLM_WRITE_COMMAND, base + 0x9000, &w, 8), 8u); // an L1 miss, walked
+    EXPECT_EQ(mem.read64(drv.translate(base + 0x9000)), 99u);
+    EXPECT_EQ(l1.model().st.accesses, before.accesses);
+    EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x9000) >> 12, nullptr));
+}
+
+TEST_F(TlbComponentTest, DmiIsPageSizedVirtualAndHonoursPermissions)
+{
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_WRITE_COMMAND);
+    gp.set_address(base + 0x2123);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    EXPECT_EQ(dmi.get_start_address(), base + 0x2000);
+    EXPECT_EQ(dmi.get_end_address(), base + 0x2fff);
+    EXPECT_TRUE(dmi.is_read_write_allowed());
+    uint64_t v = 0x5151;
+    std::memcpy(dmi.get_dmi_ptr() + 0x123, &v, 8);
+    EXPECT_EQ(mem.read64(drv.translate(base + 0x2123)), v);
+
+    gp.set_address(base + (1ull << 30));
+    tlm::tlm_dmi ro;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, ro));
+    EXPECT_TRUE(ro.is_read_allowed());
+    EXPECT_FALSE(ro.is_write_allowed());
+
+    gp.set_address(base + (1ull << 34));
+    tlm::tlm_dmi none;
+    EXPECT_FALSE(ini.isock->get_direct_mem_ptr(gp, none)); // unmapped: no DMI
+}
+
+TEST_F(TlbComponentTest, InvalidationDropsEntriesAndRevokesDmiUpstream)
+{
+    uint64_t v = 1;
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x4000, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(base + 0x4000);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    ASSERT_TRUE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x4000) >> 12, nullptr));
+    l1.invalidate_page(0, base + 0x4000);
+    EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x4000) >> 12, nullptr));
+    ASSERT_EQ(ini.invalidations.size(), 1u);
+    EXPECT_EQ(ini.invalidations[0].first, base + 0x4000);
+    EXPECT_EQ(ini.invalidations[0].second, base + 0x4fff);
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    l1.invalidate_all();
+    ASSERT_EQ(ini.invalidations.size(), 2u);
+    EXPECT_EQ(ini.invalidations[1].first, 0u);
+}
+
+} // namespace

@@ -1,0 +1,313 @@
+// gmmu-sim as users run it: outputs, exit codes and bad-input messages.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "gpu/config.h"
+#include "gpu/workload.h"
+
+namespace {
+
+struct SimRun {
+    int status;
+    std::string out;
+};
+
+SimRun sim(const std::string &args)
+{
+    std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out.append(buf, n);
+    int st = pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
+}
+
+std::string tmp(const std::string &name)
+{
+    auto d = std::filesystem::path(::testing::TempDir()) / "gmmu_cli";
+    std::filesystem::create_directories(d);
+    return (d / name).string();
+}
+
+std::string write(const std::string &name, const std::string &text)
+{
+    std::string p = tmp(name);
+    std::ofstream(p) << text;
+    return p;
+}
+
+nlohmann::json load(const std::string &path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+const std::string small = "--set sm.count=2 --set sm.warps=4 --set workload.region_bytes=1048576 "
+                          "--set workload.accesses=8";
+
+// ---- outputs -------------------------------------------------------------------
+TEST(CliTest, DefaultRunPrintsSummaryAndWritesStatsAndConfig)
+{
+    std::string out = tmp("run1");
+    SimRun r = sim("--config default --workload random-sample " + small + " --set l1_tlb.entries=64 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    for (const char *s : {"warp accesses", "L1 TLB hit rate", "L2 TLB hit rate", "walks",
+                          "page-table reads", "simulated time", "wall time", "warp accesses/wall s"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+    nlohmann::json st = load(out + "/stats.json");
+    EXPECT_GT(st["sim_time_ns"].get<double>(), 0.0);
+    EXPECT_TRUE(st.contains("wall_s"));
+    EXPECT_GT(st["gpu"]["l1_tlb0"]["accesses"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(st["gpu"]["ptw"].contains("walks"));
+    EXPECT_TRUE(st["gpu"]["ptw"].contains("pt_reads"));
+    nlohmann::json cfg = load(out + "/config.json");
+    EXPECT_EQ(cfg["l1_tlb"]["entries"], 64); // the effective config, overrides included
+    EXPECT_EQ(cfg["workload"]["kind"], "random-sample");
+}
+
+TEST(CliTest, SameSeedSameResultsDifferentSeedDifferentAddresses)
+{
+    auto walks = [&](const std::string &seed, const std::string &name) {
+        std::string out = tmp(name);
+        SimRun r = sim("--workload random-sample " + small + " --seed " + seed + " --quiet --out " + out);
+        EXPECT_EQ(r.status, 0) << r.out;
+        nlohmann::json st = load(out + "/stats.json");
+        return std::make_pair(st["gpu"]["l1_tlb0"]["hits"].get<uint64_t>() +
+                                  st["gpu"]["l2_tlb"]["hits"].get<uint64_t>(),
+                              st["sim_time_ns"].get<double>());
+    };
+    auto a = walks("5", "s5a"), b = walks("5", "s5b"), c = walks("6", "s6");
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+}
+
+TEST(CliTest, TraceWorkloadMapsWhatItTouchesAndChecksData)
+{
+    std::string trace = write("ok.trace",
+                              "# sm warp op vas\n"
+                              "0 0 W 0x7f0000001000,0x7f0000001008,0x7f0000200000\n"
+                              "\n"
+                              "1 3 W 0x10000000   # another SM\n"
+                              "0 0 R 0x7f0000001000,0x7f0000200000,0x7f0000300000\n"
+                              "1 3 R 0x10000000\n");
+    std::string out = tmp("trace_ok");
+    SimRun r = sim("--workload trace --set workload.path=" + trace + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    nlohmann::json st = load(out + "/stats.json");
+    EXPECT_EQ(st["warp_accesses"], 4);
+    EXPECT_EQ(st["gpu"]["driver"]["mapped_4k"], 4); // four distinct pages
+    EXPECT_EQ(st["data_check"]["lanes_checked"], 4);
+    EXPECT_EQ(st["data_check"]["mismatches"], 0);
+}
+
+TEST(CliTest, LatencyIsHiddenByOtherWarps)
+{
+    auto per_access = [&](const std::string &warps, const std::string &name) {
+        std::string out = tmp(name);
+        SimRun r = sim("--workload random-sample --set sm.count=1 --set sm.warps=" + warps +
+                    " --set workload.accesses=" + std::to_string(64 / std::stoi(warps)) +
+                    " --set ptw.walkers=16 --set workload.active_lanes=1 --quiet --out " + out);
+        EXPECT_EQ(r.status, 0) << r.out;
+        nlohmann::json st = load(out + "/stats.json");
+        return st["sim_time_ns"].get<double>();
+    };
+    // Same warp accesses (one lane each, so walks are latency- not walker-bound);
+    // 16 warps overlap their walks, 1 warp waits for each.
+    double one = per_access("1", "w1"), many = per_access("16", "w16");
+    EXPECT_LT(many * 4, one);
+}
+
+TEST(CliTest, ListKeysDocumentsEveryKey)
+{
+    SimRun r = sim("--list-keys");
+    ASSERT_EQ(r.status, 0);
+    for (auto &k : gmmu::config_schema())
+        EXPECT_NE(r.out.find("`" + k.key + "`"), std::string::npos) << k.key;
+}
+
+TEST(CliTest, DocsConfigsMdListsTheSchema)
+{
+    std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/docs/configs.md");
+    ASSERT_TRUE(in) << "docs/configs.md missing";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    EXPECT_NE(ss.str().find(gmmu::config::schema_markdown()), std::string::npos)
+        << "docs/configs.md is out of date: regenerate the table with gmmu-sim --list-keys";
+}
+
+// ---- bad input: one line naming the key or file:line, exit 2 ------------------
+void expect_bad(const std::string &args, const std::string &needle)
+{
+    SimRun r = sim(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(needle), std::string::npos) << "message lacks '" << needle << "':\n" << r.out;
+    // one line of error
+    size_t errors = 0;
+    std::istringstream ls(r.out);
+    std::string line;
+    while (std::getline(ls, line))
+        errors += line.rfind("gmmu-sim: error:", 0) == 0;
+    EXPECT_EQ(errors, 1u) << r.out;
+}
+
+TEST(CliTest, UnknownKeyIsNamed)
+{
+    expect_bad("--workload stream --set l1_tlb.entires=64", "l1_tlb.entires");
+    std::string cfg = write("unknown.json", "{\n  \"sm\": {\"count\": 2, \"colour\": 3}\n}\n");
+    expect_bad("--config " + cfg + " --workload stream", "sm.colour");
+}
+
+TEST(CliTest, WrongTypeIsNamed)
+{
+    expect_bad("--workload stream --set sm.count=four", "sm.count");
+    expect_bad("--workload stream --set mmu.bypass=maybe", "mmu.bypass");
+    std::string cfg = write("type.json", "{ \"l2_tlb\": { \"entries\": \"512\" } }");
+    expect_bad("--config " + cfg + " --workload stream", "l2_tlb.entries");
+}
+
+TEST(CliTest, ZeroSizeIsRejected)
+{
+    expect_bad("--workload stream --set l1_tlb.entries=0", "l1_tlb.entries");
+    expect_bad("--workload stream --set ptw.walkers=0", "ptw.walkers");
+}
+
+TEST(CliTest, OutOfRangeIsRejectedWithTheRange)
+{
+    expect_bad("--workload stream --set sm.warps=65", "1..64");
+    expect_bad("--workload stream --set l1_tlb.ways=64", "l1_tlb.ways"); // more ways than entries
+    expect_bad("--workload stream --set l1_tlb.replacement=mru", "l1_tlb.replacement");
+}
+
+TEST(CliTest, NonPowerOfTwoIsRejected)
+{
+    expect_bad("--workload stream --set page_size=12288", "page_size");
+    expect_bad("--workload stream --set page_size=8192", "page_size"); // pow2 but not x86
+}
+
+TEST(CliTest, UnreadableFilesAreNamed)
+{
+    expect_bad("--config /nonexistent/x.json --workload stream", "/nonexistent/x.json");
+    expect_bad("--config no-such-config --workload stream", "no-such-config");
+    expect_bad("--workload trace --set workload.path=/nonexistent/t.trace", "/nonexistent/t.trace");
+    expect_bad("--workload trace", "workload.path");
+    expect_bad("--workload no-such-workload", "no-such-workload");
+}
+
+TEST(CliTest, MalformedJsonNamesFileAndLine)
+{
+    std::string cfg = write("broken.json", "{\n  \"sm\": {\n    \"count\": 2,,\n  }\n}\n");
+    expect_bad("--config " + cfg + " --workload stream", cfg + ":3:");
+}
+
+TEST(CliTest, MalformedTraceLinesNameFileAndLine)
+{
+    struct Case {
+        const char *text, *needle;
+    } cases[] = {
+        {"0 0 R 0x1000\n0 0 X 0x2000\n", ":2: expected R or W"},
+        {"0 0 R 1000\n", ":1: VA '1000' is not hexadecimal"},
+        {"\n\n0 0 R\n", ":3: expected 'SM WARP R|W"},
+        {"9 0 R 0x1000\n", ":1: SM 9 out of range"},
+        {"0 99 R 0x1000\n", ":1: WARP 99 out of range"},
+        {"0 0 R 0x0000800000000000\n", ":1: VA 0x0000800000000000 is not canonical"},
+        {"0 0 R 0x1001\n", "not 8-byte aligned"},
+        {"0 0 R 0x1000,\n", ":1: empty VA"},
+        {"0 0 R 0x1000 extra\n", ":1: unexpected text"},
+        {"-1 0 R 0x1000\n", ":1: SM '-1' is not a decimal"},
+        {"# only a comment\n", "no accesses"},
+    };
+    int i = 0;
+    for (auto &c : cases) {
+        std::string t = write("bad" + std::to_string(i++) + ".trace", c.text);
+        expect_bad("--workload trace --set workload.path=" + t, c.needle);
+    }
+    std::string many = "0 0 R ";
+    for (int k = 0; k < 33; k++)
+        many += (k ? ",0x" : "0x") + std::to_string(1000 + k) + "000";
+    std::string t = write("many.trace", many + "\n");
+    expect_bad("--workload trace --set workload.path=" + t, ":1: more than 32 VAs");
+}
+
+TEST(CliTest, BadCommandLineIsExit2)
+{
+    expect_bad("--workload stream --set novalue", "key=value");
+    expect_bad("--workload stream --seed notanumber", "seed");
+    SimRun r = sim("--workload stream --bogus-flag");
+    EXPECT_EQ(r.status, 2);
+}
+
+// ---- fuzzing the parsers: any input gives success or a config_error --------------
+TEST(CliTest, FuzzedTracesNeverCrashTheParser)
+{
+    const uint64_t seed = 20261122;
+    std::mt19937_64 rng(seed);
+    const std::string alphabet = "0123456789abcdefxXRW ,#\n\t-+";
+    gmmu::config cfg = gmmu::config::load("default", {});
+    int accepted = 0, rejected = 0;
+    for (int it = 0; it < 300; it++) {
+        std::string text = "0 0 W 0x7f0000001000,0x7f0000002000\n1 1 R 0x10000000\n";
+        int muts = 1 + int(rng() % 6);
+        for (int m = 0; m < muts; m++) {
+            size_t pos = rng() % (text.size() + 1);
+            if (rng() % 2 && pos < text.size())
+                text.erase(pos, 1 + rng() % 3);
+            else
+                text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+        }
+        std::string path = write("fuzz.trace", text);
+        cfg.set("workload.path", path);
+        try {
+            auto wl = gmmu::make_workload("trace", cfg, 1);
+            accepted++;
+        } catch (const gmmu::config_error &e) {
+            rejected++;
+            EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << "seed " << seed;
+        }
+    }
+    EXPECT_GT(accepted, 0);
+    EXPECT_GT(rejected, 0);
+}
+
+TEST(CliTest, FuzzedConfigsNeverCrashTheLoader)
+{
+    const uint64_t seed = 77;
+    std::mt19937_64 rng(seed);
+    const std::string base = "{ \"sm\": { \"count\": 4, \"warps\": 8 }, \"l1_tlb\": { \"entries\": 32, "
+                             "\"ways\": 8 }, \"page_size\": 4096, \"mmu\": { \"bypass\": false } }";
+    const std::string alphabet = "{}[]\":,0123456789.-aetrufl smw";
+    int accepted = 0, rejected = 0;
+    for (int it = 0; it < 300; it++) {
+        std::string text = base;
+        int muts = 1 + int(rng() % 4);
+        for (int m = 0; m < muts; m++) {
+            size_t pos = rng() % (text.size() + 1);
+            if (rng() % 2 && pos < text.size())
+                text.erase(pos, 1 + rng() % 2);
+            else
+                text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+        }
+        std::string path = write("fuzz.json", text);
+        try {
+            gmmu::config::load(path, {});
+            accepted++;
+        } catch (const gmmu::config_error &) {
+            rejected++;
+        }
+    }
+    EXPECT_GT(accepted, 0) << "seed " << seed;
+    EXPECT_GT(rejected, 0) << "seed " << seed;
+}
+
+} // namespace
