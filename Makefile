@@ -26,7 +26,7 @@ test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 $(BUILD_ASAN)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGMMU_SANITIZE=ON -DGMMU_SANITIZE_BUILD=ON
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGMMU_SANITIZE=ON
 
 test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
