@@ -1,0 +1,122 @@
+/* gmmu — a small synthetic warp ISA and the synthetic kernels that exercise
+ * the SM issue model (tanasic-micro17, SPECS.md section 3).
+ *
+ * Registers are 64-bit, one value per lane (32 lanes per warp). At block
+ * start every thread has r0 = global thread id, r1 = block id, r2 = warp
+ * index within the block, r3 = lane; all other registers are 0.
+ *
+ * Global memory is byte addressed (virtual addresses); every access is one
+ * naturally aligned 64-bit word ((a + imm) & ~7). A word that was never
+ * written reads as gmmu_kernel_input_value(va) — the "host-initialised"
+ * content of the kernel's input regions — so callers need no set-up pass.
+ * Kernels are race-free by construction: no two threads write the same word,
+ * except through GMMU_OP_RED (commutative add), and no thread reads a word
+ * any thread writes. Their final memory is therefore independent of timing,
+ * which is what lets tests compare a run with faults against a fault-free one.
+ *
+ * Code is straight-line (loops are unrolled by the builders), so fetch
+ * never waits on control flow. */
+#ifndef GMMU_KERNELS_H
+#define GMMU_KERNELS_H
+
+#include "gmmu/status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMMU_ISA_LANES 32u
+#define GMMU_ISA_MAX_REGS 255u
+#define GMMU_KERNEL_MAX_INSNS 4096u
+#define GMMU_KERNEL_MAX_REGIONS 8u
+
+typedef enum gmmu_op {
+    GMMU_OP_MOVI = 0, /* d = imm */
+    GMMU_OP_ADD,      /* d = a + b */
+    GMMU_OP_ADDI,     /* d = a + imm */
+    GMMU_OP_MUL,      /* d = a * b */
+    GMMU_OP_MAD,      /* d = a * b + c */
+    GMMU_OP_XOR,      /* d = a ^ b */
+    GMMU_OP_SHLI,     /* d = a << (imm & 63) */
+    GMMU_OP_SHRI,     /* d = a >> (imm & 63) */
+    GMMU_OP_ANDI,     /* d = a & imm */
+    GMMU_OP_SFU,      /* d = mix64(a + imm), on the special-function unit */
+    GMMU_OP_LD,       /* d = mem[(a + imm) & ~7]          global load  */
+    GMMU_OP_ST,       /* mem[(a + imm) & ~7] = b          global store */
+    GMMU_OP_RED,      /* mem[(a + imm) & ~7] += b         global reduction (no result) */
+    GMMU_OP_COUNT
+} gmmu_op;
+
+typedef enum gmmu_unit {
+    GMMU_UNIT_MATH = 0,
+    GMMU_UNIT_SFU = 1,
+    GMMU_UNIT_LDST = 2,
+    GMMU_UNIT_COUNT
+} gmmu_unit;
+
+typedef struct gmmu_insn {
+    uint8_t op;     /* gmmu_op */
+    uint8_t dst;    /* destination register (ignored by ST/RED) */
+    uint8_t src[3]; /* source registers, gmmu_op_nsrc(op) of them used */
+    int64_t imm;
+} gmmu_insn;
+
+unsigned gmmu_op_nsrc(gmmu_op op);
+bool gmmu_op_has_dst(gmmu_op op);
+/* Global memory instructions: the only ones that translate and can fault. */
+bool gmmu_op_is_global(gmmu_op op);
+/* Operand-log entries a global memory instruction needs: LD 1 (address),
+ * ST/RED 2 (address, data). 0 for the rest. */
+unsigned gmmu_op_log_entries(gmmu_op op);
+gmmu_unit gmmu_op_unit(gmmu_op op);
+/* Result of a non-memory instruction for one lane. */
+uint64_t gmmu_op_alu(const gmmu_insn *in, uint64_t a, uint64_t b, uint64_t c);
+/* The value of a never-written memory word. */
+uint64_t gmmu_kernel_input_value(uint64_t va);
+
+typedef enum gmmu_region_kind {
+    GMMU_REGION_INPUT = 0, /* initialised by the host: on demand paging, a fault migrates it */
+    GMMU_REGION_OUTPUT = 1 /* written by the kernel only: a fault is a first touch */
+} gmmu_region_kind;
+
+typedef struct gmmu_region {
+    uint64_t base;  /* virtual address, 64 KiB aligned */
+    uint64_t bytes;
+    gmmu_region_kind kind;
+} gmmu_region;
+
+typedef struct gmmu_kernel {
+    char name[32];
+    uint32_t ninsns;
+    uint32_t nregs;           /* 64-bit registers per thread (8 B x 32 lanes per warp each) */
+    uint32_t warps_per_block;
+    uint32_t shared_bytes;    /* shared memory per block (occupancy and context size only) */
+    uint32_t grid_blocks;
+    uint32_t nregions;
+    gmmu_region region[GMMU_KERNEL_MAX_REGIONS];
+    gmmu_insn code[GMMU_KERNEL_MAX_INSNS];
+} gmmu_kernel;
+
+typedef struct gmmu_kernel_params {
+    uint32_t grid_blocks; /* 0: the kernel's default */
+    uint32_t iters;       /* 0: the kernel's default (loop trip count before unrolling) */
+} gmmu_kernel_params;
+
+/* Names accepted by gmmu_kernel_build: "lbm-like", "sgemm-like",
+ * "stencil-like", "histo-like", "spmv-like", "mriq-like", "tiny". */
+unsigned gmmu_kernel_count(void);
+const char *gmmu_kernel_name(unsigned i);
+gmmu_status gmmu_kernel_build(gmmu_kernel *k, const char *name, const gmmu_kernel_params *p,
+                              gmmu_error *err);
+/* Validate a (possibly hand-written) kernel: opcodes, register indices. */
+gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err);
+/* Region index holding va, or -1. */
+int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,236 @@
+/* gmmu — SM issue/commit model at warp-instruction granularity, with the
+ * preemptible-fault schemes of tanasic-micro17 (SPECS.md section 3):
+ * stall-on-fault, warp disable (until commit / until last TLB check),
+ * replay queue and operand log, and block switching on faults.
+ *
+ * What it models
+ *  - Thread blocks of warps, resident up to the occupancy limits (blocks,
+ *    warps, register file, shared memory); a kernel's grid is handed out by
+ *    the caller's block scheduler (env.next_block).
+ *  - A loose-round-robin issue stage: issue_width instructions per cycle from
+ *    one or more warps, per-unit limits (math, SFU, ld/st per cycle), in
+ *    program order per warp, checked by a scoreboard: a destination is
+ *    pending until commit; a source is pending until operand read (the
+ *    baseline's early release) — or, under the replay queue, until the last
+ *    TLB check of a global memory instruction.
+ *  - Out-of-order commit: ALU results after alu/sfu latency; global memory
+ *    instructions are split by a coalescer into one request per 128-B line
+ *    (one request per cycle through the memory pipeline) and each request
+ *    asks env.translate for its TLB latency, data latency and fault outcome.
+ *  - Real values: registers hold 64-bit lane values; instructions compute
+ *    them; loads/stores/reductions read and write memory through
+ *    env.read64/write64 when the instruction has passed its last TLB check
+ *    (never for a squashed instruction), so a run with faults must end with
+ *    the memory and registers of the fault-free run.
+ *
+ * Fault handling per scheme (a fault = a request whose translate reports
+ * fault, with the cycle the page becomes present):
+ *  - STALL: the request waits (a very long TLB miss), is re-sent when the
+ *    fault is resolved, and the instruction completes; nothing is squashed.
+ *  - WD_COMMIT / WD_LASTCHECK: after issuing a global memory instruction
+ *    the warp issues nothing more until it commits / passes its last TLB
+ *    check. A fault squashes it; the warp drains and replays it.
+ *  - REPLAY_QUEUE: global memory instructions enter the warp's replay queue
+ *    at issue and leave at commit; their sources stay reserved until the
+ *    last TLB check. A fault squashes the faulted instructions, the warp
+ *    drains the rest, and when the faults are resolved it replays the
+ *    squashed ones in program order (sources from the register file) before
+ *    issuing new instructions.
+ *  - OPLOG: like the replay queue, but sources are released at operand read
+ *    after being written to the operand log; issue stalls when the block's
+ *    partition is full; replay reads the log.
+ *  - Block switching (preemptible schemes): when a fault's position in the
+ *    pending-fault queue exceeds switch_threshold, the local scheduler
+ *    drains the faulted block, saves its context (registers, shared memory,
+ *    replay queues, operand-log partition) and runs in its slot an off-chip
+ *    block whose faults are resolved, or a new block from the grid, with at
+ *    most max_extra_blocks blocks beyond the resident limit per SM.
+ *
+ * Time: the caller steps the SM cycle by cycle (gmmu_sm_step) but may jump
+ * to gmmu_sm_next_cycle(); nothing happens in the cycles between. */
+#ifndef GMMU_SM_ISSUE_H
+#define GMMU_SM_ISSUE_H
+
+#include "gmmu/kernels.h"
+#include "gmmu/oplog.h"
+#include "gmmu/replay_queue.h"
+#include "gmmu/status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gmmu_fault_scheme {
+    GMMU_SCHEME_STALL = 0,
+    GMMU_SCHEME_WD_COMMIT = 1,
+    GMMU_SCHEME_WD_LASTCHECK = 2,
+    GMMU_SCHEME_REPLAY_QUEUE = 3,
+    GMMU_SCHEME_OPLOG = 4
+} gmmu_fault_scheme;
+
+/* "stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog". */
+const char *gmmu_fault_scheme_name(gmmu_fault_scheme s);
+gmmu_status gmmu_fault_scheme_parse(const char *s, gmmu_fault_scheme *out);
+
+#define GMMU_SM_LINE_BYTES 128u
+
+typedef struct gmmu_sm_config {
+    uint32_t sm_id;
+    uint32_t max_blocks;       /* resident thread blocks (16) */
+    uint32_t max_warps;        /* resident warps (64) */
+    uint32_t regfile_bytes;    /* 256 KiB; a register costs 8 B x 32 lanes per warp */
+    uint32_t shared_bytes;     /* 32 KiB */
+    uint32_t issue_width;      /* instructions per cycle, from 1 or more warps (2) */
+    uint32_t math_per_cycle;   /* math units (2) */
+    uint32_t sfu_per_cycle;    /* special-function units (1) */
+    uint32_t ldst_per_cycle;   /* ld/st units: memory instructions per cycle (1) */
+    uint32_t opread_cycles;    /* issue -> operand read (1) */
+    uint32_t alu_latency;      /* operand read -> commit, math (8) */
+    uint32_t sfu_latency;      /* operand read -> commit, SFU (20) */
+    uint32_t coalesce_cycles;  /* operand read -> first request at the TLB (2) */
+    uint32_t inflight_max;     /* in-flight instruction slots of the SM (1024) */
+    gmmu_fault_scheme scheme;
+    uint32_t oplog_bytes;      /* operand log capacity (OPLOG only), e.g. 16384 */
+    uint32_t replay_queue_entries; /* per warp (1..64) */
+    bool block_switch;         /* switch faulted blocks out (preemptible schemes) */
+    uint32_t switch_threshold; /* switch when the fault's queue position > this */
+    uint32_t max_extra_blocks; /* blocks beyond the resident limit per SM (4) */
+    uint32_t ctx_fixed_cycles; /* fixed part of one context save or restore */
+    uint32_t ctx_bytes_per_cycle; /* context save/restore bandwidth */
+    uint32_t rq_entry_bytes;   /* context bytes per replay-queue entry */
+} gmmu_sm_config;
+
+/* The tanasic-micro17 SM (table 1). */
+void gmmu_sm_config_tanasic17(gmmu_sm_config *c);
+gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);
+
+/* The whole tanasic-micro17 machine (table 1): what a platform or the
+ * standalone experiment builds around the SMs. */
+typedef struct gmmu_machine_config {
+    uint32_t num_sms;          /* 16 */
+    uint32_t clock_mhz;        /* 1000 */
+    gmmu_sm_config sm;
+    uint32_t line_bytes;       /* 128 */
+    uint32_t l1_bytes, l1_ways, l1_mshrs, l1_latency;           /* 32 KiB, 4, 32, 40 */
+    uint32_t l1_tlb_entries, l1_tlb_ways, l1_tlb_latency;       /* 32, 8, 1 */
+    uint32_t l2_bytes, l2_ways, l2_latency, l2_mshrs;           /* 2 MiB, 8, 70, 512 */
+    uint32_t l2_tlb_entries, l2_tlb_ways, l2_tlb_mshrs, l2_tlb_latency; /* 1024, 8, 128, 70 */
+    uint32_t walkers, walk_latency;                             /* 64, 500 */
+    uint32_t dram_bytes_per_cycle, dram_latency;                /* 256 GB/s at 1 GHz, 200 */
+} gmmu_machine_config;
+
+void gmmu_machine_config_tanasic17(gmmu_machine_config *c);
+gmmu_status gmmu_machine_config_check(const gmmu_machine_config *c, gmmu_error *err);
+
+/* One coalesced request (one 128-B line) of a global memory instruction. */
+typedef struct gmmu_sm_mem_req {
+    uint64_t va;        /* line address */
+    uint32_t lane_mask; /* lanes accessing the line */
+    uint32_t sm_id, block_id, warp; /* warp within the block */
+    uint32_t pc;
+    uint64_t now;       /* cycle the request reaches the TLB */
+    bool write;         /* store or reduction */
+    bool retry;         /* STALL: re-sent after its fault was resolved */
+} gmmu_sm_mem_req;
+
+typedef struct gmmu_sm_mem_resp {
+    uint32_t tlb_cycles;  /* now -> TLB check done (hit, L2 TLB or walk) */
+    uint32_t data_cycles; /* TLB check -> data back (load) or write accepted */
+    bool fault;           /* page not present */
+    uint64_t fault_ready; /* fault: absolute cycle the page becomes present (> now) */
+    uint32_t fault_queue_pos; /* fault: position in the global pending-fault queue */
+} gmmu_sm_mem_resp;
+
+typedef enum gmmu_sm_trace_kind {
+    GMMU_SM_TR_ISSUE = 0,
+    GMMU_SM_TR_REPLAY_ISSUE,
+    GMMU_SM_TR_OPREAD,
+    GMMU_SM_TR_LASTCHECK,
+    GMMU_SM_TR_COMMIT,
+    GMMU_SM_TR_FAULT,
+    GMMU_SM_TR_BLOCK_START,
+    GMMU_SM_TR_BLOCK_DONE,
+    GMMU_SM_TR_SWITCH_OUT,
+    GMMU_SM_TR_RESTORE,
+    GMMU_SM_TR_OPLOG_FULL
+} gmmu_sm_trace_kind;
+
+typedef struct gmmu_sm_trace_event {
+    uint64_t cycle;
+    gmmu_sm_trace_kind kind;
+    uint32_t block_id, warp, pc;
+} gmmu_sm_trace_event;
+
+/* The SM's environment. Every callback gets ctx. translate, read64 and
+ * write64 are required; next_block hands out the grid (required);
+ * block_done (optional) receives a finished block's final registers as
+ * regs[(warp * nregs + reg) * 32 + lane]; trace is optional. */
+typedef struct gmmu_sm_env {
+    gmmu_status (*translate)(void *ctx, const gmmu_sm_mem_req *req, gmmu_sm_mem_resp *resp);
+    gmmu_status (*read64)(void *ctx, uint64_t va, uint64_t *val);
+    gmmu_status (*write64)(void *ctx, uint64_t va, uint64_t val);
+    gmmu_status (*next_block)(void *ctx, uint32_t sm_id, bool *got, uint32_t *block_id);
+    gmmu_status (*block_done)(void *ctx, uint32_t sm_id, uint32_t block_id, const uint64_t *regs,
+                              uint32_t nwarps, uint32_t nregs);
+    void (*trace)(void *ctx, const gmmu_sm_trace_event *ev);
+    void *ctx;
+} gmmu_sm_env;
+
+typedef struct gmmu_sm_stats {
+    uint64_t end_cycle;       /* cycle the last block finished */
+    uint64_t issued;          /* instructions issued, replays included */
+    uint64_t replayed;        /* replay issues */
+    uint64_t committed;
+    uint64_t mem_insns;       /* global memory instructions that passed their TLB checks */
+    uint64_t requests;        /* translate calls */
+    uint64_t faults;          /* faulting instructions (squashed, or stalled under STALL) */
+    uint64_t fault_retries;   /* STALL: re-sent requests */
+    uint64_t stall_wd;        /* warp-cycles blocked by warp disable */
+    uint64_t stall_war;       /* warp-cycles blocked by a pending source read (WAR) */
+    uint64_t stall_oplog_full;/* warp-cycles blocked by a full operand-log partition */
+    uint64_t stall_rq_full;
+    uint64_t stall_pool_full;
+    uint64_t blocks_started, blocks_done;
+    uint64_t switch_outs, restores, extra_blocks;
+    uint32_t peak_extra_blocks; /* most blocks owned beyond the resident limit */
+    uint32_t peak_offchip;
+    uint64_t ctx_cycles;        /* summed save + restore cycles */
+    uint32_t resident_blocks;   /* occupancy of the launched kernel */
+    uint32_t oplog_partition_bytes;
+} gmmu_sm_stats;
+
+struct gmmu_sm_state; /* private */
+
+typedef struct gmmu_sm {
+    gmmu_sm_config cfg;
+    gmmu_sm_env env;
+    const gmmu_kernel *kernel;
+    struct gmmu_sm_state *s;
+    gmmu_sm_stats st;
+} gmmu_sm;
+
+gmmu_status gmmu_sm_init(gmmu_sm *sm, const gmmu_sm_config *cfg, const gmmu_sm_env *env,
+                         gmmu_error *err);
+void gmmu_sm_destroy(gmmu_sm *sm);
+/* Start kernel k (which must outlive the run) at cycle now: size the
+ * occupancy, partition the operand log, take the first blocks from
+ * env.next_block. Allocates; everything after it does not. */
+gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err);
+/* Process cycle now (>= the previous one): events due, then issue. */
+gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now);
+/* The next cycle at which something can happen (UINT64_MAX when done). */
+uint64_t gmmu_sm_next_cycle(const gmmu_sm *sm);
+bool gmmu_sm_done(const gmmu_sm *sm);
+/* Step until done or max_cycles; *end_cycle gets st.end_cycle. GMMU_EBUSY if
+ * max_cycles passed first. For one SM alone; platforms step SMs together. */
+gmmu_status gmmu_sm_run(gmmu_sm *sm, uint64_t max_cycles, uint64_t *end_cycle);
+/* Occupancy of kernel k on this SM (resident blocks), 0 if it does not fit. */
+uint32_t gmmu_sm_occupancy(const gmmu_sm_config *c, const gmmu_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,550 @@
+// SM issue model: scheme mechanics, fault-vs-fault-free equality of memory
+// and registers for every scheme, block switching, config validation.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+extern "C" {
+#include "gmmu/sm_issue.h"
+}
+
+namespace {
+
+uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+// A memory, a block scheduler and a translation with fixed latencies, where
+// a seeded fraction of pages starts not present (a fault with a seeded
+// resolution delay on first touch; later touches until then merge into it).
+struct Env {
+    std::unordered_map<uint64_t, uint64_t> mem; // va >> 3 -> value
+    std::map<uint32_t, std::vector<uint64_t>> regs; // block id -> final registers
+    uint32_t grid = 0, next = 0;
+    uint32_t tlb_cycles = 10, data_cycles = 120;
+    // faults
+    uint64_t seed = 0;
+    unsigned fault_pct = 0;          // % of pages not present at start
+    uint64_t fault_min = 3000, fault_span = 5000;
+    uint32_t queue_pos = 0;          // reported position in the pending queue
+    std::unordered_map<uint64_t, uint64_t> ready; // page -> cycle it is present
+    uint64_t faults = 0;
+    std::vector<gmmu_sm_trace_event> tr;
+    bool keep_trace = false;
+
+    static gmmu_status translate(void *ctx, const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
+    {
+        auto *e = static_cast<Env *>(ctx);
+        rs->tlb_cycles = e->tlb_cycles;
+        rs->data_cycles = e->data_cycles;
+        uint64_t page = rq->va >> 12;
+        if (e->fault_pct) {
+            auto it = e->ready.find(page);
+            if (it == e->ready.end()) {
+                bool absent = mix(page ^ e->seed) % 100 < e->fault_pct;
+                uint64_t r = absent ? rq->now + e->fault_min + mix(page + e->seed) % e->fault_span : 0;
+                it = e->ready.emplace(page, r).first;
+            }
+            if (rq->now < it->second) {
+                rs->fault = true;
+                rs->fault_ready = it->second;
+                rs->fault_queue_pos = e->queue_pos;
+                e->faults++;
+            }
+        }
+        return GMMU_OK;
+    }
+    static gmmu_status read64(void *ctx, uint64_t va, uint64_t *v)
+    {
+        auto *e = static_cast<Env *>(ctx);
+        auto it = e->mem.find(va >> 3);
+        *v = it == e->mem.end() ? gmmu_kernel_input_value(va) : it->second;
+        return GMMU_OK;
+    }
+    static gmmu_status write64(void *ctx, uint64_t va, uint64_t v)
+    {
+        static_cast<Env *>(ctx)->mem[va >> 3] = v;
+        return GMMU_OK;
+    }
+    static gmmu_status next_block(void *ctx, uint32_t, bool *got, uint32_t *id)
+    {
+        auto *e = static_cast<Env *>(ctx);
+        *got = e->next < e->grid;
+        if (*got)
+            *id = e->next++;
+        return GMMU_OK;
+    }
+    static gmmu_status block_done(void *ctx, uint32_t, uint32_t id, const uint64_t *r, uint32_t nw,
+                                  uint32_t nr)
+    {
+        static_cast<Env *>(ctx)->regs[id].assign(r, r + (size_t)nw * nr * 32);
+        return GMMU_OK;
+    }
+    static void trace(void *ctx, const gmmu_sm_trace_event *ev)
+    {
+        auto *e = static_cast<Env *>(ctx);
+        if (e->keep_trace)
+            e->tr.push_back(*ev);
+    }
+    gmmu_sm_env env()
+    {
+        return gmmu_sm_env{&translate, &read64, &write64, &next_block, &block_done, &trace, this};
+    }
+};
+
+struct SmRun {
+    Env env;
+    gmmu_sm sm{};
+    uint64_t end = 0;
+    ~SmRun() { gmmu_sm_destroy(&sm); }
+};
+
+std::unique_ptr<gmmu_kernel> kernel(const char *name, uint32_t grid = 0, uint32_t iters = 0)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_kernel_params p{grid, iters};
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_build(k.get(), name, &p, &err), GMMU_OK) << err.field << ": " << err.msg;
+    return k;
+}
+
+gmmu_sm_config cfg_for(gmmu_fault_scheme s, uint32_t oplog = 16384)
+{
+    gmmu_sm_config c;
+    gmmu_sm_config_tanasic17(&c);
+    c.scheme = s;
+    c.oplog_bytes = oplog;
+    return c;
+}
+
+void run(SmRun &r, const gmmu_sm_config &c, const gmmu_kernel *k)
+{
+    r.env.grid = k->grid_blocks;
+    gmmu_error err{};
+    gmmu_sm_env e = r.env.env();
+    ASSERT_EQ(gmmu_sm_init(&r.sm, &c, &e, &err), GMMU_OK) << err.field << ": " << err.msg;
+    ASSERT_EQ(gmmu_sm_launch(&r.sm, k, 0, &err), GMMU_OK) << err.field << ": " << err.msg;
+    ASSERT_EQ(gmmu_sm_run(&r.sm, 1ull << 34, &r.end), GMMU_OK);
+    ASSERT_EQ(r.env.regs.size(), k->grid_blocks);
+}
+
+const gmmu_fault_scheme kSchemes[] = {GMMU_SCHEME_STALL, GMMU_SCHEME_WD_COMMIT,
+                                      GMMU_SCHEME_WD_LASTCHECK, GMMU_SCHEME_REPLAY_QUEUE,
+                                      GMMU_SCHEME_OPLOG};
+
+// ---- names ------------------------------------------------------------------
+
+TEST(SmIssueTest, SchemeNamesParseAndRoundTrip)
+{
+    const char *names[] = {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"};
+    for (unsigned i = 0; i < 5; i++) {
+        gmmu_fault_scheme s;
+        ASSERT_EQ(gmmu_fault_scheme_parse(names[i], &s), GMMU_OK);
+        EXPECT_EQ((unsigned)s, i);
+        EXPECT_STREQ(gmmu_fault_scheme_name(s), names[i]);
+    }
+    gmmu_fault_scheme s;
+    EXPECT_EQ(gmmu_fault_scheme_parse("wd", &s), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_fault_scheme_parse("OPLOG", &s), GMMU_EINVAL);
+}
+
+// ---- configs ------------------------------------------------------------------
+
+TEST(SmIssueTest, Tanasic17MachineMatchesTableOne)
+{
+    gmmu_machine_config m;
+    gmmu_machine_config_tanasic17(&m);
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_machine_config_check(&m, &err), GMMU_OK) << err.field;
+    EXPECT_EQ(m.num_sms, 16u);
+    EXPECT_EQ(m.clock_mhz, 1000u);
+    EXPECT_EQ(m.sm.max_blocks, 16u);
+    EXPECT_EQ(m.sm.max_warps, 64u);
+    EXPECT_EQ(m.sm.regfile_bytes, 256u * 1024u);
+    EXPECT_EQ(m.sm.shared_bytes, 32u * 1024u);
+    EXPECT_EQ(m.sm.issue_width, 2u);
+    EXPECT_EQ(m.sm.math_per_cycle, 2u);
+    EXPECT_EQ(m.sm.sfu_per_cycle, 1u);
+    EXPECT_EQ(m.sm.ldst_per_cycle, 1u);
+    EXPECT_EQ(m.l1_tlb_entries, 32u);
+    EXPECT_EQ(m.l1_tlb_ways, 8u);
+    EXPECT_EQ(m.l1_latency, 40u);
+    EXPECT_EQ(m.l2_tlb_entries, 1024u);
+    EXPECT_EQ(m.l2_tlb_latency, 70u);
+    EXPECT_EQ(m.l2_latency, 70u);
+    EXPECT_EQ(m.walkers, 64u);
+    EXPECT_EQ(m.walk_latency, 500u);
+    EXPECT_EQ(m.dram_latency, 200u);
+    EXPECT_EQ(m.dram_bytes_per_cycle, 256u);
+}
+
+struct BadField {
+    const char *field;
+    void (*mutate)(gmmu_sm_config *);
+};
+
+TEST(SmIssueTest, BadConfigsNameTheField)
+{
+    const BadField cases[] = {
+        {"max_blocks", [](gmmu_sm_config *c) { c->max_blocks = 0; }},
+        {"max_warps", [](gmmu_sm_config *c) { c->max_warps = 1000; }},
+        {"issue_width", [](gmmu_sm_config *c) { c->issue_width = 0; }},
+        {"ldst_per_cycle", [](gmmu_sm_config *c) { c->ldst_per_cycle = 2; }},
+        {"alu_latency", [](gmmu_sm_config *c) { c->alu_latency = 0; }},
+        {"inflight_max", [](gmmu_sm_config *c) { c->inflight_max = 1; }},
+        {"fault_scheme", [](gmmu_sm_config *c) { c->scheme = (gmmu_fault_scheme)9; }},
+        {"oplog_bytes",
+         [](gmmu_sm_config *c) {
+             c->scheme = GMMU_SCHEME_OPLOG;
+             c->oplog_bytes = 1000;
+         }},
+        {"replay_queue_entries", [](gmmu_sm_config *c) { c->replay_queue_entries = 65; }},
+        {"block_switch",
+         [](gmmu_sm_config *c) {
+             c->scheme = GMMU_SCHEME_STALL;
+             c->block_switch = true;
+         }},
+        {"ctx_bytes_per_cycle", [](gmmu_sm_config *c) { c->ctx_bytes_per_cycle = 0; }},
+    };
+    for (const auto &bc : cases) {
+        gmmu_sm_config c;
+        gmmu_sm_config_tanasic17(&c);
+        bc.mutate(&c);
+        gmmu_error err{};
+        EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL) << bc.field;
+        EXPECT_STREQ(err.field, bc.field);
+        Env e;
+        gmmu_sm_env env = e.env();
+        gmmu_sm sm{};
+        gmmu_error err2{};
+        EXPECT_EQ(gmmu_sm_init(&sm, &c, &env, &err2), GMMU_EINVAL);
+        EXPECT_STREQ(err2.field, bc.field);
+    }
+}
+
+TEST(SmIssueTest, LogTooSmallForOccupancyIsRejectedAtLaunch)
+{
+    // 16 resident blocks x one store (512 B) = 8 KB is the minimum useful log.
+    auto k = kernel("sgemm-like", 16, 1);
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_OPLOG, 4096);
+    Env e;
+    e.grid = 16;
+    gmmu_sm_env env = e.env();
+    gmmu_sm sm{};
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_launch(&sm, k.get(), 0, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "oplog_bytes");
+    gmmu_sm_destroy(&sm);
+    c.oplog_bytes = 8192;
+    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_launch(&sm, k.get(), 0, &err), GMMU_OK);
+    EXPECT_EQ(sm.st.resident_blocks, 16u);
+    EXPECT_EQ(sm.st.oplog_partition_bytes, 512u);
+    gmmu_sm_destroy(&sm);
+}
+
+TEST(SmIssueTest, OccupancyFollowsRegistersWarpsAndSharedMemory)
+{
+    gmmu_sm_config c;
+    gmmu_sm_config_tanasic17(&c);
+    EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("lbm-like").get()), 8u); // 128 regs: 8 warps
+    EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("sgemm-like").get()), 16u);
+    EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("histo-like").get()), 8u);   // 64 warps / 8
+    EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("stencil-like").get()), 10u); // 24 regs
+}
+
+// ---- mechanics ----------------------------------------------------------------
+
+// Cycle of the first trace event of kind at pc (any warp of block 0).
+uint64_t when(const Env &e, gmmu_sm_trace_kind kind, uint32_t pc)
+{
+    for (const auto &ev : e.tr)
+        if (ev.kind == kind && ev.pc == pc && ev.block_id == 0 && ev.warp == 0)
+            return ev.cycle;
+    return UINT64_MAX;
+}
+
+// tiny: pc 4 = LD r7,[r4]; pc 5 = ADDI r4 (independent of the load's result).
+TEST(SmIssueTest, WdCommitBlocksFetchUntilCommitAndLastcheckUntilTlbCheck)
+{
+    auto k = kernel("tiny", 1, 1);
+    ASSERT_EQ(k->code[4].op, GMMU_OP_LD);
+    ASSERT_EQ(k->code[5].op, GMMU_OP_ADDI);
+    uint64_t base_issue = 0;
+    for (auto s : {GMMU_SCHEME_STALL, GMMU_SCHEME_WD_COMMIT, GMMU_SCHEME_WD_LASTCHECK}) {
+        SmRun r;
+        r.env.keep_trace = true;
+        run(r, cfg_for(s), k.get());
+        uint64_t ld_check = when(r.env, GMMU_SM_TR_LASTCHECK, 4);
+        uint64_t ld_commit = when(r.env, GMMU_SM_TR_COMMIT, 4);
+        uint64_t add_issue = when(r.env, GMMU_SM_TR_ISSUE, 5);
+        ASSERT_NE(ld_commit, UINT64_MAX);
+        ASSERT_LT(ld_check + 100, ld_commit); // 120-cycle data latency
+        if (s == GMMU_SCHEME_STALL) {
+            base_issue = add_issue;
+            EXPECT_LT(add_issue, ld_check); // baseline: no barrier
+        } else if (s == GMMU_SCHEME_WD_COMMIT) {
+            EXPECT_GE(add_issue, ld_commit);
+            EXPECT_GT(r.sm.st.stall_wd, 0u);
+        } else {
+            EXPECT_GE(add_issue, ld_check);
+            EXPECT_LT(add_issue, ld_commit);
+        }
+    }
+    EXPECT_GT(base_issue, 0u);
+}
+
+TEST(SmIssueTest, ReplayQueueHoldsSourcesUntilLastTlbCheck)
+{
+    // ADDI r4 overwrites the load's address register: under the replay queue
+    // it waits for the load's last TLB check (WAR), under oplog it does not.
+    auto k = kernel("tiny", 1, 1);
+    SmRun rq, ol;
+    rq.env.keep_trace = ol.env.keep_trace = true;
+    rq.env.tlb_cycles = ol.env.tlb_cycles = 60;
+    run(rq, cfg_for(GMMU_SCHEME_REPLAY_QUEUE), k.get());
+    run(ol, cfg_for(GMMU_SCHEME_OPLOG), k.get());
+    EXPECT_GE(when(rq.env, GMMU_SM_TR_ISSUE, 5), when(rq.env, GMMU_SM_TR_LASTCHECK, 4));
+    EXPECT_GT(rq.sm.st.stall_war, 0u);
+    EXPECT_LT(when(ol.env, GMMU_SM_TR_ISSUE, 5), when(ol.env, GMMU_SM_TR_LASTCHECK, 4));
+}
+
+TEST(SmIssueTest, OplogLoadTakesOneEntryStoreTwoAndFullPartitionStallsIssue)
+{
+    // One block resident per SM (max_blocks = 1): its partition is the whole log.
+    auto k = kernel("lbm-like", 1, 1);
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_OPLOG, 1024); // 4 entries
+    c.max_blocks = 1;
+    SmRun r;
+    r.env.keep_trace = true;
+    r.env.tlb_cycles = 200;
+    run(r, c, k.get());
+    EXPECT_EQ(r.sm.st.oplog_partition_bytes, 1024u);
+    // 19 loads (1 entry each) then 19 stores (2 entries each): 57 allocations.
+    // With 4 entries and a 200-cycle TLB check, issue stalls on a full partition.
+    EXPECT_GT(r.sm.st.stall_oplog_full, 0u);
+    unsigned full = 0;
+    for (const auto &ev : r.env.tr)
+        full += ev.kind == GMMU_SM_TR_OPLOG_FULL;
+    EXPECT_GT(full, 0u);
+    // At most 4 loads or 2 stores between issue and last TLB check at any time.
+    int outstanding_entries = 0, peak = 0;
+    for (const auto &ev : r.env.tr) {
+        if (ev.pc >= k->ninsns)
+            continue;
+        gmmu_op op = (gmmu_op)k->code[ev.pc].op;
+        if (!gmmu_op_is_global(op))
+            continue;
+        if (ev.kind == GMMU_SM_TR_ISSUE)
+            outstanding_entries += (int)gmmu_op_log_entries(op);
+        if (ev.kind == GMMU_SM_TR_LASTCHECK)
+            outstanding_entries -= (int)gmmu_op_log_entries(op);
+        peak = std::max(peak, outstanding_entries);
+    }
+    EXPECT_EQ(peak, 4);
+    EXPECT_EQ(outstanding_entries, 0);
+    EXPECT_EQ(gmmu_op_log_entries(GMMU_OP_LD) * GMMU_OPLOG_ENTRY_BYTES, 256u);
+    EXPECT_EQ(gmmu_op_log_entries(GMMU_OP_ST) * GMMU_OPLOG_ENTRY_BYTES, 512u);
+    // A larger log removes the stalls.
+    SmRun big;
+    c.oplog_bytes = 32768;
+    big.env.tlb_cycles = 200;
+    run(big, c, k.get());
+    EXPECT_EQ(big.sm.st.stall_oplog_full, 0u);
+    EXPECT_LT(big.end, r.end);
+}
+
+// ---- faults: results equal to the fault-free run ------------------------------
+
+struct Snapshot {
+    std::unordered_map<uint64_t, uint64_t> mem;
+    std::map<uint32_t, std::vector<uint64_t>> regs;
+};
+
+void expect_same(const Snapshot &a, const Env &b, const std::string &what)
+{
+    EXPECT_EQ(a.mem.size(), b.mem.size()) << what;
+    size_t diff = 0;
+    for (const auto &kv : a.mem) {
+        auto it = b.mem.find(kv.first);
+        if (it == b.mem.end() || it->second != kv.second)
+            diff++;
+    }
+    EXPECT_EQ(diff, 0u) << what << ": memory words differ";
+    ASSERT_EQ(a.regs.size(), b.regs.size()) << what;
+    size_t rdiff = 0;
+    for (const auto &kv : a.regs)
+        rdiff += kv.second != b.regs.at(kv.first);
+    EXPECT_EQ(rdiff, 0u) << what << ": blocks with different registers";
+}
+
+Snapshot reference(const gmmu_kernel *k)
+{
+    SmRun r;
+    run(r, cfg_for(GMMU_SCHEME_STALL), k);
+    EXPECT_EQ(r.sm.st.faults, 0u);
+    return Snapshot{r.env.mem, r.env.regs};
+}
+
+TEST(SmIssueTest, FaultyRunsEndWithFaultFreeMemoryAndRegistersEveryScheme)
+{
+    const uint64_t seed = 0xC0FFEEull ^ (uint64_t)::testing::UnitTest::GetInstance()->random_seed();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    for (const char *name : {"tiny", "lbm-like", "histo-like", "spmv-like"}) {
+        auto k = kernel(name, std::string(name) == "tiny" ? 6 : 10, 2);
+        Snapshot ref = reference(k.get());
+        ASSERT_FALSE(ref.mem.empty());
+        for (auto s : kSchemes) {
+            SmRun r;
+            r.env.seed = seed;
+            r.env.fault_pct = 40;
+            run(r, cfg_for(s, 32768), k.get());
+            std::string what = std::string(name) + "/" + gmmu_fault_scheme_name(s) + " seed " +
+                               std::to_string(seed);
+            EXPECT_GT(r.sm.st.faults, 0u) << what;
+            if (s != GMMU_SCHEME_STALL)
+                EXPECT_GT(r.sm.st.replayed, 0u) << what;
+            else
+                EXPECT_GT(r.sm.st.fault_retries, 0u) << what;
+            expect_same(ref, r.env, what);
+        }
+    }
+}
+
+TEST(SmIssueTest, OplogReplayReadsLoggedOperandsNotOverwrittenRegisters)
+{
+    // tiny overwrites the load's address, the store's address and the store's
+    // data right after they are read. A replay that re-read registers would
+    // load/store the next iteration's addresses and data: memory would differ.
+    auto k = kernel("tiny", 4, 6);
+    Snapshot ref = reference(k.get());
+    SmRun r;
+    r.env.seed = 7;
+    r.env.fault_pct = 100; // every page faults once
+    r.env.keep_trace = true;
+    run(r, cfg_for(GMMU_SCHEME_OPLOG, 8192), k.get());
+    EXPECT_GT(r.sm.st.replayed, 0u);
+    // Sources were released at operand read: the ADDI that overwrites a
+    // faulted load's address register (pc + 1) committed before the replay.
+    unsigned overwritten_before_replay = 0;
+    for (const auto &f : r.env.tr) {
+        if (f.kind != GMMU_SM_TR_FAULT || k->code[f.pc].op != GMMU_OP_LD)
+            continue;
+        uint64_t add_commit = UINT64_MAX, replay = UINT64_MAX;
+        for (const auto &ev : r.env.tr) {
+            if (ev.block_id != f.block_id || ev.warp != f.warp)
+                continue;
+            if (ev.kind == GMMU_SM_TR_COMMIT && ev.pc == f.pc + 1 && add_commit == UINT64_MAX)
+                add_commit = ev.cycle;
+            if (ev.kind == GMMU_SM_TR_REPLAY_ISSUE && ev.pc == f.pc && ev.cycle > f.cycle &&
+                replay == UINT64_MAX)
+                replay = ev.cycle;
+        }
+        ASSERT_NE(replay, UINT64_MAX);
+        overwritten_before_replay += add_commit < replay;
+    }
+    EXPECT_GT(overwritten_before_replay, 0u);
+    expect_same(ref, r.env, "oplog replay");
+}
+
+TEST(SmIssueTest, StallSchemeTreatsAFaultAsALongTlbMiss)
+{
+    auto k = kernel("tiny", 2, 2);
+    SmRun r;
+    r.env.fault_pct = 100;
+    r.env.fault_min = 9000;
+    r.env.fault_span = 1;
+    run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
+    EXPECT_GT(r.sm.st.faults, 0u);
+    EXPECT_EQ(r.sm.st.replayed, 0u); // nothing squashed
+    EXPECT_GT(r.end, 9000u);
+}
+
+// ---- block switching ------------------------------------------------------------
+
+TEST(SmIssueTest, BlockSwitchingBringsAtMostFourExtraBlocksAndKeepsResults)
+{
+    const uint64_t seed = 0xB10Cull ^ (uint64_t)::testing::UnitTest::GetInstance()->random_seed();
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    auto k = kernel("sgemm-like", 64, 2);
+    Snapshot ref = reference(k.get());
+    for (auto s : {GMMU_SCHEME_REPLAY_QUEUE, GMMU_SCHEME_OPLOG, GMMU_SCHEME_WD_LASTCHECK}) {
+        gmmu_sm_config c = cfg_for(s, 16384);
+        c.block_switch = true;
+        c.switch_threshold = 0;
+        SmRun r;
+        r.env.seed = seed;
+        r.env.fault_pct = 60;
+        r.env.fault_min = 20000;
+        r.env.fault_span = 20000;
+        r.env.queue_pos = 50; // always past the threshold
+        run(r, c, k.get());
+        std::string what = std::string(gmmu_fault_scheme_name(s)) + " seed " + std::to_string(seed);
+        EXPECT_GT(r.sm.st.switch_outs, 0u) << what;
+        EXPECT_GT(r.sm.st.restores, 0u) << what;
+        EXPECT_EQ(r.sm.st.peak_extra_blocks, 4u) << what;
+        EXPECT_LE(r.sm.st.peak_offchip, 4u + 16u) << what;
+        EXPECT_GT(r.sm.st.ctx_cycles, 0u) << what;
+        expect_same(ref, r.env, "block switching " + what);
+    }
+}
+
+TEST(SmIssueTest, BlockSwitchingWaitsBelowThreshold)
+{
+    auto k = kernel("sgemm-like", 32, 2);
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_REPLAY_QUEUE);
+    c.block_switch = true;
+    c.switch_threshold = 100;
+    SmRun r;
+    r.env.fault_pct = 60;
+    r.env.queue_pos = 100; // not above the threshold
+    run(r, c, k.get());
+    EXPECT_GT(r.sm.st.faults, 0u);
+    EXPECT_EQ(r.sm.st.switch_outs, 0u);
+}
+
+TEST(SmIssueTest, ContextSaveIncludesTheOperandLogShare)
+{
+    // Same faults, same switches: the oplog scheme's contexts are larger by
+    // the partition (16 KB / 16 blocks = 1 KB each way).
+    auto k = kernel("sgemm-like", 48, 2);
+    uint64_t ctx[2] = {0, 0}, sw[2] = {0, 0};
+    int i = 0;
+    for (uint32_t bytes : {8192u, 32768u}) {
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_OPLOG, bytes);
+        c.block_switch = true;
+        c.switch_threshold = 0;
+        c.ctx_fixed_cycles = 0;
+        c.ctx_bytes_per_cycle = 1;
+        SmRun r;
+        r.env.seed = 3;
+        r.env.fault_pct = 50;
+        r.env.queue_pos = 10;
+        run(r, c, k.get());
+        ctx[i] = r.sm.st.ctx_cycles;
+        sw[i] = r.sm.st.switch_outs + r.sm.st.restores;
+        i++;
+    }
+    ASSERT_GT(sw[0], 0u);
+    ASSERT_GT(sw[1], 0u);
+    // Per save or restore: registers (4 warps x 16 regs x 256 B) + 2 KB shared
+    // + the partition (512 B or 2 KB) + replay-queue entries.
+    double per0 = (double)ctx[0] / (double)sw[0], per1 = (double)ctx[1] / (double)sw[1];
+    EXPECT_GE(per0, 16384 + 2048 + 512);
+    EXPECT_GE(per1, 16384 + 2048 + 2048);
+    EXPECT_GT(per1 - per0, 1400.0);
+}
+
+} // namespace
