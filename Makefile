@@ -44,6 +44,16 @@ reproduce: build
 	  if [ -x $$d/run.sh ]; then echo "== $$d"; BUILD_DIR=$(abspath $(BUILD)) bash $$d/run.sh; fi; \
 	done
 
+# RTL flows: each tb/<block>/ may provide area.sh, mutate.sh, cosim_long.sh.
+area: build
+	@set -e; for f in tb/*/area.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
+
+mutate: build
+	@set -e; for f in tb/*/mutate.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
+
+cosim-long: build
+	@set -e; for f in tb/*/cosim_long.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
+
 lint:
 	@set -e; for f in rtl/*.sv rtl/*.v; do [ -f $$f ] || continue; \
 	  verilator --lint-only -Wall -Irtl $$f; done; echo "lint: clean"
