@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RANK8_MAX_WAYS 128u
+#define LANES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
 {
     if (!c)
@@ -12,19 +16,147 @@ gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
     if (c->ways == 0 || c->ways > c->entries)
         return gmmu_error_set(err, "ways", "TLB ways %u out of range 1..entries (%u)", c->ways,
                               c->entries);
+    if (c->sets != 0 && (uint64_t)(c->sets - 1) * c->ways >= c->entries)
+        return gmmu_error_set(err, "sets",
+                              "TLB sets %u: %u sets of %u ways leave no way for the last set "
+                              "(entries %u); allowed 1..%u",
+                              c->sets, c->sets - 1, c->ways, c->entries,
+                              (c->entries - 1) / c->ways + 1);
     if (c->page_shift < 12 || c->page_shift > 32)
         return gmmu_error_set(err, "page_shift", "TLB page size 2^%u out of range 4 KiB..4 GiB",
                               c->page_shift);
+    if (c->coverage_shift != 0 &&
+        (c->coverage_shift < c->page_shift || c->coverage_shift > c->page_shift + 20 ||
+         c->coverage_shift > 40))
+        return gmmu_error_set(err, "coverage_shift",
+                              "TLB coverage 2^%u out of range 0 or page_shift (%u)..min(page_shift "
+                              "+ 20, 40)",
+                              c->coverage_shift, c->page_shift);
+    if (c->fill_pages > GMMU_TLB_MAX_FILL_PAGES ||
+        (c->fill_pages > 1 && !gmmu_is_pow2_u64(c->fill_pages)))
+        return gmmu_error_set(err, "fill_pages",
+                              "TLB fill_pages %u must be 0, 1 or a power of two up to %u",
+                              c->fill_pages, GMMU_TLB_MAX_FILL_PAGES);
     if (c->repl > GMMU_TLB_REPL_RANDOM)
         return gmmu_error_set(err, "replacement", "unknown replacement policy %d", (int)c->repl);
-    if (c->repl == GMMU_TLB_REPL_PLRU &&
-        (!gmmu_is_pow2_u64(c->ways) || c->entries % c->ways != 0 || c->ways > 64))
-        return gmmu_error_set(err, "replacement",
-                              "tree-PLRU needs power-of-two ways (<= 64) dividing entries");
+    if (c->index > GMMU_TLB_INDEX_RESIDUE)
+        return gmmu_error_set(err, "index", "unknown set-index function %d", (int)c->index);
+    if (c->repl == GMMU_TLB_REPL_PLRU) {
+        uint32_t sets = c->sets ? c->sets : c->entries / c->ways;
+        if (!gmmu_is_pow2_u64(c->ways) || (uint64_t)sets * c->ways != c->entries || c->ways > 64)
+            return gmmu_error_set(err, "replacement",
+                                  "tree-PLRU needs power-of-two ways (<= 64) and equal sets");
+    }
     if (c->lookup_cycles > 1000000)
         return gmmu_error_set(err, "lookup_cycles", "lookup latency %u out of range 0..1000000",
                               c->lookup_cycles);
     return GMMU_OK;
+}
+
+static void free_arrays(gmmu_tlb *t)
+{
+    free(t->e);
+    free(t->plru);
+    free(t->fp);
+    free(t->rank8);
+    free(t->rank32);
+    t->e = NULL;
+    t->plru = NULL;
+    t->fp = NULL;
+    t->rank8 = NULL;
+    t->rank32 = NULL;
+}
+
+/* ---- recency stack ----------------------------------------------------------
+ * Each set keeps a permutation rank[0..nways): 0 = most recently used (hit or
+ * filled), free entries at the bottom. The LRU-stack depth of a hit is its
+ * rank; the LRU victim of a full set is the entry of rank nways - 1. */
+
+static inline uint32_t set_of_index(const gmmu_tlb *t, uint32_t i)
+{
+    uint32_t s = i / t->cfg.ways;
+    return s < t->sets ? s : t->sets - 1;
+}
+
+static void reset_ranks(gmmu_tlb *t)
+{
+    for (uint32_t i = 0; i < t->cfg.entries; i++) {
+        uint32_t r = i - set_of_index(t, i) * t->cfg.ways;
+        if (t->rank8)
+            t->rank8[i] = (uint8_t)r;
+        else
+            t->rank32[i] = r;
+    }
+}
+
+static inline uint32_t rank_get(const gmmu_tlb *t, uint32_t i)
+{
+    return t->rank8 ? t->rank8[i] : t->rank32[i];
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void store64(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* Move way w (rank d) of the set at `base` to the top of the stack. */
+static inline void rank_touch(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w, uint32_t d)
+{
+    if (t->rank8) {
+        uint8_t *r = t->rank8 + base;
+        /* SWAR, 8 ranks (< 128) per word: byte x gets +1 iff x <= d - 1. */
+        const uint64_t cmp = LANES * (0x80u | (d - 1));
+        const uint64_t dmask = d ? ~0ull : 0;
+        for (uint32_t k = 0; k < nways; k += 8) {
+            uint64_t v = load64(r + k);
+            uint64_t inc = ((cmp - v) & HIGHS & dmask) >> 7;
+            if (nways - k < 8)
+                inc &= (1ull << (8 * (nways - k))) - 1; /* bytes of the next set */
+            store64(r + k, v + inc);
+        }
+        r[w] = 0;
+    } else {
+        uint32_t *r = t->rank32 + base;
+        for (uint32_t k = 0; k < nways; k++)
+            r[k] += r[k] < d;
+        r[w] = 0;
+    }
+}
+
+/* Move way w to the bottom (it was just freed). */
+static void rank_drop(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
+{
+    const uint32_t d = rank_get(t, base + w);
+    for (uint32_t k = 0; k < nways; k++) {
+        uint32_t i = base + k, x = rank_get(t, i);
+        if (x > d) {
+            if (t->rank8)
+                t->rank8[i] = (uint8_t)(x - 1);
+            else
+                t->rank32[i] = x - 1;
+        }
+    }
+    if (t->rank8)
+        t->rank8[base + w] = (uint8_t)(nways - 1);
+    else
+        t->rank32[base + w] = nways - 1;
+}
+
+/* 8-bit filter of (tag, asid): the tag bits just above the set index (the
+ * bits that tell apart the tags of one set) folded with the ASID. Cheap on
+ * purpose: it sits on the lookup's critical path. Collisions cost a check of
+ * the entry, never a wrong answer. */
+static inline uint8_t fingerprint(const gmmu_tlb *t, uint64_t tag, uint16_t asid)
+{
+    const uint64_t x = tag >> t->fp_shift;
+    return (uint8_t)(x ^ (x >> 8) ^ asid ^ (asid >> 8));
 }
 
 gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err)
@@ -36,17 +168,33 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
         return s;
     memset(t, 0, sizeof *t);
     t->cfg = *cfg;
-    t->sets = cfg->entries / cfg->ways;
+    t->sets = cfg->sets ? cfg->sets : cfg->entries / cfg->ways;
     t->last_set_ways = cfg->entries - (t->sets - 1) * cfg->ways;
+    t->min_ways = t->last_set_ways < cfg->ways ? t->last_set_ways : cfg->ways;
+    t->cov_k = cfg->coverage_shift ? cfg->coverage_shift - cfg->page_shift : 0;
+    /* A mask is exact when sets is a power of two and either the index is
+     * MODULO or the sets are uniform (RESIDUE then reduces to MODULO). */
+    t->set_pow2 = gmmu_is_pow2_u64(t->sets) &&
+                  (cfg->index == GMMU_TLB_INDEX_MODULO || t->last_set_ways == cfg->ways);
+    t->set_mask = t->sets - 1;
     t->e = calloc(cfg->entries, sizeof *t->e);
     t->plru = calloc(t->sets, sizeof *t->plru);
-    if (!t->e || !t->plru) {
-        free(t->e);
-        free(t->plru);
-        t->e = NULL;
-        t->plru = NULL;
+    /* 8 bytes of padding: the lookup reads the byte arrays a word at a time. */
+    t->fp = calloc((size_t)cfg->entries + 8, 1);
+    if (t->last_set_ways <= RANK8_MAX_WAYS && cfg->ways <= RANK8_MAX_WAYS)
+        t->rank8 = calloc((size_t)cfg->entries + 8, 1);
+    else
+        t->rank32 = calloc(cfg->entries, sizeof *t->rank32);
+    if (!t->e || !t->plru || !t->fp || (!t->rank8 && !t->rank32)) {
+        free_arrays(t);
         return GMMU_ENOMEM;
     }
+    reset_ranks(t);
+    t->fp_shift = t->set_pow2 ? gmmu_log2_u64(t->sets) : 0;
+    t->fast = t->set_pow2 && t->last_set_ways == cfg->ways && cfg->ways <= 64 && t->rank8;
+    t->words = (cfg->ways + 7) / 8;
+    t->tail = cfg->ways % 8 ? (1ull << (8 * (cfg->ways % 8))) - 1 : ~0ull;
+    t->way_mask = cfg->ways >= 64 ? ~0ull : (1ull << cfg->ways) - 1;
     t->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
     return GMMU_OK;
 }
@@ -55,27 +203,80 @@ void gmmu_tlb_destroy(gmmu_tlb *t)
 {
     if (!t)
         return;
-    free(t->e);
-    free(t->plru);
-    t->e = NULL;
-    t->plru = NULL;
+    free_arrays(t);
 }
 
-static inline uint32_t set_of(const gmmu_tlb *t, uint64_t vpn)
+/* ---- geometry ------------------------------------------------------------ */
+
+static uint32_t set_of_tag_slow(const gmmu_tlb *t, uint64_t tag)
 {
-    return t->sets == 1 ? 0 : (uint32_t)(vpn % t->sets);
+    if (t->cfg.index == GMMU_TLB_INDEX_MODULO || t->last_set_ways == t->cfg.ways)
+        return (uint32_t)(tag % t->sets);
+    /* RESIDUE with one set differing: residues [0, S*m) interleave over all
+     * sets; the rest belong to the set(s) with more ways. */
+    uint64_t x = tag % t->cfg.entries, interleaved = (uint64_t)t->sets * t->min_ways;
+    if (x < interleaved)
+        return (uint32_t)(x % t->sets);
+    x -= interleaved;
+    if (t->last_set_ways > t->cfg.ways)
+        return t->sets - 1;
+    return (uint32_t)(x % (t->sets - 1)); /* last set is the small one */
 }
 
-static inline gmmu_tlb_entry *set_base(const gmmu_tlb *t, uint32_t set, uint32_t *nways)
+static inline uint32_t set_of_tag(const gmmu_tlb *t, uint64_t tag)
 {
-    *nways = set == t->sets - 1 ? t->last_set_ways : t->cfg.ways;
-    return t->e + (uint64_t)set * t->cfg.ways;
+    if (t->set_pow2)
+        return (uint32_t)(tag & t->set_mask);
+    return set_of_tag_slow(t, tag);
 }
 
-/* Tree-PLRU: bit i of the tree is node i (heap order, root = 1). A set bit
- * means "the victim is in the right half". Touching way w points every node
- * on its path away from w. */
-static void plru_touch(uint64_t *bits, uint32_t ways, uint32_t way)
+static inline uint32_t nways_of(const gmmu_tlb *t, uint32_t set)
+{
+    return set == t->sets - 1 ? t->last_set_ways : t->cfg.ways;
+}
+
+static inline bool entry_maps(const gmmu_tlb_entry *e, uint16_t asid, uint64_t vpn)
+{
+    /* One test instead of three branches. */
+    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)(e->asid ^ asid) |
+            (uint64_t)!e->valid) == 0;
+}
+
+uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn)
+{
+    if (!t || !t->e)
+        return 0;
+    return set_of_tag(t, vpn >> t->cov_k);
+}
+
+uint32_t gmmu_tlb_set_ways(const gmmu_tlb *t, uint32_t set)
+{
+    if (!t || !t->e || set >= t->sets)
+        return 0;
+    return nways_of(t, set);
+}
+
+uint32_t gmmu_tlb_occupancy(const gmmu_tlb *t)
+{
+    uint32_t n = 0;
+    if (!t || !t->e)
+        return 0;
+    for (uint32_t i = 0; i < t->cfg.entries; i++)
+        n += t->e[i].valid;
+    return n;
+}
+
+uint64_t gmmu_tlb_generation(const gmmu_tlb *t)
+{
+    return t ? t->gen : 0;
+}
+
+/* ---- tree-PLRU ------------------------------------------------------------ */
+
+/* Bit i of the tree is node i (heap order, root = 1). A set bit means "the
+ * victim is in the right half". Touching way w points every node on its path
+ * away from w. */
+static inline void plru_touch(uint64_t *bits, uint32_t ways, uint32_t way)
 {
     uint32_t node = 1, lo = 0, hi = ways;
     while (hi - lo > 1) {
@@ -108,30 +309,165 @@ static uint32_t plru_victim(uint64_t bits, uint32_t ways)
     return lo;
 }
 
-gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
+/* ---- lookup ----------------------------------------------------------------- */
+
+static inline uint32_t ctz64(uint64_t m)
 {
-    if (!t || !t->e || !r)
-        return GMMU_EINVAL;
-    uint32_t set = set_of(t, vpn), nways;
-    gmmu_tlb_entry *b = set_base(t, set, &nways);
+#if defined(__GNUC__)
+    return (uint32_t)__builtin_ctzll(m);
+#else
+    uint32_t n = 0;
+    while (!(m & 1)) {
+        m >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+static inline uint64_t gather_highs(uint64_t z)
+{
+    return ((z >> 7) * 0x0102040810204080ull) >> 56; /* byte high bits -> 8-bit mask */
+}
+
+/* Candidate ways of a set whose fingerprint byte equals pat's: SWAR zero-byte
+ * test per word, byte high bits gathered into one bit per way. */
+static inline uint64_t scan_words(const uint8_t *fp, uint64_t pat, uint32_t nw)
+{
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        const uint64_t x = load64(fp + 8 * i) ^ pat;
+        m |= gather_highs((x - LANES) & ~x & HIGHS) << (8 * i);
+    }
+    return m;
+}
+
+/* Byte ranks below d move down one place (SWAR); the last word is limited to
+ * the set's own bytes by tail. */
+static inline void rank_words(uint8_t *rk, uint32_t d, uint32_t nw, uint64_t tail)
+{
+    const uint64_t cmp = LANES * (0x80u | (d - 1));
+    const uint64_t dmask = d ? HIGHS : 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        const uint64_t v = load64(rk + 8 * i);
+        uint64_t inc = ((cmp - v) & dmask) >> 7;
+        if (i == nw - 1)
+            inc &= tail;
+        store64(rk + 8 * i, v + inc);
+    }
+}
+
+/* Hit bookkeeping shared by both lookup paths. */
+static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint32_t nways,
+                              uint32_t w, uint64_t now)
+{
+    if (t->cfg.repl == GMMU_TLB_REPL_LRU)
+        e->stamp = now;
+    else if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
+        plru_touch(&t->plru[set], nways, w);
+    e->hits++;
+    if (e->prefetched) {
+        e->prefetched = false;
+        t->st.prefetch_hits++;
+    }
+    t->st.hits++;
+}
+
+/* Specialised lookup for the usual geometry (uniform power-of-two set count,
+ * <= 64 ways, byte ranks): fixed word count, no group loop. */
+static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
+                                      gmmu_tlb_result *r)
+{
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = (uint32_t)(tag & t->set_mask);
+    const uint32_t nways = t->cfg.ways, nw = t->words;
+    const uint32_t base = set * nways;
+    const uint64_t pat = LANES * fingerprint(t, tag, asid);
+    const uint8_t *fp = t->fp + base;
+    uint64_t m;
+    switch (nw) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
+    case 1: m = scan_words(fp, pat, 1); break;
+    case 2: m = scan_words(fp, pat, 2); break;
+    default: m = scan_words(fp, pat, nw); break;
+    }
+    m &= t->way_mask;
+    const uint64_t now = ++t->clock;
     t->st.accesses++;
-    t->clock++;
     r->cycles = t->cfg.lookup_cycles;
-    for (uint32_t w = 0; w < nways; w++) {
-        gmmu_tlb_entry *e = &b[w];
-        if (e->valid && e->vpn == vpn && e->asid == asid) {
+    while (m) {
+        const uint32_t w = ctz64(m);
+        m &= m - 1;
+        gmmu_tlb_entry *e = &t->e[base + w];
+        if (!entry_maps(e, asid, vpn))
+            continue;
+        uint8_t *rk = t->rank8 + base;
+        const uint32_t d = rk[w];
+        r->hit = true;
+        r->ppn = e->ppn + (vpn - e->vpn);
+        r->perms = e->perms;
+        r->lru_depth = d;
+        switch (nw) {
+        case 1: rank_words(rk, d, 1, t->tail); break;
+        case 2: rank_words(rk, d, 2, t->tail); break;
+        default: rank_words(rk, d, nw, t->tail); break;
+        }
+        rk[w] = 0;
+        hit_update(t, e, set, nways, w, now);
+        return GMMU_OK;
+    }
+    r->hit = false;
+    r->ppn = 0;
+    r->perms = 0;
+    r->lru_depth = 0;
+    t->st.misses++;
+    return GMMU_OK;
+}
+
+/* Hot path. The filter compares the set's 8-bit fingerprints eight at a time
+ * (SWAR zero-byte test) without a branch per way; only candidates touch the
+ * entry array, where the full tag and ASID are checked. The zero-byte test
+ * may flag a byte above a true match (borrow): that costs one extra check,
+ * never a wrong answer. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
+{
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = set_of_tag(t, tag);
+    const uint32_t nways = nways_of(t, set);
+    const uint32_t base = set * t->cfg.ways;
+    const uint64_t pat = LANES * fingerprint(t, tag, asid);
+    const uint8_t *fp = t->fp + base;
+    const uint64_t now = ++t->clock;
+    t->st.accesses++;
+    r->cycles = t->cfg.lookup_cycles;
+    for (uint32_t g = 0; g < nways; g += 64) {
+        /* Candidate bit mask of up to 64 ways, built without data-dependent
+         * branches: the high bit of every matching byte, gathered 8 at a
+         * time by a multiply. */
+        const uint32_t gend = nways - g < 64 ? nways : g + 64;
+        uint64_t m = 0;
+        for (uint32_t k = g; k < gend; k += 8) {
+            const uint64_t x = load64(fp + k) ^ pat;
+            uint64_t z = (x - LANES) & ~x & HIGHS;
+            if (gend - k < 8)
+                z &= (1ull << (8 * (gend - k))) - 1;
+            m |= (((z >> 7) * 0x0102040810204080ull) >> 56) << (k - g);
+        }
+        while (m) {
+            const uint32_t w = g + ctz64(m);
+            m &= m - 1;
+            gmmu_tlb_entry *e = &t->e[base + w];
+            if (!entry_maps(e, asid, vpn))
+                continue;
             r->hit = true;
-            r->ppn = e->ppn;
+            r->ppn = e->ppn + (vpn - e->vpn);
             r->perms = e->perms;
-            uint32_t depth = 0;
-            for (uint32_t k = 0; k < nways; k++)
-                depth += b[k].valid && b[k].stamp > e->stamp && t->cfg.repl == GMMU_TLB_REPL_LRU;
+            const uint32_t depth = rank_get(t, base + w);
             r->lru_depth = depth;
-            if (t->cfg.repl == GMMU_TLB_REPL_LRU)
-                e->stamp = t->clock;
-            else if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
-                plru_touch(&t->plru[set], nways, w);
-            t->st.hits++;
+            rank_touch(t, base, nways, w, depth);
+            hit_update(t, e, set, nways, w, now);
             return GMMU_OK;
         }
     }
@@ -143,20 +479,35 @@ gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_r
     return GMMU_OK;
 }
 
+/* The general path lives in its own function so that the fast path does not
+ * pay for its register saves. */
+gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
+{
+    if (!t || !t->e || !r)
+        return GMMU_EINVAL;
+    if (!t->fast)
+        return lookup_general(t, asid, vpn, r);
+    return lookup_fast(t, asid, vpn, r);
+}
+
 bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)
 {
     if (!t || !t->e)
         return false;
-    uint32_t nways;
-    const gmmu_tlb_entry *b = set_base(t, set_of(t, vpn), &nways);
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = set_of_tag(t, tag);
+    const uint32_t nways = nways_of(t, set);
+    const gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
     for (uint32_t w = 0; w < nways; w++)
-        if (b[w].valid && b[w].vpn == vpn && b[w].asid == asid) {
+        if (entry_maps(&b[w], asid, vpn)) {
             if (out)
                 *out = b[w];
             return true;
         }
     return false;
 }
+
+/* ---- fill ------------------------------------------------------------------- */
 
 static uint64_t xorshift(uint64_t *s)
 {
@@ -168,23 +519,54 @@ static uint64_t xorshift(uint64_t *s)
     return x;
 }
 
-gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
-                          gmmu_tlb_entry *victim, bool *evicted)
+static void clear_slot(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
 {
-    if (!t || !t->e)
-        return GMMU_EINVAL;
-    uint32_t set = set_of(t, vpn), nways;
-    gmmu_tlb_entry *b = set_base(t, set, &nways);
-    if (evicted)
-        *evicted = false;
-    t->clock++;
-    t->st.fills++;
+    t->e[base + w].valid = false;
+    t->e[base + w].prefetched = false;
+    rank_drop(t, base, nways, w);
+}
+
+static void clear_index(gmmu_tlb *t, uint32_t i)
+{
+    const uint32_t set = set_of_index(t, i), base = set * t->cfg.ways;
+    clear_slot(t, base, nways_of(t, set), i - base);
+}
+
+/* Install one entry mapping pages [vpn, vpn + 2^span) -> [ppn, ...). vpn is
+ * aligned to the span. Returns whether an entry was written; a valid victim
+ * goes to *victim and sets *evicted. */
+static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
+                     uint32_t span, bool prefetch, gmmu_tlb_entry *victim, bool *evicted)
+{
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = set_of_tag(t, tag);
+    const uint32_t nways = nways_of(t, set);
+    const uint32_t base = set * t->cfg.ways;
+    gmmu_tlb_entry *b = t->e + base;
+    const uint64_t last = vpn + ((1ull << span) - 1);
     uint32_t slot = nways;
-    for (uint32_t w = 0; w < nways; w++)
-        if (b[w].valid && b[w].vpn == vpn && b[w].asid == asid) {
-            slot = w; /* refresh in place */
-            break;
+
+    *evicted = false;
+    /* Entries overlapping the new one (same ASID) are replaced: at most one
+     * entry ever maps a page. A prefetch of a translation already present
+     * changes nothing. */
+    for (uint32_t w = 0; w < nways; w++) {
+        gmmu_tlb_entry *e = &b[w];
+        if (!e->valid || e->asid != asid)
+            continue;
+        uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
+        if (e->vpn > last || elast < vpn)
+            continue;
+        if (prefetch && e->vpn <= vpn && elast >= last && e->ppn + (vpn - e->vpn) == ppn) {
+            t->st.prefetch_redundant++;
+            return false;
         }
+        clear_slot(t, base, nways, w);
+        if (slot == nways)
+            slot = w;
+    }
+    const uint64_t now = ++t->clock;
+    t->st.fills++;
     if (slot == nways)
         for (uint32_t w = 0; w < nways; w++)
             if (!b[w].valid) {
@@ -200,6 +582,12 @@ gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn
             slot = (uint32_t)(xorshift(&t->rng) % nways);
             break;
         case GMMU_TLB_REPL_LRU:
+            for (uint32_t w = 0; w < nways; w++)
+                if (rank_get(t, base + w) == nways - 1) {
+                    slot = w;
+                    break;
+                }
+            break;
         case GMMU_TLB_REPL_FIFO:
         default: {
             uint64_t best = UINT64_MAX;
@@ -211,10 +599,13 @@ gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn
             break;
         }
         }
-        if (victim)
-            *victim = b[slot];
-        if (evicted)
-            *evicted = true;
+        gmmu_tlb_entry *v = &b[slot];
+        if (v->prefetched)
+            t->st.prefetch_evicted_unused++;
+        if (prefetch && v->hits > 0)
+            t->st.prefetch_victim_useful++;
+        *victim = *v;
+        *evicted = true;
         t->st.evictions++;
     }
     gmmu_tlb_entry *e = &b[slot];
@@ -223,34 +614,133 @@ gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn
     e->perms = perms;
     e->asid = asid;
     e->valid = true;
-    e->stamp = t->clock;
+    e->stamp = now;
+    e->prefetched = prefetch;
+    e->span_shift = (uint8_t)span;
+    e->hits = 0;
+    t->fp[base + slot] = fingerprint(t, tag, asid);
+    rank_touch(t, base, nways, slot, rank_get(t, base + slot));
     if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
         plru_touch(&t->plru[set], nways, slot);
+    if (prefetch)
+        t->st.prefetch_fills++;
+    if (span)
+        t->st.coverage_fills++;
+    return true;
+}
+
+gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                             uint64_t perms, uint32_t flags, uint64_t gen,
+                             gmmu_tlb_fill_out *out)
+{
+    if (!t || !t->e)
+        return GMMU_EINVAL;
+    if (out) {
+        out->dropped = false;
+        out->installed = 0;
+        out->nvictims = 0;
+    }
+    if ((flags & GMMU_TLB_FILL_CHECK_GEN) && gen != t->gen) {
+        t->st.stale_fills_dropped++;
+        if (out)
+            out->dropped = true;
+        return GMMU_OK;
+    }
+    const bool prefetch = (flags & GMMU_TLB_FILL_PREFETCH) != 0;
+    gmmu_tlb_entry victim;
+    bool evicted;
+    if (!(flags & GMMU_TLB_FILL_CONTIG)) {
+        bool wrote = fill_one(t, asid, vpn, ppn, perms, 0, prefetch, &victim, &evicted);
+        if (out) {
+            out->installed = wrote;
+            if (evicted)
+                out->victims[out->nvictims++] = victim;
+        }
+        return GMMU_OK;
+    }
+    /* Contiguous: fill_pages units of 2^cov_k pages, aligned group. */
+    const uint32_t k = t->cov_k;
+    const uint32_t units = t->cfg.fill_pages > 1 ? t->cfg.fill_pages : 1;
+    const uint64_t group_pages = (uint64_t)units << k;
+    const uint64_t off = vpn & (group_pages - 1);
+    if (ppn < off)
+        return GMMU_EINVAL;
+    const uint64_t gvpn = vpn - off, gppn = ppn - off;
+    const uint32_t own = (uint32_t)(off >> k);
+    for (uint32_t n = 0; n < units; n++) {
+        uint32_t u = (own + 1 + n) % units; /* vpn's own unit last */
+        uint64_t uoff = (uint64_t)u << k;
+        bool wrote =
+            fill_one(t, asid, gvpn + uoff, gppn + uoff, perms, k, prefetch, &victim, &evicted);
+        if (out) {
+            out->installed += wrote;
+            if (evicted)
+                out->victims[out->nvictims++] = victim;
+        }
+    }
     return GMMU_OK;
 }
+
+gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
+                          gmmu_tlb_entry *victim, bool *evicted)
+{
+    if (!t || !t->e)
+        return GMMU_EINVAL;
+    gmmu_tlb_entry v;
+    bool ev;
+    fill_one(t, asid, vpn, ppn, perms, 0, false, &v, &ev);
+    if (evicted)
+        *evicted = ev;
+    if (ev && victim)
+        *victim = v;
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                                  uint64_t perms, uint64_t gen, gmmu_tlb_entry *victim,
+                                  bool *evicted, bool *dropped)
+{
+    if (!t || !t->e)
+        return GMMU_EINVAL;
+    if (evicted)
+        *evicted = false;
+    if (dropped)
+        *dropped = gen != t->gen;
+    if (gen != t->gen) {
+        t->st.stale_fills_dropped++;
+        return GMMU_OK;
+    }
+    return gmmu_tlb_fill(t, asid, vpn, ppn, perms, victim, evicted);
+}
+
+/* ---- invalidation ----------------------------------------------------------- */
 
 void gmmu_tlb_invalidate_all(gmmu_tlb *t)
 {
     if (!t || !t->e)
         return;
+    t->gen++;
     for (uint32_t i = 0; i < t->cfg.entries; i++)
         if (t->e[i].valid) {
             t->e[i].valid = false;
+            t->e[i].prefetched = false;
             t->st.invalidations++;
         }
+    reset_ranks(t);
 }
 
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn)
 {
     if (!t || !t->e)
         return false;
-    uint32_t nways;
-    gmmu_tlb_entry *b = set_base(t, set_of(t, vpn), &nways);
+    t->gen++;
+    const uint32_t set = set_of_tag(t, vpn >> t->cov_k);
+    const uint32_t nways = nways_of(t, set), base = set * t->cfg.ways;
     for (uint32_t w = 0; w < nways; w++)
-        if (b[w].valid && b[w].vpn == vpn && b[w].asid == asid) {
-            b[w].valid = false;
+        if (entry_maps(&t->e[base + w], asid, vpn)) {
+            clear_slot(t, base, nways, w);
             t->st.invalidations++;
-            return true;
+            return true; /* fills keep at most one entry per page */
         }
     return false;
 }
@@ -260,9 +750,10 @@ uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid)
     uint32_t n = 0;
     if (!t || !t->e)
         return 0;
+    t->gen++;
     for (uint32_t i = 0; i < t->cfg.entries; i++)
         if (t->e[i].valid && t->e[i].asid == asid) {
-            t->e[i].valid = false;
+            clear_index(t, i);
             n++;
         }
     t->st.invalidations += n;
@@ -274,12 +765,18 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
     uint32_t n = 0;
     if (!t || !t->e || va_hi < va_lo)
         return 0;
-    uint64_t lo = va_lo >> t->cfg.page_shift, hi = va_hi >> t->cfg.page_shift;
-    for (uint32_t i = 0; i < t->cfg.entries; i++)
-        if (t->e[i].valid && t->e[i].asid == asid && t->e[i].vpn >= lo && t->e[i].vpn <= hi) {
-            t->e[i].valid = false;
+    t->gen++;
+    const uint64_t lo = va_lo >> t->cfg.page_shift, hi = va_hi >> t->cfg.page_shift;
+    for (uint32_t i = 0; i < t->cfg.entries; i++) {
+        const gmmu_tlb_entry *e = &t->e[i];
+        if (!e->valid || e->asid != asid)
+            continue;
+        uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
+        if (e->vpn <= hi && elast >= lo) {
+            clear_index(t, i);
             n++;
         }
+    }
     t->st.invalidations += n;
     return n;
 }

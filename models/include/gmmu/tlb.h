@@ -1,11 +1,16 @@
 /* gmmu — set-associative TLB golden model.
  *
- * Geometry: `entries` split into sets of `ways`; entries need not be a
- * multiple of ways (the remainder forms one larger last set, e.g. 65 = 6x8 +
- * 1x17 with sets=7). ways == entries gives a fully associative TLB, ways == 1
- * direct-mapped. An entry maps one TLB page of 2^page_shift bytes (the
- * translation of a larger page-table page is cached as the TLB page that
- * contains the address). */
+ * Geometry: `entries` split into sets of `ways`. With `sets` == 0 the set
+ * count is entries / ways and the remainder joins the last set (old
+ * behaviour). With an explicit `sets`, the first sets-1 sets have `ways`
+ * ways and the last set holds the rest: entries 65, ways 8, sets 7 gives the
+ * 6 x 8 + 1 x 17 L2 TLB of Kepler/Pascal. ways == entries gives a fully
+ * associative TLB, ways == 1 direct-mapped.
+ *
+ * An entry maps one TLB page of 2^page_shift bytes (the translation of a
+ * larger page-table page is cached as the TLB page that contains the
+ * address), or, when the fill says the frames are contiguous, a coverage
+ * region of 2^coverage_shift bytes. See docs/tlb.md for the rules. */
 #ifndef GMMU_TLB_H
 #define GMMU_TLB_H
 
@@ -25,6 +30,20 @@ typedef enum gmmu_tlb_repl {
     GMMU_TLB_REPL_RANDOM = 3 /* xorshift, seeded from config.seed */
 } gmmu_tlb_repl;
 
+/* How a tag (VPN, or coverage-region number) picks its set. */
+typedef enum gmmu_tlb_index {
+    /* set = tag mod sets (a mask when sets is a power of two). */
+    GMMU_TLB_INDEX_MODULO = 0,
+    /* set = owner of residue (tag mod entries): every set owns as many
+     * residues as it has ways, so any `entries` consecutive tags fill the
+     * TLB exactly; residues 0..S*m-1 are interleaved over the S sets (m =
+     * the smaller of the two way counts), the rest go to the bigger set(s).
+     * Same as MODULO when all sets have the same number of ways. */
+    GMMU_TLB_INDEX_RESIDUE = 1
+} gmmu_tlb_index;
+
+#define GMMU_TLB_MAX_FILL_PAGES 64u
+
 typedef struct gmmu_tlb_config {
     uint32_t entries;      /* >= 1 */
     uint32_t ways;         /* 1..entries; sets = entries / ways (remainder to the last set) */
@@ -32,30 +51,64 @@ typedef struct gmmu_tlb_config {
     gmmu_tlb_repl repl;
     uint32_t lookup_cycles; /* latency of a lookup (hit or miss detect) */
     uint64_t seed;         /* for GMMU_TLB_REPL_RANDOM */
+    /* ---- additions; zero keeps the behaviour above ---- */
+    uint32_t sets;           /* 0: entries / ways. Else sets-1 sets of `ways` + last set of the rest */
+    gmmu_tlb_index index;    /* set-index function */
+    uint32_t coverage_shift; /* 0 or page_shift..page_shift+20: bytes (log2) one entry may map
+                              * when filled with GMMU_TLB_FILL_CONTIG */
+    uint32_t fill_pages;     /* 0/1: a fill installs one entry; N (power of two <= 64): a
+                              * contiguous fill installs the N entries of the aligned group */
 } gmmu_tlb_config;
 
 typedef struct gmmu_tlb_entry {
-    uint64_t vpn;      /* VA >> page_shift */
-    uint64_t ppn;      /* PA >> page_shift */
+    uint64_t vpn;      /* VA >> page_shift (first page the entry maps) */
+    uint64_t ppn;      /* PA >> page_shift (frame of page vpn) */
     uint64_t perms;    /* leaf PTE permission bits (GMMU_PTE_W/U/NX/D) */
     uint64_t stamp;    /* LRU: last use; FIFO: fill time */
     uint16_t asid;
     bool valid;
+    /* ---- additions ---- */
+    bool prefetched;    /* filled by a prefetch and not yet hit by a lookup */
+    uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0, or coverage_shift - page_shift */
+    uint32_t hits;      /* lookup hits since the fill */
 } gmmu_tlb_entry;
 
 typedef struct gmmu_tlb_stats {
     uint64_t accesses, hits, misses, fills, evictions, invalidations;
+    /* ---- additions ---- */
+    uint64_t prefetch_fills;          /* entries installed by GMMU_TLB_FILL_PREFETCH */
+    uint64_t prefetch_redundant;      /* prefetches of a translation already present (no-op) */
+    uint64_t prefetch_hits;           /* first lookup hit on a prefetched entry (used) */
+    uint64_t prefetch_evicted_unused; /* prefetched entries evicted before any hit */
+    uint64_t prefetch_victim_useful;  /* prefetch fills that evicted an entry with >= 1 hit */
+    uint64_t coverage_fills;          /* entries installed spanning a coverage region */
+    uint64_t stale_fills_dropped;     /* fills dropped: generation changed since walk start */
 } gmmu_tlb_stats;
 
 typedef struct gmmu_tlb {
     gmmu_tlb_config cfg;
     uint32_t sets;
-    uint32_t last_set_ways; /* ways of the last set (>= cfg.ways) */
+    uint32_t last_set_ways; /* ways of the last set */
     gmmu_tlb_entry *e;      /* entries, set-major */
     uint64_t *plru;         /* tree-PLRU bits per set */
     uint64_t clock;
     uint64_t rng;
     gmmu_tlb_stats st;
+    /* ---- additions (internal; read-only for users) ---- */
+    uint8_t *fp;          /* per entry: 8-bit fingerprint of (tag, asid), the lookup filter */
+    uint8_t *rank8;       /* per entry: position in its set's recency stack (0 = MRU; free
+                           * entries at the bottom), when every set has <= 128 ways */
+    uint32_t *rank32;     /* the same for larger sets */
+    uint64_t gen;         /* invalidation generation, see gmmu_tlb_generation() */
+    uint64_t set_mask;    /* sets - 1 when sets is a power of two and the index is a mask */
+    bool set_pow2;
+    uint32_t cov_k;       /* coverage_shift - page_shift (0: no coverage entries) */
+    uint32_t min_ways;    /* smaller of ways and last_set_ways (RESIDUE index) */
+    bool fast;            /* uniform power-of-two sets of <= 64 ways: specialised lookup */
+    uint32_t words;       /* 8-byte words per set in fp/rank8 (fast path) */
+    uint64_t tail;        /* byte mask of the ways in a set's last word (fast path) */
+    uint64_t way_mask;    /* bit mask of the ways of a set (fast path) */
+    uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
 } gmmu_tlb;
 
 /* Result of a lookup. */
@@ -63,7 +116,8 @@ typedef struct gmmu_tlb_result {
     bool hit;
     uint64_t ppn;
     uint64_t perms;
-    uint32_t lru_depth; /* 0 = MRU position of its set, on a hit */
+    uint32_t lru_depth; /* on a hit: number of valid entries of its set used (hit or filled)
+                         * more recently; 0 = MRU. Kept for every replacement policy. */
     uint32_t cycles;
 } gmmu_tlb_result;
 
@@ -76,15 +130,62 @@ gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_r
 /* Look up without touching state or counters. */
 bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out);
 /* Insert a translation (replacing an existing one for the same vpn/asid).
- * If an entry was evicted, *victim (if non-NULL) gets it and *evicted = true. */
+ * If an entry was evicted, *victim (if non-NULL) gets it and *evicted = true.
+ * Same as gmmu_tlb_fill_ex with flags 0: one single-page entry. */
 gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
                           gmmu_tlb_entry *victim, bool *evicted);
 void gmmu_tlb_invalidate_all(gmmu_tlb *t);
 /* Invalidate the entry mapping vpn for asid; returns whether one was removed. */
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn);
 uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid);
-/* Invalidate every entry of asid overlapping [va_lo, va_hi]; returns count. */
+/* Invalidate every entry of asid overlapping [va_lo, va_hi]; returns count.
+ * A coverage entry overlapping the range is removed whole. */
 uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, uint64_t va_hi);
+
+/* ---- additions ---------------------------------------------------------- */
+
+/* Fill flags for gmmu_tlb_fill_ex. */
+#define GMMU_TLB_FILL_CONTIG 1u    /* the caller checked the page table: the aligned block of
+                                    * fill_pages x 2^(coverage_shift - page_shift) pages holding
+                                    * vpn maps to contiguous frames (page vpn - k -> ppn - k)
+                                    * with the same perms */
+#define GMMU_TLB_FILL_PREFETCH 2u  /* a prefetch (e.g. an LDT push), not a demand fill */
+#define GMMU_TLB_FILL_CHECK_GEN 4u /* drop the fill if gmmu_tlb_generation() != gen */
+
+typedef struct gmmu_tlb_fill_out {
+    bool dropped;       /* stale generation: nothing installed */
+    uint32_t installed; /* entries written (0 for a dropped or redundant prefetch fill) */
+    uint32_t nvictims;  /* valid entries evicted to make room, in victims[] */
+    gmmu_tlb_entry victims[GMMU_TLB_MAX_FILL_PAGES];
+} gmmu_tlb_fill_out;
+
+/* Fill with options. Without GMMU_TLB_FILL_CONTIG one entry for page vpn is
+ * installed. With it, the TLB installs fill_pages entries (the aligned group
+ * holding vpn, vpn's own entry last so it is the most recent), each spanning
+ * one coverage region (2^coverage_shift bytes) or, without coverage, one page.
+ * out may be NULL. Returns GMMU_EINVAL for a NULL/uninitialised TLB or a
+ * contiguous run whose first frame would be below 0. */
+gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                             uint64_t perms, uint32_t flags, uint64_t gen,
+                             gmmu_tlb_fill_out *out);
+
+/* Invalidation generation: incremented by every invalidate_* call. A walker
+ * samples it when the walk starts and passes it to gmmu_tlb_fill_checked (or
+ * fill_ex with GMMU_TLB_FILL_CHECK_GEN); a fill whose walk overlapped an
+ * invalidation is dropped, so a flush during a walk never refills the stale
+ * translation. */
+uint64_t gmmu_tlb_generation(const gmmu_tlb *t);
+/* gmmu_tlb_fill with a generation check; *dropped (if non-NULL) says whether
+ * the fill was dropped as stale. */
+gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                                  uint64_t perms, uint64_t gen, gmmu_tlb_entry *victim,
+                                  bool *evicted, bool *dropped);
+
+/* Geometry queries (for tests and microbenchmark analysis). */
+uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn);
+uint32_t gmmu_tlb_set_ways(const gmmu_tlb *t, uint32_t set);
+/* Number of valid entries. */
+uint32_t gmmu_tlb_occupancy(const gmmu_tlb *t);
 
 #ifdef __cplusplus
 }

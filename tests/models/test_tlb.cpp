@@ -1,0 +1,636 @@
+// Unit tests of the TLB golden model (models/src/tlb.c): geometry, coverage
+// and multi-page fills, replacement, LRU depth, ASIDs, invalidation, the
+// generation rule and the prefetch counters.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <list>
+#include <random>
+#include <vector>
+
+extern "C" {
+#include "gmmu/tlb.h"
+}
+
+namespace {
+
+gmmu_tlb_config cfg(uint32_t entries, uint32_t ways, gmmu_tlb_repl repl = GMMU_TLB_REPL_LRU,
+                    uint32_t page_shift = 12)
+{
+    gmmu_tlb_config c{};
+    c.entries = entries;
+    c.ways = ways;
+    c.page_shift = page_shift;
+    c.repl = repl;
+    c.lookup_cycles = 1;
+    c.seed = 1;
+    return c;
+}
+
+struct Tlb {
+    gmmu_tlb t{};
+    explicit Tlb(const gmmu_tlb_config &c)
+    {
+        gmmu_error err{};
+        EXPECT_EQ(gmmu_tlb_init(&t, &c, &err), GMMU_OK) << err.field << ": " << err.msg;
+    }
+    ~Tlb() { gmmu_tlb_destroy(&t); }
+    bool hit(uint64_t vpn, uint16_t asid = 0)
+    {
+        gmmu_tlb_result r{};
+        EXPECT_EQ(gmmu_tlb_lookup(&t, asid, vpn, &r), GMMU_OK);
+        return r.hit;
+    }
+    gmmu_tlb_result look(uint64_t vpn, uint16_t asid = 0)
+    {
+        gmmu_tlb_result r{};
+        EXPECT_EQ(gmmu_tlb_lookup(&t, asid, vpn, &r), GMMU_OK);
+        return r;
+    }
+    bool fill(uint64_t vpn, uint64_t ppn = 0, uint16_t asid = 0, gmmu_tlb_entry *victim = nullptr)
+    {
+        bool ev = false;
+        EXPECT_EQ(gmmu_tlb_fill(&t, asid, vpn, ppn ? ppn : vpn + 0x1000, 0, victim, &ev), GMMU_OK);
+        return ev;
+    }
+    bool present(uint64_t vpn, uint16_t asid = 0) { return gmmu_tlb_probe(&t, asid, vpn, nullptr); }
+};
+
+std::string bad_field(gmmu_tlb_config c)
+{
+    gmmu_error err{};
+    gmmu_tlb t{};
+    if (gmmu_tlb_init(&t, &c, &err) == GMMU_OK) {
+        gmmu_tlb_destroy(&t);
+        return "(accepted)";
+    }
+    return err.field;
+}
+
+TEST(TlbTest, ConfigValidationNamesTheBadField)
+{
+    auto c = cfg(64, 8);
+    EXPECT_EQ(bad_field(c), "(accepted)");
+    c = cfg(0, 1);
+    EXPECT_EQ(bad_field(c), "entries");
+    c = cfg(16, 17);
+    EXPECT_EQ(bad_field(c), "ways");
+    c = cfg(65, 8);
+    c.sets = 10; // 9 x 8 = 72 >= 65: no way left for the last set
+    EXPECT_EQ(bad_field(c), "sets");
+    c = cfg(64, 8, GMMU_TLB_REPL_LRU, 11);
+    EXPECT_EQ(bad_field(c), "page_shift");
+    c = cfg(64, 8, GMMU_TLB_REPL_LRU, 17);
+    c.coverage_shift = 16;
+    EXPECT_EQ(bad_field(c), "coverage_shift");
+    c.coverage_shift = 21;
+    EXPECT_EQ(bad_field(c), "(accepted)");
+    c.fill_pages = 3;
+    EXPECT_EQ(bad_field(c), "fill_pages");
+    c.fill_pages = 128;
+    EXPECT_EQ(bad_field(c), "fill_pages");
+    c = cfg(48, 6, GMMU_TLB_REPL_PLRU);
+    EXPECT_EQ(bad_field(c), "replacement");
+    c = cfg(65, 8, GMMU_TLB_REPL_PLRU);
+    c.sets = 7;
+    EXPECT_EQ(bad_field(c), "replacement");
+    c = cfg(64, 8);
+    c.index = static_cast<gmmu_tlb_index>(9);
+    EXPECT_EQ(bad_field(c), "index");
+    c = cfg(64, 8);
+    c.lookup_cycles = 2000000;
+    EXPECT_EQ(bad_field(c), "lookup_cycles");
+    EXPECT_EQ(gmmu_tlb_init(nullptr, &c, nullptr), GMMU_EINVAL);
+}
+
+TEST(TlbTest, NonUniformSixtyFiveEntrySets)
+{
+    auto c = cfg(65, 8);
+    c.sets = 7; // Mei & Chu: 6 sets x 8 ways + 1 set x 17 ways
+    Tlb t(c);
+    EXPECT_EQ(t.t.sets, 7u);
+    for (uint32_t s = 0; s < 6; s++)
+        EXPECT_EQ(gmmu_tlb_set_ways(&t.t, s), 8u) << "set " << s;
+    EXPECT_EQ(gmmu_tlb_set_ways(&t.t, 6), 17u);
+    // 17 pages of the big set fit without eviction; the 18th evicts.
+    for (uint64_t i = 0; i < 17; i++) {
+        EXPECT_EQ(gmmu_tlb_set_of(&t.t, 6 + 7 * i), 6u);
+        EXPECT_FALSE(t.fill(6 + 7 * i)) << i;
+    }
+    EXPECT_TRUE(t.fill(6 + 7 * 17));
+    // A small set holds 8.
+    for (uint64_t i = 0; i < 8; i++)
+        EXPECT_FALSE(t.fill(7 * i)) << i;
+    EXPECT_TRUE(t.fill(7 * 8));
+
+    // Without `sets` the old rule applies: 65 / 8 = 8 sets, last set 9 ways.
+    Tlb old(cfg(65, 8));
+    EXPECT_EQ(old.t.sets, 8u);
+    EXPECT_EQ(gmmu_tlb_set_ways(&old.t, 7), 9u);
+}
+
+TEST(TlbTest, ResidueIndexFillsAllSixtyFiveEntriesWithConsecutivePages)
+{
+    auto c = cfg(65, 8);
+    c.sets = 7;
+    c.index = GMMU_TLB_INDEX_RESIDUE;
+    Tlb t(c);
+    std::vector<uint32_t> per_set(7);
+    for (uint64_t v = 0; v < 65; v++)
+        per_set[gmmu_tlb_set_of(&t.t, 1000 + v)]++;
+    for (uint32_t s = 0; s < 7; s++)
+        EXPECT_EQ(per_set[s], gmmu_tlb_set_ways(&t.t, s)) << "set " << s;
+    for (uint64_t v = 0; v < 65; v++)
+        EXPECT_FALSE(t.fill(1000 + v));
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 65u);
+    for (uint64_t v = 0; v < 65; v++)
+        EXPECT_TRUE(t.hit(1000 + v));
+
+    // Pointer chase over 66 pages, twice: only the set that received two
+    // residues-alike pages thrashes (the paper's "noise" at the boundary).
+    Tlb u(c);
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t misses = 0;
+        for (uint64_t v = 0; v < 66; v++)
+            if (!u.hit(v)) {
+                misses++;
+                u.fill(v);
+            }
+        if (pass == 1) {
+            EXPECT_EQ(misses, 9u); // the 9 pages of the 8-way set holding residue 0
+        }
+    }
+
+    // MODULO indexing cannot hold 65 consecutive pages in 6x8 + 1x17.
+    auto m = c;
+    m.index = GMMU_TLB_INDEX_MODULO;
+    Tlb mod(m);
+    uint32_t ev = 0;
+    for (uint64_t v = 0; v < 65; v++)
+        ev += mod.fill(1000 + v);
+    EXPECT_GT(ev, 0u);
+}
+
+TEST(TlbTest, ResidueIndexWithSmallLastSetCoversEveryEntry)
+{
+    auto c = cfg(30, 8);
+    c.sets = 4; // 8 + 8 + 8 + 6
+    c.index = GMMU_TLB_INDEX_RESIDUE;
+    Tlb t(c);
+    EXPECT_EQ(gmmu_tlb_set_ways(&t.t, 3), 6u);
+    for (uint64_t v = 0; v < 30; v++)
+        EXPECT_FALSE(t.fill(v * 7 + 7 * 30)) << v; // 30 tags with distinct residues mod 30
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 30u);
+}
+
+TEST(TlbTest, ThousandThirtyTwoEntriesHoldThatManyConsecutivePages)
+{
+    Tlb t(cfg(1032, 8)); // 129 sets of 8
+    EXPECT_EQ(t.t.sets, 129u);
+    for (uint64_t v = 0; v < 1032; v++)
+        EXPECT_FALSE(t.fill(v));
+    EXPECT_TRUE(t.fill(1032));
+    uint32_t hits = 0;
+    for (uint64_t v = 0; v < 1033; v++)
+        hits += t.hit(v);
+    EXPECT_EQ(hits, 1032u); // page 0 was the LRU of its set
+}
+
+TEST(TlbTest, FullyAssociativeHoldsAnyPages)
+{
+    Tlb t(cfg(16, 16));
+    for (uint64_t i = 0; i < 16; i++)
+        EXPECT_FALSE(t.fill(i * 4096 + 3)); // all congruent mod any small power of two
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+    gmmu_tlb_entry v{};
+    EXPECT_TRUE(t.fill(99, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 3u); // least recently used
+}
+
+TEST(TlbTest, DirectMappedConflictsEvictEachOther)
+{
+    Tlb t(cfg(16, 1));
+    EXPECT_FALSE(t.fill(3));
+    EXPECT_FALSE(t.fill(4));
+    gmmu_tlb_entry v{};
+    EXPECT_TRUE(t.fill(19, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 3u);
+    EXPECT_FALSE(t.present(3));
+    EXPECT_TRUE(t.present(4));
+}
+
+// Fill A,B,C,D into one 4-way set, touch A, then E: LRU evicts B.
+TEST(TlbTest, LruEvictsLeastRecentlyUsed)
+{
+    Tlb t(cfg(4, 4, GMMU_TLB_REPL_LRU));
+    for (uint64_t v : {10, 11, 12, 13})
+        t.fill(v);
+    EXPECT_TRUE(t.hit(10));
+    gmmu_tlb_entry v{};
+    EXPECT_TRUE(t.fill(14, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 11u);
+    EXPECT_TRUE(t.present(10));
+}
+
+// Same sequence under tree-PLRU: after fills of ways 0..3 and a touch of way
+// 0, the root points right and the right node points at way 2, so C goes —
+// not B as true LRU would choose.
+TEST(TlbTest, PlruEvictsPseudoLeastRecent)
+{
+    Tlb t(cfg(4, 4, GMMU_TLB_REPL_PLRU));
+    for (uint64_t v : {10, 11, 12, 13})
+        t.fill(v);
+    EXPECT_TRUE(t.hit(10));
+    gmmu_tlb_entry v{};
+    EXPECT_TRUE(t.fill(14, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 12u);
+    EXPECT_TRUE(t.present(11));
+    // Next victim: root now points left (way 2 just filled), left node -> way 1.
+    EXPECT_TRUE(t.fill(15, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 11u);
+}
+
+TEST(TlbTest, FifoEvictsOldestFillDespiteHits)
+{
+    Tlb t(cfg(4, 4, GMMU_TLB_REPL_FIFO));
+    for (uint64_t v : {10, 11, 12, 13})
+        t.fill(v);
+    for (int i = 0; i < 5; i++)
+        EXPECT_TRUE(t.hit(10));
+    gmmu_tlb_entry v{};
+    EXPECT_TRUE(t.fill(14, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 10u);
+    EXPECT_TRUE(t.fill(15, 0, 0, &v));
+    EXPECT_EQ(v.vpn, 11u);
+}
+
+std::vector<uint64_t> random_victims(uint64_t seed, int n)
+{
+    auto c = cfg(8, 8, GMMU_TLB_REPL_RANDOM);
+    c.seed = seed;
+    Tlb t(c);
+    for (uint64_t v = 0; v < 8; v++)
+        t.fill(v);
+    std::vector<uint64_t> out;
+    for (int i = 0; i < n; i++) {
+        gmmu_tlb_entry v{};
+        EXPECT_TRUE(t.fill(100 + i, 0, 0, &v));
+        out.push_back(v.vpn);
+    }
+    return out;
+}
+
+TEST(TlbTest, RandomReplacementIsSeededAndReproducible)
+{
+    const uint64_t seed = 12345;
+    std::printf("seed=%llu\n", (unsigned long long)seed);
+    auto a = random_victims(seed, 64), b = random_victims(seed, 64), c = random_victims(seed + 1, 64);
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    // Not LRU or FIFO: the first victims are not simply 0,1,2,...
+    std::vector<uint64_t> fifo_order{0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_NE(std::vector<uint64_t>(a.begin(), a.begin() + 8), fifo_order);
+}
+
+TEST(TlbTest, LruDepthReportsStackPositionOfEveryHit)
+{
+    for (auto repl : {GMMU_TLB_REPL_LRU, GMMU_TLB_REPL_PLRU, GMMU_TLB_REPL_FIFO}) {
+        Tlb t(cfg(8, 8, repl));
+        for (uint64_t v = 0; v < 8; v++)
+            t.fill(v);
+        EXPECT_EQ(t.look(7).lru_depth, 0u) << repl;
+        EXPECT_EQ(t.look(0).lru_depth, 7u) << repl;
+        EXPECT_EQ(t.look(0).lru_depth, 0u) << repl;
+        EXPECT_EQ(t.look(7).lru_depth, 1u) << repl;
+        EXPECT_EQ(t.look(3).lru_depth, 5u) << repl; // order now 7,0,6,5,4,3,...
+    }
+}
+
+// Random trace against a straightforward reference (std::list per set, MRU
+// first): hit/miss, victim and LRU depth must agree exactly, on the 65-entry
+// non-uniform geometry and with ASIDs.
+TEST(TlbTest, LruMatchesReferenceModelOnRandomTrace)
+{
+    const uint64_t seed = 20260501;
+    std::printf("seed=%llu\n", (unsigned long long)seed);
+    std::mt19937_64 rng(seed);
+    // Geometries: non-uniform residue-indexed (general path), 4x16 and 1x24
+    // (fast path, whole and partial fingerprint words), 200-way fully
+    // associative (32-bit ranks), 129 sets of 8 (modulo, general path).
+    for (int geo = 0; geo < 5; geo++) {
+        gmmu_tlb_config c = geo == 0   ? cfg(65, 8)
+                            : geo == 1 ? cfg(64, 16)
+                            : geo == 2 ? cfg(24, 24)
+                            : geo == 3 ? cfg(200, 200)
+                                       : cfg(1032, 8);
+        if (geo == 0) {
+            c.sets = 7;
+            c.index = GMMU_TLB_INDEX_RESIDUE;
+        }
+        const uint64_t span = geo >= 3 ? 1500 : 200;
+        Tlb t(c);
+        std::vector<std::list<std::pair<uint16_t, uint64_t>>> ref(t.t.sets);
+        for (int i = 0; i < 20000; i++) {
+            uint64_t vpn = rng() % span;
+            uint16_t asid = uint16_t(rng() % 2 ? 0x101 : 0); // fingerprints of both ASIDs agree
+            uint32_t s = gmmu_tlb_set_of(&t.t, vpn);
+            auto &l = ref[s];
+            auto it = std::find(l.begin(), l.end(), std::make_pair(asid, vpn));
+            gmmu_tlb_result r = t.look(vpn, asid);
+            ASSERT_EQ(r.hit, it != l.end()) << "geo " << geo << " step " << i;
+            if (r.hit) {
+                ASSERT_EQ(r.lru_depth, uint32_t(std::distance(l.begin(), it)));
+                ASSERT_EQ(r.ppn, vpn + 0x1000);
+                l.splice(l.begin(), l, it);
+            } else {
+                gmmu_tlb_entry v{};
+                bool ev = t.fill(vpn, 0, asid, &v);
+                ASSERT_EQ(ev, l.size() == gmmu_tlb_set_ways(&t.t, s));
+                if (ev) {
+                    ASSERT_EQ(v.vpn, l.back().second);
+                    ASSERT_EQ(v.asid, l.back().first);
+                    l.pop_back();
+                }
+                l.emplace_front(asid, vpn);
+            }
+        }
+    }
+}
+
+// The lookup filters ways by an 8-bit fingerprint; equal fingerprints of
+// different pages or ASIDs must still miss.
+TEST(TlbTest, FingerprintCollisionsNeverHit)
+{
+    Tlb t(cfg(16, 4)); // 4 sets: fingerprint from tag bits above bit 2
+    const uint64_t a = 0x10, b = a ^ (0x101ull << 2);
+    ASSERT_EQ(gmmu_tlb_set_of(&t.t, a), gmmu_tlb_set_of(&t.t, b));
+    t.fill(a, 0x500, 0);
+    EXPECT_FALSE(t.hit(b, 0));
+    EXPECT_FALSE(t.hit(a, 0x101));
+    EXPECT_EQ(t.look(a, 0).ppn, 0x500u);
+    t.fill(b, 0x600, 0);
+    t.fill(a, 0x700, 0x101);
+    EXPECT_EQ(t.look(b, 0).ppn, 0x600u);
+    EXPECT_EQ(t.look(a, 0x101).ppn, 0x700u);
+    EXPECT_EQ(t.look(a, 0).ppn, 0x500u);
+}
+
+TEST(TlbTest, FillOfPresentPageRefreshesInPlace)
+{
+    Tlb t(cfg(4, 4));
+    for (uint64_t v : {1, 2, 3, 4})
+        t.fill(v);
+    EXPECT_FALSE(t.fill(2, 0x777));
+    EXPECT_EQ(t.t.st.evictions, 0u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 4u);
+    EXPECT_EQ(t.look(2).ppn, 0x777u);
+}
+
+// K80 L1 reading: 128 KiB pages, one entry covers a 2 MiB aligned run when
+// the driver allocated it contiguously.
+TEST(TlbTest, CoverageEntryMapsContiguousRegion)
+{
+    auto c = cfg(16, 16, GMMU_TLB_REPL_LRU, 17);
+    c.coverage_shift = 21;
+    Tlb t(c);
+    gmmu_tlb_fill_out out{};
+    ASSERT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 0x25, 0x1005, 7, GMMU_TLB_FILL_CONTIG, 0, &out), GMMU_OK);
+    EXPECT_EQ(out.installed, 1u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 1u);
+    for (uint64_t v = 0x20; v < 0x30; v++) {
+        auto r = t.look(v);
+        EXPECT_TRUE(r.hit) << v;
+        EXPECT_EQ(r.ppn, 0x1000 + (v - 0x20));
+        EXPECT_EQ(r.perms, 7u);
+    }
+    EXPECT_FALSE(t.hit(0x30));
+    EXPECT_FALSE(t.hit(0x1f));
+    EXPECT_EQ(t.t.st.coverage_fills, 1u);
+    // First frame of the run would be negative: rejected.
+    EXPECT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 0x45, 0x2, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr),
+              GMMU_EINVAL);
+}
+
+TEST(TlbTest, NonContiguousFillOfCoverageTlbMapsOnePage)
+{
+    auto c = cfg(16, 16, GMMU_TLB_REPL_LRU, 17);
+    c.coverage_shift = 21;
+    Tlb t(c);
+    t.fill(0x25, 0x1005);
+    EXPECT_TRUE(t.hit(0x25));
+    EXPECT_FALSE(t.hit(0x26));
+    // A contiguous fill of the same region replaces the single-page entry.
+    gmmu_tlb_fill_ex(&t.t, 0, 0x26, 0x1006, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 1u);
+    EXPECT_TRUE(t.hit(0x25));
+    EXPECT_TRUE(t.hit(0x2f));
+}
+
+// Reach = entries x coverage: a 16-entry TLB of 2 MiB coverage over 128 KiB
+// pages holds a 32 MiB stride-128KiB chase, and not 34 MiB.
+TEST(TlbTest, CoverageReachIsEntriesTimesRegion)
+{
+    auto c = cfg(16, 16, GMMU_TLB_REPL_LRU, 17);
+    c.coverage_shift = 21;
+    for (uint64_t mib : {32, 34}) {
+        Tlb t(c);
+        uint64_t pages = mib * 8; // 128 KiB pages
+        uint32_t misses = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint64_t v = 0; v < pages; v++)
+                if (!t.hit(v)) {
+                    if (pass == 1)
+                        misses++;
+                    gmmu_tlb_fill_ex(&t.t, 0, v, v + 0x10000, 0, GMMU_TLB_FILL_CONTIG, 0,
+                                     nullptr);
+                }
+        if (mib == 32) {
+            EXPECT_EQ(misses, 0u);
+        } else {
+            EXPECT_EQ(misses, 17u); // LRU over 17 regions: every region misses once
+        }
+    }
+}
+
+// fill_pages = 16 (the K80/P100 "16 contiguous pages per miss" reading):
+// one miss installs 16 separate entries; they then count against capacity.
+TEST(TlbTest, MultiPageFillInstallsSeparateEntries)
+{
+    auto c = cfg(64, 64, GMMU_TLB_REPL_LRU, 17);
+    c.fill_pages = 16;
+    Tlb t(c);
+    gmmu_tlb_fill_out out{};
+    gmmu_tlb_fill_ex(&t.t, 0, 0x25, 0x1005, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    EXPECT_EQ(out.installed, 16u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+    for (uint64_t v = 0x20; v < 0x30; v++)
+        EXPECT_EQ(t.look(v).ppn, 0x1000 + (v - 0x20)) << v;
+    EXPECT_EQ(t.t.st.coverage_fills, 0u);
+    // The missing page itself is the most recent of the group.
+    gmmu_tlb_entry e{};
+    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 0x25, &e));
+    EXPECT_EQ(e.span_shift, 0u);
+    // One page can be invalidated alone.
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(&t.t, 0, 0x27));
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 15u);
+    // A non-contiguous fill installs one page only.
+    gmmu_tlb_fill_ex(&t.t, 0, 0x45, 0x2000, 0, 0, 0, &out);
+    EXPECT_EQ(out.installed, 1u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+}
+
+TEST(TlbTest, MultiPageFillReportsEveryVictim)
+{
+    auto c = cfg(16, 16);
+    c.fill_pages = 8;
+    Tlb t(c);
+    for (uint64_t v = 0; v < 16; v++)
+        t.fill(100 + v);
+    gmmu_tlb_fill_out out{};
+    gmmu_tlb_fill_ex(&t.t, 0, 0x203, 0x5003, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    EXPECT_EQ(out.installed, 8u);
+    ASSERT_EQ(out.nvictims, 8u);
+    for (uint32_t i = 0; i < 8; i++)
+        EXPECT_EQ(out.victims[i].vpn, 100 + i); // LRU order
+}
+
+TEST(TlbTest, CoverageCombinedWithMultiFillInstallsGroupOfRegions)
+{
+    auto c = cfg(64, 64, GMMU_TLB_REPL_LRU, 16); // 64 KiB pages
+    c.coverage_shift = 21;                       // 2 MiB entries (32 pages)
+    c.fill_pages = 4;                            // 4 regions per miss
+    Tlb t(c);
+    gmmu_tlb_fill_out out{};
+    gmmu_tlb_fill_ex(&t.t, 0, 5 * 32 + 3, 0x4000 + 5 * 32 + 3, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    EXPECT_EQ(out.installed, 4u);
+    for (uint64_t v = 4 * 32; v < 8 * 32; v++)
+        EXPECT_EQ(t.look(v).ppn, 0x4000 + v) << v;
+    EXPECT_FALSE(t.hit(8 * 32));
+}
+
+TEST(TlbTest, RangeInvalidationRemovesOverlappingCoverageEntries)
+{
+    auto c = cfg(16, 16, GMMU_TLB_REPL_LRU, 17);
+    c.coverage_shift = 21;
+    Tlb t(c);
+    gmmu_tlb_fill_ex(&t.t, 0, 0x20, 0x1000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x20..0x2f
+    gmmu_tlb_fill_ex(&t.t, 0, 0x40, 0x2000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x40..0x4f
+    gmmu_tlb_fill_ex(&t.t, 1, 0x20, 0x3000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // other ASID
+    // Range covering only the last 128 KiB page of the first region.
+    uint64_t lo = 0x2Full << 17, hi = (0x30ull << 17) - 1;
+    EXPECT_EQ(gmmu_tlb_invalidate_range(&t.t, 0, lo, hi), 1u);
+    EXPECT_FALSE(t.hit(0x20));
+    EXPECT_TRUE(t.hit(0x40));
+    EXPECT_TRUE(t.hit(0x20, 1));
+    // A range between the regions removes nothing.
+    EXPECT_EQ(gmmu_tlb_invalidate_range(&t.t, 0, 0x30ull << 17, (0x40ull << 17) - 1), 0u);
+    // Invalidating one page of a coverage entry drops the whole entry.
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(&t.t, 0, 0x4c));
+    EXPECT_FALSE(t.hit(0x40));
+}
+
+TEST(TlbTest, AsidsIsolateTranslationsAndInvalidateSeparately)
+{
+    Tlb t(cfg(32, 4));
+    t.fill(5, 0x100, 1);
+    t.fill(5, 0x200, 2);
+    EXPECT_EQ(t.look(5, 1).ppn, 0x100u);
+    EXPECT_EQ(t.look(5, 2).ppn, 0x200u);
+    EXPECT_FALSE(t.hit(5, 3));
+    t.fill(6, 0, 1);
+    EXPECT_EQ(gmmu_tlb_invalidate_asid(&t.t, 1), 2u);
+    EXPECT_FALSE(t.present(5, 1));
+    EXPECT_TRUE(t.present(5, 2));
+    EXPECT_EQ(t.t.st.invalidations, 2u);
+    gmmu_tlb_invalidate_all(&t.t);
+    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 0u);
+    EXPECT_EQ(t.t.st.invalidations, 3u);
+    EXPECT_FALSE(t.fill(5, 0, 2)); // freed slots are reused, no eviction
+}
+
+// A walk samples the generation at its start; a shootdown while it is in
+// flight makes its fill stale, and the stale translation must not return.
+TEST(TlbTest, FlushDuringWalkDropsTheStaleFill)
+{
+    Tlb t(cfg(16, 4));
+    for (int kind = 0; kind < 4; kind++) {
+        uint64_t gen = gmmu_tlb_generation(&t.t);
+        switch (kind) { // the shootdown, while the walk is in flight
+        case 0: gmmu_tlb_invalidate_all(&t.t); break;
+        case 1: gmmu_tlb_invalidate_asid(&t.t, 0); break;
+        case 2: gmmu_tlb_invalidate_page(&t.t, 0, 9); break;
+        case 3: gmmu_tlb_invalidate_range(&t.t, 0, 9ull << 12, (10ull << 12) - 1); break;
+        }
+        EXPECT_NE(gmmu_tlb_generation(&t.t), gen);
+        bool dropped = false, ev = true;
+        ASSERT_EQ(gmmu_tlb_fill_checked(&t.t, 0, 9, 0x99, 0, gen, nullptr, &ev, &dropped), GMMU_OK);
+        EXPECT_TRUE(dropped) << kind;
+        EXPECT_FALSE(ev);
+        EXPECT_FALSE(t.present(9)) << kind;
+        gmmu_tlb_fill_out out{};
+        gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out);
+        EXPECT_TRUE(out.dropped);
+        EXPECT_FALSE(t.present(9));
+    }
+    EXPECT_EQ(t.t.st.stale_fills_dropped, 8u);
+    // A walk that saw no invalidation fills normally.
+    bool dropped = true;
+    gmmu_tlb_fill_checked(&t.t, 0, 9, 0x99, 0, gmmu_tlb_generation(&t.t), nullptr, nullptr,
+                          &dropped);
+    EXPECT_FALSE(dropped);
+    EXPECT_TRUE(t.present(9));
+}
+
+TEST(TlbTest, PrefetchCountersTrackUseAndPollution)
+{
+    Tlb t(cfg(4, 4));
+    const uint32_t P = GMMU_TLB_FILL_PREFETCH;
+    gmmu_tlb_fill_ex(&t.t, 0, 1, 0x11, 0, P, 0, nullptr);
+    gmmu_tlb_entry e{};
+    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 1, &e));
+    EXPECT_TRUE(e.prefetched);
+    EXPECT_EQ(t.t.st.prefetch_fills, 1u);
+    EXPECT_TRUE(t.hit(1));
+    EXPECT_TRUE(t.hit(1));
+    EXPECT_EQ(t.t.st.prefetch_hits, 1u); // first use only
+    // Redundant prefetch of a present translation: no change.
+    gmmu_tlb_fill_out out{};
+    gmmu_tlb_fill_ex(&t.t, 0, 1, 0x11, 0, P, 0, &out);
+    EXPECT_EQ(out.installed, 0u);
+    EXPECT_EQ(t.t.st.prefetch_redundant, 1u);
+    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 1, &e));
+    EXPECT_FALSE(e.prefetched);
+    // Fill the rest: 2 demand (one hit later), 3 prefetched and never used.
+    t.fill(2);
+    t.fill(3);
+    EXPECT_TRUE(t.hit(2));
+    gmmu_tlb_fill_ex(&t.t, 0, 4, 0x44, 0, P, 0, nullptr); // set full now: 1,2,3,4
+    // Least recent first: 1 (last hit before the fills of 2 and 3), 3, 2, 4.
+    // Prefetch evicting 1 (hit twice): a useful victim.
+    gmmu_tlb_fill_ex(&t.t, 0, 5, 0x55, 0, P, 0, &out);
+    ASSERT_EQ(out.nvictims, 1u);
+    EXPECT_EQ(out.victims[0].vpn, 1u);
+    EXPECT_EQ(t.t.st.prefetch_victim_useful, 1u);
+    // Prefetch evicting 3 (never hit): not a useful victim.
+    gmmu_tlb_fill_ex(&t.t, 0, 6, 0x66, 0, P, 0, &out);
+    EXPECT_EQ(out.victims[0].vpn, 3u);
+    EXPECT_EQ(t.t.st.prefetch_victim_useful, 1u);
+    // Demand fills now evict 2 then the unused prefetch 4.
+    t.fill(7);
+    t.fill(8);
+    EXPECT_EQ(t.t.st.prefetch_evicted_unused, 1u);
+    EXPECT_EQ(t.t.st.prefetch_fills, 4u);
+}
+
+TEST(TlbTest, LookupOfNullArgumentsIsAnError)
+{
+    gmmu_tlb_result r{};
+    EXPECT_EQ(gmmu_tlb_lookup(nullptr, 0, 0, &r), GMMU_EINVAL);
+    gmmu_tlb t{};
+    EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_tlb_fill_ex(&t, 0, 0, 0, 0, 0, 0, nullptr), GMMU_EINVAL);
+    EXPECT_FALSE(gmmu_tlb_probe(&t, 0, 0, nullptr));
+}
+
+} // namespace
