@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Page-walk scheduling experiment -> docs/results/sched.md and docs/results/sched.png.
+# Uses the already built $BUILD_DIR (default: build/ at the repository root).
+# Env: WARPS (warps per point, default 400), SEED (default 1).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+exe=$build/bin/sched_experiment
+if [ ! -x "$exe" ]; then
+  echo "run.sh: $exe is not built (cmake --build $build --target sched_experiment)" >&2
+  exit 1
+fi
+py=python3
+if ! "$py" -c 'import matplotlib' 2>/dev/null; then
+  py=/usr/bin/python3
+  "$py" -c 'import matplotlib' 2>/dev/null || { echo "run.sh: python3 with matplotlib needed (Debian: python3-matplotlib)" >&2; exit 1; }
+fi
+out=$root/docs/results
+mkdir -p "$out"
+csv=$build/sched.csv
+"$exe" --warps "${WARPS:-400}" --seed "${SEED:-1}" --out "$csv"
+"$py" "$here/plot_sched.py" "$csv" "$out"
