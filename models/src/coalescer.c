@@ -1,5 +1,7 @@
 #include "gmmu/coalescer.h"
 
+#include <string.h>
+
 gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, unsigned page_shift,
                           gmmu_coalesced *out)
 {
@@ -11,18 +13,23 @@ gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, 
     if (active == 0)
         return GMMU_OK;
     /* Fast path: every active lane in the page of the first active lane (the
-     * common case of a coalesced warp). */
+     * common case of a coalesced warp). OR-ing the XORs with the first VA and
+     * shifting once tests all lanes at once. */
     {
         uint32_t first = (uint32_t)__builtin_ctz(active);
-        uint64_t vpn0 = va[first] >> page_shift, diff = 0;
-        for (uint32_t lane = first; lane < nlanes; lane++)
-            diff |= (((va[lane] >> page_shift) ^ vpn0) & (0ull - (uint64_t)((active >> lane) & 1u)));
-        if (diff == 0) {
+        uint64_t va0 = va[first], diff = 0;
+        if (active == 0xFFFFFFFFu && nlanes == GMMU_WARP_LANES) {
+            for (uint32_t lane = 0; lane < GMMU_WARP_LANES; lane++)
+                diff |= va[lane] ^ va0;
+        } else {
+            for (uint32_t lane = first; lane < nlanes; lane++)
+                diff |= (va[lane] ^ va0) & (0ull - (uint64_t)((active >> lane) & 1u));
+        }
+        if ((diff >> page_shift) == 0) {
             out->npages = 1;
-            out->vpn[0] = vpn0;
+            out->vpn[0] = va0 >> page_shift;
             out->lane_mask[0] = active;
-            for (uint32_t lane = 0; lane < nlanes; lane++)
-                out->lane_page[lane] = 0;
+            memset(out->lane_page, 0, sizeof out->lane_page);
             return GMMU_OK;
         }
     }

@@ -23,6 +23,7 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             gmmu_walk_sched_attach_line_cache(ws, &lc);
     }
     free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
+    in_flight.assign(inflight_slots, inflight{});
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
 }
@@ -35,7 +36,29 @@ ptw::~ptw()
     delete ws;
 }
 
-uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return uint64_t(t / p.clock); }
+uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.clock.value(); }
+
+static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
+
+ptw::inflight *ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req)
+{
+    uint64_t key = flight_key(r);
+    inflight &f = in_flight[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    if (f.key != key || f.done <= abs_req)
+        return nullptr;
+    if (r.write && !(f.result.perms & GMMU_PTE_W))
+        return nullptr; // the walker must decide a write to a read-only page itself
+    return &f;
+}
+
+void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
+{
+    uint64_t key = flight_key(r);
+    inflight &f = in_flight[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    f.key = key;
+    f.done = done;
+    f.result = r;
+}
 
 void ptw::invalidate_all()
 {
@@ -43,7 +66,7 @@ void ptw::invalidate_all()
         gmmu_pwc_invalidate_all(pwc_);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc);
-    in_flight.clear();
+    in_flight.assign(inflight_slots, inflight{});
 }
 
 void ptw::invalidate_range(uint64_t lo, uint64_t hi)
@@ -52,7 +75,7 @@ void ptw::invalidate_range(uint64_t lo, uint64_t hi)
         gmmu_pwc_invalidate_range(pwc_, lo, hi);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
-    in_flight.clear();
+    in_flight.assign(inflight_slots, inflight{});
 }
 
 bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
@@ -154,17 +177,14 @@ void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
     r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
 }
 
-static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
-
 void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
     if (!debug) {
-        auto f = in_flight.find(flight_key(r));
-        if (f != in_flight.end() && f->second.done > abs_req && (!r.write || (f->second.result.perms & GMMU_PTE_W))) {
-            r = f->second.result;
-            r.ready = f->second.done - now;
+        if (inflight *f = find_inflight(r, abs_req)) {
+            r = f->result;
+            r.ready = f->done - now;
             inflight_merges++;
             return;
         }
@@ -231,7 +251,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     queue_time_sum += start - abs_req;
     r.ready = done - now;
     if (r.fault == GMMU_FAULT_NONE)
-        in_flight[flight_key(r)] = inflight{done, r};
+        record_inflight(r, done);
 }
 
 void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
@@ -244,11 +264,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     allocs.reserve(reqs.size());
     unsigned pwc_lookups = 0, pwc_lat = 0;
     for (xlate_req *r : reqs) {
-        auto f = in_flight.find(flight_key(*r));
-        if (f != in_flight.end() && f->second.done > abs_req &&
-            (!r->write || (f->second.result.perms & GMMU_PTE_W))) {
-            *r = f->second.result;
-            r->ready = f->second.done - now;
+        if (inflight *f = find_inflight(*r, abs_req)) {
+            *r = f->result;
+            r->ready = f->done - now;
             inflight_merges++;
             continue;
         }
@@ -320,7 +338,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             faults++;
             continue;
         }
-        in_flight[flight_key(r)] = inflight{done, r};
+        record_inflight(r, done);
         if (pwc_) {
             gmmu_pwc_path path{};
             path.va = r.va;
@@ -350,11 +368,6 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
         return;
     }
     batches++;
-    if (in_flight.size() > 8192) { // forget walks that have completed
-        const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
-        for (auto it = in_flight.begin(); it != in_flight.end();)
-            it = it->second.done <= now ? in_flight.erase(it) : std::next(it);
-    }
     if (ws) {
         std::vector<xlate_req *> reqs;
         reqs.reserve(x->reqs.size());

@@ -93,11 +93,17 @@ class ptw : public sc_core::sc_module, public stats_provider {
     sc_core::sc_time walk_delay; // accumulates during one serial walk
     bool debug_walk = false;
 
+    // Walks that may still be in flight: a direct-mapped table keyed by
+    // (asid, 4 KiB VPN). Overwriting a slot only loses a merge opportunity.
     struct inflight {
+        uint64_t key = ~0ull;
         sc_core::sc_time done; // absolute
         xlate_req result;
     };
-    std::unordered_map<uint64_t, inflight> in_flight; // key: asid << 52 | vpn (4 KiB)
+    static constexpr size_t inflight_slots = 4096;
+    std::vector<inflight> in_flight;
+    inflight *find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req);
+    void record_inflight(const xlate_req &r, const sc_core::sc_time &done);
 
     uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0, batches = 0,
              line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0;

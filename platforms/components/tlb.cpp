@@ -189,14 +189,20 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     }
 
     if (w) {
-        for (unsigned l = 0; l < w->nlanes; l++) {
-            if (!(w->active & (1u << l)))
-                continue;
-            const xlate_req &r = page_reqs[c.lane_page[l]];
-            w->pa[l] = (r.pa & ~page_mask) | (w->va[l] & page_mask);
-            if (on_translate && !debug)
-                on_translate(asid, w->va[l], w->pa[l], write);
+        if (c.npages == 1) {
+            // One page: every lane gets the same frame (inactive lanes too; unused).
+            const uint64_t frame = page_reqs[0].pa & ~page_mask;
+            for (unsigned l = 0; l < warp_ext::lanes; l++)
+                w->pa[l] = frame | (w->va[l] & page_mask);
+        } else {
+            for (unsigned l = 0; l < w->nlanes; l++)
+                if (w->active & (1u << l))
+                    w->pa[l] = (page_reqs[c.lane_page[l]].pa & ~page_mask) | (w->va[l] & page_mask);
         }
+        if (on_translate && !debug)
+            for (unsigned l = 0; l < w->nlanes; l++)
+                if (w->active & (1u << l))
+                    on_translate(asid, w->va[l], w->pa[l], write);
         if (!debug)
             lanes += (unsigned)__builtin_popcount(w->active);
         if (debug) {
