@@ -7,17 +7,57 @@ namespace gmmu {
 ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
     : sc_module(name), tsock("tsock"), pt_isock("pt_isock"), p(params)
 {
+    const std::string me = this->name();
     if (p.walkers == 0)
-        report_error("ptw", std::string(this->name()) + ": walkers: must be at least 1");
-    free_at.assign(p.walkers, sc_core::SC_ZERO_TIME);
+        report_error("ptw", me + ": walkers: must be at least 1");
+    gmmu_error err{};
+    if (p.pwc.kind != GMMU_PWC_NONE && gmmu_pwc_create(&p.pwc, &pwc_, &err) != GMMU_OK)
+        report_error("ptw", me + ": pwc." + err.field + ": " + err.msg);
+    if (p.line_cache && gmmu_line_cache_init(&lc, &p.lc, &err) != GMMU_OK)
+        report_error("ptw", me + ": line_cache." + err.field + ": " + err.msg);
+    if (p.sched.variant != GMMU_WS_SERIAL) {
+        ws = new gmmu_walk_sched;
+        if (gmmu_walk_sched_init(ws, &p.sched, &err) != GMMU_OK)
+            report_error("ptw", me + ": scheduler." + err.field + ": " + err.msg);
+        if (p.line_cache)
+            gmmu_walk_sched_attach_line_cache(ws, &lc);
+    }
+    free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
 }
 
-gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
+ptw::~ptw()
 {
-    auto *self = static_cast<ptw *>(ctx);
-    tlm::tlm_generic_payload &g = self->pt_gp;
+    gmmu_pwc_destroy(pwc_);
+    if (p.line_cache)
+        gmmu_line_cache_destroy(&lc);
+    delete ws;
+}
+
+uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return uint64_t(t / p.clock); }
+
+void ptw::invalidate_all()
+{
+    if (pwc_)
+        gmmu_pwc_invalidate_all(pwc_);
+    if (p.line_cache)
+        gmmu_line_cache_flush(&lc);
+    in_flight.clear();
+}
+
+void ptw::invalidate_range(uint64_t lo, uint64_t hi)
+{
+    if (pwc_)
+        gmmu_pwc_invalidate_range(pwc_, lo, hi);
+    if (p.line_cache)
+        gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
+    in_flight.clear();
+}
+
+bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
+{
+    tlm::tlm_generic_payload &g = pt_gp;
     g.set_command(tlm::TLM_READ_COMMAND);
     g.set_address(pa);
     g.set_data_ptr(reinterpret_cast<unsigned char *>(val));
@@ -26,23 +66,59 @@ gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
     g.set_byte_enable_ptr(nullptr);
     g.set_dmi_allowed(false);
     g.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    if (self->debug_walk) {
-        if (self->pt_isock->transport_dbg(g) != 8)
-            return GMMU_EMEM;
-        return GMMU_OK;
+    if (debug_walk)
+        return pt_isock->transport_dbg(g) == 8;
+    pt_isock->b_transport(g, delay);
+    return g.get_response_status() == tlm::TLM_OK_RESPONSE;
+}
+
+// One PTE read of a timed walk. A line-cache hit is served without a memory
+// read (its data functionally by debug transport). *latency_cycles is the
+// memory latency met (0 on a line-cache hit).
+bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool)
+{
+    same_line += (pa >> 7) == last_line;
+    last_line = pa >> 7;
+    if (p.line_cache && gmmu_line_cache_probe(&lc, pa)) {
+        line_hits++;
+        *latency_cycles = 0;
+        debug_walk = true;
+        bool ok = tlm_read(pa, val, walk_delay);
+        debug_walk = false;
+        return ok;
     }
-    self->pt_reads++;
-    self->pt_isock->b_transport(g, self->walk_delay);
-    if (g.get_response_status() != tlm::TLM_OK_RESPONSE) {
-        self->mem_error = true;
+    sc_core::sc_time d = walk_delay;
+    pt_reads++;
+    if (!tlm_read(pa, val, d))
+        return false;
+    *latency_cycles = uint32_t(cycles_of(d - walk_delay));
+    return true;
+}
+
+gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
+{
+    auto *self = static_cast<ptw *>(ctx);
+    if (self->debug_walk)
+        return self->tlm_read(pa, val, self->walk_delay) ? GMMU_OK : GMMU_EMEM;
+    uint32_t mem_lat = 0;
+    if (!self->pt_read(pa, val, &mem_lat, false)) {
+        self->mem_errors++;
         return GMMU_EMEM;
     }
+    uint32_t lat = mem_lat;
+    if (self->p.line_cache) {
+        uint64_t now = self->cycles_of(sc_core::sc_time_stamp() + self->walk_delay);
+        gmmu_line_cache_access(&self->lc, pa, now, mem_lat ? mem_lat : 1, &lat, nullptr);
+    }
+    self->walk_delay += self->p.clock * lat;
     return GMMU_OK;
 }
 
 gmmu_status ptw::write_cb(void *ctx, uint64_t pa, uint64_t val)
 {
     auto *self = static_cast<ptw *>(ctx);
+    if (self->debug_walk)
+        return GMMU_OK; // a debug walk never changes the tables
     tlm::tlm_generic_payload &g = self->pt_gp;
     g.set_command(tlm::TLM_WRITE_COMMAND);
     g.set_address(pa);
@@ -51,59 +127,98 @@ gmmu_status ptw::write_cb(void *ctx, uint64_t pa, uint64_t val)
     g.set_streaming_width(8);
     g.set_byte_enable_ptr(nullptr);
     g.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    if (self->debug_walk)
-        return GMMU_OK; // a debug walk never changes the tables
     self->pt_writes++;
     self->pt_isock->b_transport(g, self->walk_delay);
     return g.get_response_status() == tlm::TLM_OK_RESPONSE ? GMMU_OK : GMMU_EMEM;
 }
 
-void ptw::walk_one(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
+gmmu_status ptw::sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat)
 {
+    auto *self = static_cast<ptw *>(ctx);
+    uint32_t l = 0;
+    if (!self->pt_read(pa, data, &l, true)) {
+        self->mem_errors++;
+        return GMMU_EMEM;
+    }
+    *lat = l ? l : 1;
+    return GMMU_OK;
+}
+
+void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
+{
+    r.done = true;
+    r.level_hit = 0;
+    r.fault = w.fault;
+    r.pa = w.pa;
+    r.page_shift = w.page_shift;
+    r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+}
+
+static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
+
+void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time abs_req = now + t_req;
+    if (!debug) {
+        auto f = in_flight.find(flight_key(r));
+        if (f != in_flight.end() && f->second.done > abs_req && (!r.write || (f->second.result.perms & GMMU_PTE_W))) {
+            r = f->second.result;
+            r.ready = f->second.done - now;
+            inflight_merges++;
+            return;
+        }
+    }
     auto it = roots.find(r.asid);
     r.done = true;
     r.level_hit = 0;
     if (it == roots.end()) {
         r.fault = GMMU_FAULT_NOT_PRESENT; // no address space bound to this ASID
-        r.ready = t_req;
+        r.ready = debug ? sc_core::SC_ZERO_TIME : t_req;
         if (!debug)
             faults++;
         return;
     }
-    gmmu_mem_ops ops{&ptw::read_cb, &ptw::write_cb, this};
-    unsigned access = GMMU_ACC_USER | (r.write ? GMMU_ACC_WRITE : 0u) |
-                      (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
-    gmmu_walk_result w;
-    debug_walk = debug;
-    mem_error = false;
-
-    // Pick the walker that frees up first.
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    sc_core::sc_time abs_req = now + t_req;
     size_t k = 0;
     if (!debug)
         for (size_t i = 1; i < free_at.size(); i++)
             if (free_at[i] < free_at[k])
                 k = i;
     sc_core::sc_time start = debug ? abs_req : std::max(abs_req, free_at[k]);
-    walk_delay = start - now; // reads are issued from the walk's start time
+    walk_delay = start - now;
 
-    gmmu_status s = gmmu_walk(&ops, it->second, r.va, access, &w);
+    uint64_t table = it->second;
+    unsigned level = 4;
+    if (pwc_ && !debug) {
+        gmmu_pwc_hit hit;
+        if (gmmu_pwc_lookup(pwc_, it->second, r.va, &hit) == GMMU_OK) {
+            table = hit.table_base;
+            level = hit.start_level;
+            walk_delay += p.clock * hit.cycles;
+            pwc_cycles += hit.cycles;
+        }
+    }
+    gmmu_mem_ops ops{&ptw::read_cb, &ptw::write_cb, this};
+    unsigned access = GMMU_ACC_USER | (r.write ? GMMU_ACC_WRITE : 0u) |
+                      (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
+    gmmu_walk_result w;
+    debug_walk = debug;
+    gmmu_status s = gmmu_walk_from(&ops, table, level, r.va, access, &w);
     debug_walk = false;
     if (s != GMMU_OK) {
         r.fault = GMMU_FAULT_NOT_PRESENT;
+        r.ready = debug ? sc_core::SC_ZERO_TIME : walk_delay;
         if (!debug)
-            mem_errors++;
-    } else {
-        r.fault = w.fault;
-        r.pa = w.pa;
-        r.page_shift = w.page_shift;
-        r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+            faults++;
+        return;
     }
+    finish(r, w);
     if (debug) {
         r.ready = sc_core::SC_ZERO_TIME;
         return;
     }
+    if (pwc_ && w.fault == GMMU_FAULT_NONE)
+        gmmu_pwc_fill(pwc_, r.va, &w);
     walks++;
     if (r.fault != GMMU_FAULT_NONE)
         faults++;
@@ -115,6 +230,110 @@ void ptw::walk_one(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     walk_time_sum += walk_len;
     queue_time_sum += start - abs_req;
     r.ready = done - now;
+    if (r.fault == GMMU_FAULT_NONE)
+        in_flight[flight_key(r)] = inflight{done, r};
+}
+
+void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time abs_req = now + t_req;
+    std::vector<xlate_req *> todo;
+    std::vector<gmmu_ws_alloc> allocs;
+    todo.reserve(reqs.size());
+    allocs.reserve(reqs.size());
+    unsigned pwc_lookups = 0, pwc_lat = 0;
+    for (xlate_req *r : reqs) {
+        auto f = in_flight.find(flight_key(*r));
+        if (f != in_flight.end() && f->second.done > abs_req &&
+            (!r->write || (f->second.result.perms & GMMU_PTE_W))) {
+            *r = f->second.result;
+            r->ready = f->second.done - now;
+            inflight_merges++;
+            continue;
+        }
+        auto it = roots.find(r->asid);
+        if (it == roots.end()) {
+            r->done = true;
+            r->fault = GMMU_FAULT_NOT_PRESENT;
+            r->ready = t_req;
+            faults++;
+            continue;
+        }
+        gmmu_ws_alloc a{};
+        a.va = r->va;
+        a.valid = 1;
+        a.start_level = 4;
+        a.table_base = it->second;
+        a.access = uint8_t(GMMU_ACC_USER | (r->write ? GMMU_ACC_WRITE : 0u));
+        if (pwc_) {
+            gmmu_pwc_hit hit;
+            if (gmmu_pwc_lookup(pwc_, it->second, r->va, &hit) == GMMU_OK) {
+                a.start_level = uint8_t(hit.start_level);
+                a.table_base = hit.table_base;
+                pwc_lat = std::max(pwc_lat, hit.cycles);
+                pwc_cycles += hit.cycles;
+                pwc_lookups++;
+            }
+        }
+        todo.push_back(r);
+        allocs.push_back(a);
+    }
+    if (todo.empty())
+        return;
+    // One PWC port, pipelined: lookups finish at latency + (n - 1).
+    unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
+    sc_core::sc_time start = std::max(abs_req, free_at[0]);
+    walk_delay = start - now + p.clock * pwc_total; // base of the scheduler's reads
+    const sc_core::sc_time base = walk_delay;
+    std::vector<gmmu_ws_result> res(todo.size());
+    uint64_t cycles = 0;
+    gmmu_status s = gmmu_walk_sched_run(ws, allocs.data(), unsigned(allocs.size()),
+                                        &ptw::sched_mem_cb, this, res.data(), &cycles);
+    if (s != GMMU_OK) {
+        gmmu_walk_sched_reset(ws); // keep the unit usable; report the batch as faulted
+        for (xlate_req *r : todo) {
+            r->done = true;
+            r->fault = GMMU_FAULT_NOT_PRESENT;
+            r->ready = base;
+            faults++;
+        }
+        return;
+    }
+    for (size_t i = 0; i < todo.size(); i++) {
+        xlate_req &r = *todo[i];
+        const gmmu_ws_result &w = res[i];
+        r.done = true;
+        r.level_hit = 0;
+        r.fault = w.fault;
+        r.pa = w.pa;
+        r.page_shift = w.page_shift;
+        r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+        sc_core::sc_time done = now + base + p.clock * (w.done_cycle + 1);
+        if (p.fixed_walk_cycles)
+            done = start + p.clock * p.fixed_walk_cycles;
+        r.ready = done - now;
+        walks++;
+        walk_time_sum += done - start;
+        queue_time_sum += start - abs_req;
+        if (w.fault != GMMU_FAULT_NONE) {
+            faults++;
+            continue;
+        }
+        in_flight[flight_key(r)] = inflight{done, r};
+        if (pwc_) {
+            gmmu_pwc_path path{};
+            path.va = r.va;
+            unsigned deepest = w.page_shift == GMMU_PAGE_1G_SHIFT ? 3u
+                               : w.page_shift == GMMU_PAGE_2M_SHIFT ? 2u : 1u;
+            for (unsigned k = deepest; k <= allocs[i].start_level; k++) {
+                path.base[k] = w.table_base[k];
+                path.known |= 1u << k;
+            }
+            gmmu_pwc_fill_path(pwc_, &path);
+        }
+    }
+    free_at[0] = now + base + p.clock * cycles;
 }
 
 void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
@@ -124,16 +343,33 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    if (!x->debug)
-        batches++;
+    if (x->debug) {
+        for (auto &r : x->reqs)
+            walk_serial(r, true, sc_core::SC_ZERO_TIME);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    batches++;
+    if (in_flight.size() > 8192) { // forget walks that have completed
+        const sc_core::sc_time now = sc_core::sc_time_stamp() + delay;
+        for (auto it = in_flight.begin(); it != in_flight.end();)
+            it = it->second.done <= now ? in_flight.erase(it) : std::next(it);
+    }
+    if (ws) {
+        std::vector<xlate_req *> reqs;
+        reqs.reserve(x->reqs.size());
+        for (auto &r : x->reqs)
+            reqs.push_back(&r);
+        walk_batch_scheduled(reqs, delay);
+    } else {
+        for (auto &r : x->reqs)
+            walk_serial(r, false, delay);
+    }
     sc_core::sc_time done = delay;
-    for (auto &r : x->reqs) {
-        walk_one(r, x->debug, delay);
+    for (auto &r : x->reqs)
         if (r.ready > done)
             done = r.ready;
-    }
-    if (!x->debug)
-        delay = done;
+    delay = done;
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -143,7 +379,7 @@ unsigned ptw::transport_dbg(int, tlm::tlm_generic_payload &gp)
     if (!x)
         return 0;
     for (auto &r : x->reqs)
-        walk_one(r, true, sc_core::SC_ZERO_TIME);
+        walk_serial(r, true, sc_core::SC_ZERO_TIME);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return 0;
 }
@@ -157,8 +393,40 @@ void ptw::dump_stats(nlohmann::json &j) const
     j["memory_errors"] = mem_errors;
     j["batches"] = batches;
     j["walkers"] = p.walkers;
+    j["inflight_merges"] = inflight_merges;
+    j["line_cache_hits"] = line_hits;
     j["avg_walk_ns"] = walks ? walk_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
     j["avg_queue_ns"] = walks ? queue_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
+    if (ws) {
+        j["sched"] = {{"variant", p.sched.variant == GMMU_WS_TREE ? "tree" : "pairwise"},
+                      {"refs_issued", ws->st.refs_issued},
+                      {"refs_merged", ws->st.refs_merged},
+                      {"refs_walked", ws->st.refs_walked},
+                      {"same_line_back_to_back", ws->st.same_line_back_to_back},
+                      {"cycles", ws->st.cycles},
+                      {"scans", ws->st.scans}};
+    } else {
+        j["sched"] = {{"variant", "serial"},
+                      {"refs_issued", pt_reads + line_hits},
+                      {"refs_merged", 0},
+                      {"refs_walked", pt_reads + line_hits},
+                      {"same_line_back_to_back", same_line}};
+    }
+    if (p.line_cache)
+        j["line_cache"] = {{"accesses", lc.st.accesses}, {"hits", lc.st.hits},
+                           {"misses", lc.st.misses}, {"lines", p.lc.lines}};
+    if (pwc_) {
+        const gmmu_pwc_stats *s = gmmu_pwc_get_stats(pwc_);
+        j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
+                    {"lookups", s->lookups},
+                    {"misses", s->misses},
+                    {"hit_l4", s->hit_l4},
+                    {"hit_l3", s->hit_l3},
+                    {"hit_l2", s->hit_l2},
+                    {"bits", gmmu_pwc_bits(pwc_)},
+                    {"evictions", s->evictions},
+                    {"dependent_invalidations", s->dependent_invalidations}};
+    }
 }
 
 } // namespace gmmu

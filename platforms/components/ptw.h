@@ -2,10 +2,25 @@
 // (xlate_ext on a TLM_IGNORE_COMMAND payload) by walking the x86-64 page
 // tables in memory with real TLM reads on pt_isock.
 //
-// Timing: `walkers` independent walkers, each busy until its current walk
-// completes (absolute time). A request starts on the earliest-free walker at
-// max(request time, walker free time); its walk latency is the sum of the
-// delays its page-table reads met (or fixed_walk_cycles when set).
+// Inside the walker (all decisions in C models):
+//  * page-walk cache (gmmu_pwc: none, TPC, STC, UPTC, CPWC): looked up before
+//    a walk; the walk starts at the deepest table it vouches for; filled after.
+//  * page-table-line cache (gmmu_line_cache, optional): a PTE read whose
+//    128-byte line is cached costs the hit latency and no memory read.
+//  * scheduling (ptw_params::sched.variant):
+//      serial   `walkers` independent naive walkers (gmmu_walk_from). Each is
+//               busy until its walk ends; a request starts on the earliest
+//               free walker at max(request time, free time).
+//      tree, pairwise
+//               the comparator-tree / pairwise walk scheduler
+//               (gmmu_walk_sched_run): a batch's misses are walked together,
+//               identical references issued once, same-line references back
+//               to back. The scheduler is one unit, busy until the batch ends.
+//  * walks in flight: a request for a page whose walk (from an earlier batch)
+//    completes later than the request's time waits for that walk instead of
+//    starting another (counted as inflight_merges).
+// Walk latency is the sum of the latencies its reads met, as the model
+// schedules them (or fixed_walk_cycles when set).
 // Supported: b_transport, transport_dbg (walks with debug reads, no state or
 // timing change). Per-ASID roots (CR3) are set with set_root().
 #pragma once
@@ -15,18 +30,28 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "components/extensions.h"
 #include "components/stats.h"
 
+extern "C" {
+#include "gmmu/line_cache.h"
+#include "gmmu/pwc.h"
+#include "gmmu/walk_sched.h"
+}
+
 namespace gmmu {
 
 struct ptw_params {
-    unsigned walkers = 1;
-    unsigned fixed_walk_cycles = 0; // 0: walk latency = sum of read latencies
-    bool set_accessed_dirty = false; // write A/D bits back like x86 hardware
+    unsigned walkers = 1;            // serial variant: independent walkers
+    unsigned fixed_walk_cycles = 0;  // 0: walk latency = what its reads cost
+    bool set_accessed_dirty = false; // write A/D bits back like x86 hardware (serial only)
+    gmmu_pwc_config pwc{};           // kind GMMU_PWC_NONE: no page-walk cache
+    bool line_cache = false;
+    gmmu_line_cache_config lc{};
+    gmmu_ws_config sched{};          // variant SERIAL uses the per-walker path
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -36,27 +61,47 @@ class ptw : public sc_core::sc_module, public stats_provider {
     tlm_utils::simple_initiator_socket<ptw> pt_isock;
 
     ptw(sc_core::sc_module_name name, const ptw_params &p);
+    ~ptw() override;
 
     void set_root(uint16_t asid, uint64_t root_pa) { roots[asid] = root_pa; }
+    // Page-table change: drop PWC contents, line cache and in-flight results.
+    void invalidate_all();
+    void invalidate_range(uint64_t va_lo, uint64_t va_hi);
     void dump_stats(nlohmann::json &j) const override;
+    const gmmu_pwc *pwc() const { return pwc_; }
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
     static gmmu_status read_cb(void *ctx, uint64_t pa, uint64_t *val);
     static gmmu_status write_cb(void *ctx, uint64_t pa, uint64_t val);
-    void walk_one(xlate_req &r, bool debug, const sc_core::sc_time &t_req);
+    static gmmu_status sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat);
+    bool tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay);
+    bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool timed_by_model);
+    void walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req);
+    void walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req);
+    void finish(xlate_req &r, const gmmu_walk_result &w);
+    uint64_t cycles_of(const sc_core::sc_time &t) const;
 
     ptw_params p;
     std::unordered_map<uint16_t, uint64_t> roots;
-    std::vector<sc_core::sc_time> free_at; // absolute time each walker frees up
+    std::vector<sc_core::sc_time> free_at; // absolute time each walker (or the scheduler) frees up
+    gmmu_pwc *pwc_ = nullptr;
+    gmmu_line_cache lc{};
+    gmmu_walk_sched *ws = nullptr;
     tlm::tlm_generic_payload pt_gp;
-    sc_core::sc_time walk_delay;  // accumulates during one walk
+    sc_core::sc_time walk_delay; // accumulates during one serial walk
     bool debug_walk = false;
-    bool mem_error = false;
 
-    uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0;
-    uint64_t batches = 0;
+    struct inflight {
+        sc_core::sc_time done; // absolute
+        xlate_req result;
+    };
+    std::unordered_map<uint64_t, inflight> in_flight; // key: asid << 52 | vpn (4 KiB)
+
+    uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0, batches = 0,
+             line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0;
+    uint64_t last_line = ~0ull;
     sc_core::sc_time walk_time_sum, queue_time_sum;
 };
 

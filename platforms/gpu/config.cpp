@@ -49,7 +49,24 @@ const std::vector<key_spec> &config_schema()
         I("ptw.walkers", 1, 1, 256, "Independent page-table walkers."),
         I("ptw.fixed_walk_latency", 0, 0, 1000000,
           "If > 0, every walk takes this many cycles instead of the sum of its reads."),
-        B("ptw.set_accessed_dirty", false, "Walker writes A/D bits back to the PTEs."),
+        B("ptw.set_accessed_dirty", false,
+          "Walker writes A/D bits back to the PTEs (serial scheduler only)."),
+        S("ptw.scheduler", "serial", {"serial", "tree", "pairwise"},
+          "Walk scheduling: serial = ptw.walkers naive walkers; tree = comparator-tree "
+          "scheduler coalescing a batch's walks; pairwise = all-pairs comparators."),
+        I("ptw.mshrs", 32, 1, 64, "Walk-scheduler MSHRs (tree, pairwise)."),
+        I("ptw.scan_pass_cycles", 1, 1, 16, "Cycles of one comparator pass (tree, pairwise)."),
+        S("ptw.pwc", "none", {"none", "tpc", "stc", "uptc", "cpwc"},
+          "Page-walk cache in the walker (docs/pwc.md)."),
+        I("ptw.pwc_bits", 0, 0, 1 << 24,
+          "If > 0, size ptw.pwc to the largest geometry that fits this many bits; 0 = the kind's "
+          "default geometry."),
+        I("ptw.line_cache.lines", 0, 0, 1 << 20,
+          "Page-table-line cache in the walker, 128-byte lines; 0 = none."),
+        I("ptw.line_cache.ways", 4, 1, 1 << 20, "Page-table-line cache ways."),
+        I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
+        I("ptw.line_cache.miss_cycles", 1, 0, 100000,
+          "Page-table-line cache lookup cost added to a miss, cycles."),
         I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
         B("mmu.bypass", false,
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
@@ -275,6 +292,12 @@ void config::validate() const
         throw config_error("config key 'l2_tlb.ways': " + std::to_string(i("l2_tlb.ways")) +
                            " exceeds l2_tlb.entries (" + std::to_string(i("l2_tlb.entries")) +
                            ")");
+    if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)
+        throw config_error("config key 'ptw.walkers': the " + s("ptw.scheduler") +
+                           " scheduler is one unit; ptw.walkers must be 1 (got " +
+                           std::to_string(i("ptw.walkers")) + ")");
+    if (i("ptw.line_cache.lines") > 0 && i("ptw.line_cache.ways") > i("ptw.line_cache.lines"))
+        throw config_error("config key 'ptw.line_cache.ways': exceeds ptw.line_cache.lines");
     int64_t ps = i("page_size");
     if (ps != 4096 && ps != (1 << 21) && ps != (1 << 30))
         throw config_error("config key 'page_size': " + std::to_string(ps) +

@@ -37,6 +37,23 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     return p;
 }
 
+gmmu_pwc_config pwc_config_from(const config &c)
+{
+    gmmu_pwc_config pc{};
+    gmmu_pwc_kind kind = GMMU_PWC_NONE;
+    if (gmmu_pwc_kind_parse(c.s("ptw.pwc").c_str(), &kind) != GMMU_OK)
+        throw config_error("config key 'ptw.pwc': unknown page-walk cache '" + c.s("ptw.pwc") + "'");
+    gmmu_error err{};
+    gmmu_status st = c.i("ptw.pwc_bits") > 0
+                         ? gmmu_pwc_config_for_bits(kind, uint64_t(c.i("ptw.pwc_bits")), &pc, &err)
+                         : gmmu_pwc_config_default(kind, &pc);
+    if (st != GMMU_OK)
+        throw config_error("config key 'ptw.pwc_bits': " + std::string(err.msg[0] ? err.msg : "no geometry fits"));
+    if (gmmu_pwc_config_validate(&pc, &err) != GMMU_OK)
+        throw config_error("config key 'ptw.pwc': " + std::string(err.field) + ": " + err.msg);
+    return pc;
+}
+
 gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, workload &wl)
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
@@ -51,6 +68,30 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         wp.fixed_walk_cycles = unsigned(c.i("ptw.fixed_walk_latency"));
         wp.set_accessed_dirty = c.b("ptw.set_accessed_dirty");
         wp.clock = clock;
+        wp.pwc = pwc_config_from(c);
+        wp.line_cache = c.i("ptw.line_cache.lines") > 0;
+        if (wp.line_cache) {
+            gmmu_line_cache_config_default(&wp.lc);
+            wp.lc.lines = uint32_t(c.i("ptw.line_cache.lines"));
+            wp.lc.ways = uint32_t(c.i("ptw.line_cache.ways"));
+            wp.lc.hit_cycles = uint32_t(c.i("ptw.line_cache.hit_cycles"));
+            wp.lc.miss_cycles = uint32_t(c.i("ptw.line_cache.miss_cycles"));
+            gmmu_error err{};
+            if (gmmu_line_cache_config_check(&wp.lc, &err) != GMMU_OK)
+                throw config_error("config key 'ptw.line_cache." + std::string(err.field) +
+                                   "': " + err.msg);
+        }
+        gmmu_ws_config_default(&wp.sched);
+        const std::string sched = c.s("ptw.scheduler");
+        wp.sched.variant = sched == "tree" ? GMMU_WS_TREE
+                           : sched == "pairwise" ? GMMU_WS_PAIRWISE : GMMU_WS_SERIAL;
+        wp.sched.mshrs = uint32_t(c.i("ptw.mshrs"));
+        wp.sched.scan_pass_cycles = uint32_t(c.i("ptw.scan_pass_cycles"));
+        if (wp.sched.variant != GMMU_WS_SERIAL) {
+            gmmu_error err{};
+            if (gmmu_ws_config_check(&wp.sched, &err) != GMMU_OK)
+                throw config_error("config key 'ptw." + std::string(err.field) + "': " + err.msg);
+        }
         walker = std::make_unique<ptw>("ptw", wp);
         walker->pt_isock.bind(mem->tsock);
         walker->set_root(0, drv->root());

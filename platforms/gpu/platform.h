@@ -49,5 +49,6 @@ class gpu_platform : public sc_core::sc_module {
 };
 
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
+gmmu_pwc_config pwc_config_from(const config &c);
 
 } // namespace gmmu

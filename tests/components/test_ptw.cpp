@@ -19,6 +19,10 @@ struct PtwTest : ::testing::TestWithParam<unsigned> {
         gmmu::ptw_params p;
         p.walkers = walkers;
         p.fixed_walk_cycles = fixed;
+        build(p);
+    }
+    void build(const gmmu::ptw_params &p)
+    {
         walker = std::make_unique<gmmu::ptw>("ptw", p);
         ini.isock.bind(walker->tsock);
         walker->pt_isock.bind(mem.tsock);
@@ -143,6 +147,105 @@ TEST_F(PtwTest, SetsAccessedAndDirtyWhenConfigured)
     ASSERT_EQ(gmmu_walk(&ops, drv.root(), 0x10000000, 0, &w), GMMU_OK);
     EXPECT_TRUE(w.pte & GMMU_PTE_A);
     EXPECT_TRUE(w.pte & GMMU_PTE_D);
+}
+
+nlohmann::json stats(const gmmu::ptw &w)
+{
+    nlohmann::json j;
+    w.dump_stats(j);
+    return j;
+}
+
+// Figure 8 of pichai-asplos14: three misses sharing upper levels.
+std::vector<uint64_t> figure8_vas()
+{
+    auto va = [](uint64_t l4, uint64_t l3, uint64_t l2, uint64_t l1) {
+        return (l4 << 39) | (l3 << 30) | (l2 << 21) | (l1 << 12);
+    };
+    return {va(0xb9, 0x0c, 0xac, 0x03), va(0xb9, 0x0c, 0xac, 0x04), va(0xb9, 0x0c, 0xad, 0x05)};
+}
+
+TEST_F(PtwTest, TreeSchedulerCoalescesFigure8IntoSevenReads)
+{
+    gmmu::ptw_params p;
+    gmmu_ws_config_default(&p.sched);
+    p.sched.variant = GMMU_WS_TREE;
+    build(p);
+    for (uint64_t va : figure8_vas())
+        drv.map(va, 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    auto x = batch(figure8_vas(), d);
+    for (auto &r : x.reqs) {
+        EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
+        EXPECT_EQ(r.pa, drv.translate(r.va));
+    }
+    auto j = stats(*walker);
+    EXPECT_EQ(j["pt_reads"], 7u);
+    EXPECT_EQ(j["sched"]["refs_merged"], 5u);
+    EXPECT_EQ(j["walks"], 3u);
+}
+
+TEST_F(PtwTest, SerialWalkerNeedsTwelveReadsForFigure8)
+{
+    build(1);
+    for (uint64_t va : figure8_vas())
+        drv.map(va, 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    batch(figure8_vas(), d);
+    EXPECT_EQ(stats(*walker)["pt_reads"], 12u);
+    EXPECT_EQ(d, sc_time(12 * 25, SC_NS));
+}
+
+TEST_F(PtwTest, PageWalkCacheSkipsCachedLevels)
+{
+    gmmu::ptw_params p;
+    ASSERT_EQ(gmmu_pwc_config_default(GMMU_PWC_CPWC, &p.pwc), GMMU_OK);
+    build(p);
+    drv.map(0x10000000, 8 * 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    batch({0x10000000}, d);
+    EXPECT_EQ(stats(*walker)["pt_reads"], 4u);
+    sc_time d2 = SC_ZERO_TIME;
+    auto x = batch({0x10003000}, d2); // same PT page: the CPWC vouches for the L1 table
+    EXPECT_EQ(x.reqs[0].pa, drv.translate(0x10003000));
+    auto j = stats(*walker);
+    EXPECT_EQ(j["pt_reads"], 5u);
+    EXPECT_EQ(j["pwc"]["hit_l2"], 1u);
+    EXPECT_GT(j["pwc"]["bits"].get<uint64_t>(), 0u);
+}
+
+TEST_F(PtwTest, LineCacheServesSameLineReadsWithoutMemory)
+{
+    gmmu::ptw_params p;
+    p.line_cache = true;
+    gmmu_line_cache_config_default(&p.lc);
+    p.lc.lines = 64;
+    p.lc.ways = 4;
+    build(p);
+    drv.map(0x10000000, 2 * 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    batch({0x10000000, 0x10001000}, d); // the second walk re-reads three lines and a neighbour PTE
+    auto j = stats(*walker);
+    EXPECT_EQ(j["pt_reads"], 4u);
+    EXPECT_EQ(j["line_cache_hits"], 4u);
+}
+
+TEST_F(PtwTest, RequestMergesWithAWalkStillInFlight)
+{
+    build(2);
+    drv.map(0x10000000, 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    auto a = batch({0x10000000}, d); // completes at 100 ns
+    sc_time d2(10, SC_NS);           // a second SM asks at 10 ns
+    auto b = batch({0x10000000}, d2);
+    EXPECT_EQ(b.reqs[0].pa, a.reqs[0].pa);
+    EXPECT_EQ(b.reqs[0].ready, sc_time(100, SC_NS)); // waits for that walk, no new one
+    auto j = stats(*walker);
+    EXPECT_EQ(j["walks"], 1u);
+    EXPECT_EQ(j["inflight_merges"], 1u);
+    sc_time d3(150, SC_NS); // after completion: a new walk
+    batch({0x10000000}, d3);
+    EXPECT_EQ(stats(*walker)["walks"], 2u);
 }
 
 } // namespace

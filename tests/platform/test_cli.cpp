@@ -129,6 +129,22 @@ TEST(CliTest, LatencyIsHiddenByOtherWarps)
     EXPECT_LT(many * 4, one);
 }
 
+TEST(CliTest, SchedulerAndPageWalkCacheReportTheirCounters)
+{
+    std::string out = tmp("sched");
+    SimRun r = sim("--workload random-sample " + small +
+                " --set ptw.scheduler=tree --set ptw.pwc=cpwc --set ptw.pwc_bits=5280"
+                " --set ptw.line_cache.lines=64 --quiet --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    nlohmann::json p = load(out + "/stats.json")["gpu"]["ptw"];
+    for (const char *k : {"refs_issued", "refs_merged", "same_line_back_to_back"})
+        EXPECT_TRUE(p["sched"].contains(k)) << k;
+    EXPECT_TRUE(p.contains("line_cache_hits"));
+    EXPECT_EQ(p["pwc"]["bits"].get<uint64_t>(), (6u + 62u) * 74u + 4u * 62u); // 62-entry CPWC
+    EXPECT_GT(p["pwc"]["lookups"].get<uint64_t>(), 0u);
+    EXPECT_EQ(load(out + "/stats.json")["data_check"]["mismatches"], 0);
+}
+
 TEST(CliTest, ListKeysDocumentsEveryKey)
 {
     SimRun r = sim("--list-keys");
@@ -188,6 +204,8 @@ TEST(CliTest, OutOfRangeIsRejectedWithTheRange)
     expect_bad("--workload stream --set sm.warps=65", "1..64");
     expect_bad("--workload stream --set l1_tlb.ways=64", "l1_tlb.ways"); // more ways than entries
     expect_bad("--workload stream --set l1_tlb.replacement=mru", "l1_tlb.replacement");
+    expect_bad("--workload stream --set ptw.pwc=lru", "ptw.pwc");
+    expect_bad("--workload stream --set ptw.scheduler=tree --set ptw.walkers=8", "ptw.walkers");
 }
 
 TEST(CliTest, NonPowerOfTwoIsRejected)
