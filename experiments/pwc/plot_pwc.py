@@ -190,7 +190,8 @@ def main():
         a.set_xticklabels(names, rotation=45)
         a.set_title(t)
         a.set_ylabel(yl)
-        a.legend(fontsize=8)
+        a.set_ylim(0, a.get_ylim()[1] * 1.18)
+        a.legend(fontsize=8, ncol=4, loc="upper center")
         a.grid(axis="y", alpha=0.3)
     for c, ls in ((2, "--"), (3, "-")):
         for k in KINDS:
