@@ -175,7 +175,7 @@ int main(int argc, char **argv)
         std::perror(out_path);
         return 2;
     }
-    std::fprintf(out, "workload,cache,divergence,variant,warps,walks,refs_walked,refs_issued,"
+    std::fprintf(out, "workload,cache,mode,divergence,variant,warps,walks,refs_walked,refs_issued,"
                       "refs_merged,same_line_b2b,pt_accesses,pt_hits,dram_reads,cycles,"
                       "scan_passes,scan_busy,max_inflight,faults\n");
 
@@ -212,7 +212,11 @@ int main(int argc, char **argv)
                     w.vas.push_back(va | (rng() & 0xFF8));
                 }
             }
+            for (const char *mode : {"batch", "stream"}) {
+            const bool stream = !std::strcmp(mode, "stream");
             for (const CacheScenario &cs : kScenarios) {
+                if (stream && cs.data_lines_per_cycle > 0)
+                    continue; // the non-blocking stream is measured on the dedicated cache only
                 for (const Variant &var : kVariants) {
                     gmmu_ws_config cfg;
                     gmmu_ws_config_default(&cfg);
@@ -237,9 +241,12 @@ int main(int argc, char **argv)
                     uint64_t total_cycles = 0, walks = 0;
                     std::vector<gmmu_ws_alloc> allocs;
                     std::vector<gmmu_ws_result> res;
-                    for (const Warp &w : ws_list) {
-                        allocs.clear();
-                        for (uint64_t va : w.vas) {
+                    // batch: a warp's walks run alone, the next warp's start when
+                    // they are all done (blocking TLB). stream: the misses of all
+                    // warps enter the MSHRs in warp order as MSHRs free up
+                    // (non-blocking TLB), one run.
+                    for (size_t wi = 0; wi < ws_list.size(); wi++) {
+                        for (uint64_t va : ws_list[wi].vas) {
                             gmmu_ws_alloc a{};
                             a.va = va;
                             a.table_base = pt.root;
@@ -247,6 +254,8 @@ int main(int argc, char **argv)
                             a.access = GMMU_ACC_USER;
                             allocs.push_back(a);
                         }
+                        if (stream && wi + 1 < ws_list.size())
+                            continue;
                         res.assign(allocs.size(), gmmu_ws_result{});
                         uint64_t cycles = 0;
                         s = gmmu_walk_sched_run(&sched, allocs.data(), (unsigned)allocs.size(),
@@ -258,11 +267,12 @@ int main(int argc, char **argv)
                                 return Fail("unexpected translation fault", GMMU_EFAULT);
                         total_cycles += cycles;
                         walks += allocs.size();
+                        allocs.clear();
                     }
                     const gmmu_ws_stats &st = sched.st;
                     std::fprintf(out,
-                                 "%s,%s,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-                                 wl.name, cs.name, d, var.name, warps, (unsigned long long)walks,
+                                 "%s,%s,%s,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+                                 wl.name, cs.name, mode, d, var.name, warps, (unsigned long long)walks,
                                  (unsigned long long)st.refs_walked, (unsigned long long)st.refs_issued,
                                  (unsigned long long)st.refs_merged,
                                  (unsigned long long)st.same_line_back_to_back,
@@ -273,6 +283,7 @@ int main(int argc, char **argv)
                                  (unsigned long long)st.max_inflight, (unsigned long long)st.faults);
                     gmmu_line_cache_destroy(&lc);
                 }
+            }
             }
         }
         std::fprintf(stderr, "sched_experiment: %s done (%zu page-table pages)\n", wl.name,

@@ -3,6 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The SWAR code maps byte k of a loaded word to array element k. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "gmmu tlb.c assumes a little-endian host"
+#endif
+
 #define RANK8_MAX_WAYS 128u
 #define LANES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
@@ -194,7 +199,9 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
     t->fast = t->set_pow2 && t->last_set_ways == cfg->ways && cfg->ways <= 64 && t->rank8;
     t->words = (cfg->ways + 7) / 8;
     t->tail = cfg->ways % 8 ? (1ull << (8 * (cfg->ways % 8))) - 1 : ~0ull;
-    t->way_mask = cfg->ways >= 64 ? ~0ull : (1ull << cfg->ways) - 1;
+    t->way_mask = 0; /* in scan_words' bit order: way w at bit 8 (w % 8) + w / 8 */
+    for (uint32_t w = 0; w < cfg->ways && w < 64; w++)
+        t->way_mask |= 1ull << (8 * (w % 8) + w / 8);
     t->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
     return GMMU_OK;
 }
@@ -330,16 +337,23 @@ static inline uint64_t gather_highs(uint64_t z)
     return ((z >> 7) * 0x0102040810204080ull) >> 56; /* byte high bits -> 8-bit mask */
 }
 
-/* Candidate ways of a set whose fingerprint byte equals pat's: SWAR zero-byte
- * test per word, byte high bits gathered into one bit per way. */
+/* Candidate ways of a set (<= 64 ways) whose fingerprint byte equals pat's:
+ * SWAR zero-byte test per word; word i's flags (byte high bits) are shifted
+ * down to bit i of each byte, so bit 8j + i of the result stands for way
+ * 8i + j (see way_of_bit). */
 static inline uint64_t scan_words(const uint8_t *fp, uint64_t pat, uint32_t nw)
 {
     uint64_t m = 0;
     for (uint32_t i = 0; i < nw; i++) {
         const uint64_t x = load64(fp + 8 * i) ^ pat;
-        m |= gather_highs((x - LANES) & ~x & HIGHS) << (8 * i);
+        m |= ((x - LANES) & ~x & HIGHS) >> (7 - i);
     }
     return m;
+}
+
+static inline uint32_t way_of_bit(uint32_t p)
+{
+    return (p & 7) * 8 + (p >> 3);
 }
 
 /* Byte ranks below d move down one place (SWAR); the last word is limited to
@@ -365,7 +379,7 @@ static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint
         e->stamp = now;
     else if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
         plru_touch(&t->plru[set], nways, w);
-    e->hits++;
+    e->hits += e->hits != UINT32_MAX; /* saturating */
     if (e->prefetched) {
         e->prefetched = false;
         t->st.prefetch_hits++;
@@ -373,8 +387,12 @@ static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint
     t->st.hits++;
 }
 
-/* Specialised lookup for the usual geometry (uniform power-of-two set count,
- * <= 64 ways, byte ranks): fixed word count, no group loop. */
+/* Hot path, for the usual geometry (uniform power-of-two set count, <= 64
+ * ways, byte ranks). The filter compares the set's 8-bit fingerprints eight
+ * at a time (SWAR zero-byte test) without a branch per way; only candidates
+ * touch the entry array, where valid bit, ASID and page are checked. The
+ * zero-byte test may also flag the byte above a true match (borrow): that
+ * costs one extra check, never a wrong answer. */
 static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
                                       gmmu_tlb_result *r)
 {
@@ -395,7 +413,7 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
     t->st.accesses++;
     r->cycles = t->cfg.lookup_cycles;
     while (m) {
-        const uint32_t w = ctz64(m);
+        const uint32_t w = way_of_bit(ctz64(m));
         m &= m - 1;
         gmmu_tlb_entry *e = &t->e[base + w];
         if (!entry_maps(e, asid, vpn))
@@ -423,11 +441,9 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
     return GMMU_OK;
 }
 
-/* Hot path. The filter compares the set's 8-bit fingerprints eight at a time
- * (SWAR zero-byte test) without a branch per way; only candidates touch the
- * entry array, where the full tag and ASID are checked. The zero-byte test
- * may flag a byte above a true match (borrow): that costs one extra check,
- * never a wrong answer. */
+/* General lookup: any geometry (non-uniform sets, non-power-of-two set
+ * counts, sets of more than 64 ways, 32-bit ranks). Same filter as the fast
+ * path, in groups of 64 ways, with the flags gathered in way order. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -453,7 +469,7 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
             uint64_t z = (x - LANES) & ~x & HIGHS;
             if (gend - k < 8)
                 z &= (1ull << (8 * (gend - k))) - 1;
-            m |= (((z >> 7) * 0x0102040810204080ull) >> 56) << (k - g);
+            m |= gather_highs(z) << (k - g);
         }
         while (m) {
             const uint32_t w = g + ctz64(m);

@@ -700,8 +700,11 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
             last_done = now;
         }
         /* Skip cycles in which nothing can happen (same result as stepping them). */
-        if (completed < n && npend && (next == n || gmmu_walk_sched_free_mshrs(ws) == 0) &&
-            quiescent(ws)) {
+        bool stalled = completed < n && (next == n || gmmu_walk_sched_free_mshrs(ws) == 0) &&
+                       quiescent(ws);
+        if (stalled && !npend)
+            return GMMU_EBUSY; /* no read in flight and nothing can move: cannot happen */
+        if (stalled) {
             uint64_t t = pend[0].arrive;
             for (unsigned p = 1; p < npend; p++)
                 if (pend[p].arrive < t)

@@ -445,9 +445,9 @@ struct Pending {
 };
 
 #ifdef __SANITIZE_ADDRESS__
-constexpr unsigned kCycles = 20000;
-#else
 constexpr unsigned kCycles = 60000;
+#else
+constexpr unsigned kCycles = 200000;
 #endif
 
 // The cycle interface and the functional interface are one model: a random

@@ -595,7 +595,7 @@ std::vector<gmmu_pwc_config> property_configs()
 }
 
 #ifdef __SANITIZE_ADDRESS__
-constexpr uint64_t kLookupsPerConfig = 25000;
+constexpr uint64_t kLookupsPerConfig = 100000;
 #else
 constexpr uint64_t kLookupsPerConfig = 200000;
 #endif
@@ -625,9 +625,7 @@ TEST(PwcPropertyTest, EveryReturnedBaseIsTheOneARealWalkUses)
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("[ property ] %llu lookups checked against full walks in %.2f s\n",
                 (unsigned long long)total, secs);
-#ifndef __SANITIZE_ADDRESS__
     EXPECT_GE(total, 1000000u);
-#endif
 }
 
 } // namespace

@@ -453,6 +453,39 @@ TEST(TlbTest, CoverageReachIsEntriesTimesRegion)
     }
 }
 
+// The paper's method on a K80-like L2 TLB (65 entries as 6x8 + 1x17, 2 MiB
+// coverage over 128 KiB pages, residue indexing): a two-pass pointer chase
+// at stride s over distance d misses on its second pass only past the
+// reach of 130 MiB at s = P and P/2, and past 260 MiB at s = 2P.
+TEST(TlbTest, PointerChaseFindsK80L2ReachAtEveryStride)
+{
+    auto c = cfg(65, 8, GMMU_TLB_REPL_LRU, 17);
+    c.sets = 7;
+    c.index = GMMU_TLB_INDEX_RESIDUE;
+    c.coverage_shift = 21;
+    auto second_pass_misses = [&](uint64_t stride, uint64_t distance) {
+        Tlb t(c);
+        uint32_t misses = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint64_t va = 0; va < distance; va += stride) {
+                uint64_t vpn = va >> 17;
+                if (!t.hit(vpn)) {
+                    misses += pass;
+                    gmmu_tlb_fill_ex(&t.t, 0, vpn, vpn + 0x100000, 0, GMMU_TLB_FILL_CONTIG, 0,
+                                     nullptr);
+                }
+            }
+        return misses;
+    };
+    const uint64_t MiB = 1ull << 20;
+    EXPECT_EQ(second_pass_misses(2 * MiB, 130 * MiB), 0u);
+    EXPECT_EQ(second_pass_misses(1 * MiB, 130 * MiB), 0u);
+    EXPECT_GT(second_pass_misses(2 * MiB, 132 * MiB), 0u);
+    EXPECT_GT(second_pass_misses(1 * MiB, 132 * MiB), 0u);
+    EXPECT_EQ(second_pass_misses(4 * MiB, 260 * MiB), 0u);
+    EXPECT_GT(second_pass_misses(4 * MiB, 264 * MiB), 0u);
+}
+
 // fill_pages = 16 (the K80/P100 "16 contiguous pages per miss" reading):
 // one miss installs 16 separate entries; they then count against capacity.
 TEST(TlbTest, MultiPageFillInstallsSeparateEntries)

@@ -107,7 +107,7 @@ typedef struct gmmu_tlb {
     bool fast;            /* uniform power-of-two sets of <= 64 ways: specialised lookup */
     uint32_t words;       /* 8-byte words per set in fp/rank8 (fast path) */
     uint64_t tail;        /* byte mask of the ways in a set's last word (fast path) */
-    uint64_t way_mask;    /* bit mask of the ways of a set (fast path) */
+    uint64_t way_mask;    /* the ways of a set, in the fast scan's bit order */
     uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
 } gmmu_tlb;
 

@@ -135,13 +135,20 @@ GMMU_WS_STATIC_ASSERT(sizeof(gmmu_ws_resp) == 16, "gmmu_ws_resp layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_resp, tag) == 2, "gmmu_ws_resp layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_resp, data) == 8, "gmmu_ws_resp layout");
 GMMU_WS_STATIC_ASSERT(sizeof(gmmu_ws_in) == 24 * GMMU_WS_ALLOC_MAX + 16 + 8, "gmmu_ws_in layout");
+GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_in, resp) == 24 * GMMU_WS_ALLOC_MAX, "gmmu_ws_in layout");
+GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_in, mem_ready) == 24 * GMMU_WS_ALLOC_MAX + 16,
+                      "gmmu_ws_in layout");
 GMMU_WS_STATIC_ASSERT(sizeof(gmmu_ws_req) == 16, "gmmu_ws_req layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_req, pa) == 8, "gmmu_ws_req layout");
 GMMU_WS_STATIC_ASSERT(sizeof(gmmu_ws_done) == 72, "gmmu_ws_done layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_done, va) == 8, "gmmu_ws_done layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_done, table_base) == 32, "gmmu_ws_done layout");
+GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_out, alloc_accepted) == 16, "gmmu_ws_out layout");
+GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_out, n_done) == 16 + 2 * GMMU_WS_ALLOC_MAX,
+                      "gmmu_ws_out layout");
 GMMU_WS_STATIC_ASSERT(offsetof(gmmu_ws_out, done) == 16 + 2 * GMMU_WS_ALLOC_MAX + 8,
                       "gmmu_ws_out layout");
+GMMU_WS_STATIC_ASSERT(GMMU_WS_MAX_SLOTS <= 0xFFFFu, "tags fit gmmu_ws_req.tag");
 
 /* ---- counters --------------------------------------------------------------- */
 typedef struct gmmu_ws_stats {
