@@ -81,7 +81,7 @@ gmmu_status gmmu_pt_map(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned page_shi
         return gmmu_error_set(err, "pa", "PA 0x%llx beyond 52 bits", (unsigned long long)pa);
     if (!gmmu_va_canonical(va) || !gmmu_va_canonical(va + psz - 1))
         return gmmu_error_set(err, "va", "VA 0x%llx is not canonical", (unsigned long long)va);
-    if (flags & ~(GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX))
+    if (flags & ~(GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX | GMMU_PTE_CONTIG_MASK))
         return gmmu_error_set(err, "flags", "unknown mapping flags 0x%llx",
                               (unsigned long long)flags);
 

@@ -57,6 +57,8 @@ struct xlate_req {
     uint64_t pa = 0;        // translation of va
     unsigned page_shift = 12; // size of the page-table page that maps it
     uint64_t perms = 0;     // leaf PTE bits (W/U/NX/D...)
+    unsigned contig_log2 = 0; // leaf PTE hint (AVL bits 11:9): the aligned block of
+                              // 2^n pages holding this one maps contiguously
     sc_core::sc_time ready; // delay (relative to the caller's b_transport base) at which it is ready
     unsigned level_hit = 0; // 1 = L1 TLB, 2 = L2 TLB, 3 = L3 TLB, 0 = walk
 };

@@ -175,6 +175,7 @@ void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
     r.pa = w.pa;
     r.page_shift = w.page_shift;
     r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+    r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
 }
 
 void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
@@ -327,6 +328,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         r.pa = w.pa;
         r.page_shift = w.page_shift;
         r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+        r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
         sc_core::sc_time done = now + base + p.clock * (w.done_cycle + 1);
         if (p.fixed_walk_cycles)
             done = start + p.clock * p.fixed_walk_cycles;

@@ -13,6 +13,10 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     if (p.ports == 0)
         report_error("tlb", std::string(this->name()) + ": ports: must be at least 1");
     page_mask = (1ull << p.model.page_shift) - 1;
+    // Bytes (log2) a contiguous fill installs: fill_pages entries of one
+    // coverage region (or TLB page) each.
+    multi_page_log2 = (p.model.coverage_shift ? p.model.coverage_shift : p.model.page_shift) +
+                      gmmu_log2_u64(p.model.fill_pages ? p.model.fill_pages : 1);
     tsock.register_b_transport(this, &tlb::b_transport);
     tsock.register_transport_dbg(this, &tlb::transport_dbg);
     tsock.register_get_direct_mem_ptr(this, &tlb::get_direct_mem_ptr);
@@ -89,6 +93,8 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         return done;
 
     miss_ext.debug = debug;
+    // A TLB invalidation while the misses are out makes their fills stale.
+    const uint64_t gen = gmmu_tlb_generation(&t);
     miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     miss_gp.set_address(miss_ext.reqs[0].va);
     if (debug) {
@@ -112,7 +118,11 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             done = r.ready;
         if (!debug && m.done && m.fault == GMMU_FAULT_NONE) {
             if (m.page_shift >= shift) {
-                gmmu_tlb_fill(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, nullptr, nullptr);
+                uint32_t flags = GMMU_TLB_FILL_CHECK_GEN;
+                if (multi_page_log2 > shift && m.page_shift + m.contig_log2 >= multi_page_log2)
+                    flags |= GMMU_TLB_FILL_CONTIG; // the PTE vouches for the whole block
+                gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
+                                 nullptr);
             } else {
                 uncacheable++; // the page-table page is smaller than this TLB's page
             }

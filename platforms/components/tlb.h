@@ -73,6 +73,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlb_params p;
     gmmu_tlb t{};
     uint64_t page_mask;
+    unsigned multi_page_log2;
     std::vector<xlate_req> miss_reqs;   // scratch, no allocation per access
     std::vector<size_t> miss_idx;
     std::vector<xlate_req> page_reqs;

@@ -36,16 +36,59 @@ const std::vector<key_spec> &config_schema()
         I("sm.count", 4, 1, 1024, "Number of SMs."),
         I("sm.warps", 32, 1, 64, "Warps per SM."),
         I("sm.issue_width", 1, 1, 8, "Warp memory instructions issued per SM cycle."),
-        I("l1_tlb.entries", 32, 1, 1 << 20, "L1 TLB entries (one L1 TLB per SM)."),
+        I("l1_tlb.entries", 32, 1, 1 << 20, "L1 TLB entries."),
         I("l1_tlb.ways", 32, 1, 1 << 20, "L1 TLB ways per set (= entries: fully associative)."),
+        I("l1_tlb.sets", 0, 0, 1 << 20,
+          "L1 TLB sets; 0 = entries / ways. With sets given, sets-1 sets of `ways` and the last "
+          "set takes the rest (65 = 6 x 8 + 1 x 17)."),
+        S("l1_tlb.index", "modulo", {"modulo", "residue"},
+          "L1 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
+          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
         I("l1_tlb.lookup_cycles", 1, 0, 100000, "L1 TLB lookup latency, cycles."),
         I("l1_tlb.ports", 4, 1, 32, "L1 TLB lookups per cycle."),
         S("l1_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L1 TLB replacement."),
-        B("l2_tlb.enabled", true, "Instantiate the shared L2 TLB."),
-        I("l2_tlb.entries", 512, 1, 1 << 24, "Shared L2 TLB entries."),
-        I("l2_tlb.ways", 16, 1, 1 << 24, "Shared L2 TLB ways per set."),
+        I("l1_tlb.page_bytes", 0, 0, 1ll << 32,
+          "Bytes one L1 entry translates (the TLB page); 0 = page_size. Smaller than page_size: "
+          "large pages are cached in pieces.", true),
+        I("l1_tlb.coverage_bytes", 0, 0, 1ll << 40,
+          "If > 0, one entry covers an aligned run of contiguous TLB pages of this many bytes "
+          "(when the PTEs' contiguity hint says the run is contiguous).", true),
+        I("l1_tlb.fill_pages", 1, 1, 64,
+          "A miss fills this many neighbouring entries of a contiguous aligned group.", true),
+        I("l1_tlb.shared_by", 1, 0, 1024, "SMs sharing one L1 TLB; 0 = all SMs."),
+        S("l1_tlb.groups", "", {},
+          "Irregular sharing: groups of SM ids separated by ';', each a list of ids and ranges "
+          "('0-2;3-5;6,7'); overrides shared_by."),
+        B("l2_tlb.enabled", true, "Instantiate the L2 TLB level."),
+        I("l2_tlb.entries", 512, 1, 1 << 24, "L2 TLB entries per instance."),
+        I("l2_tlb.ways", 16, 1, 1 << 24, "L2 TLB ways per set."),
+        I("l2_tlb.sets", 0, 0, 1 << 24, "L2 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
+        S("l2_tlb.index", "modulo", {"modulo", "residue"},
+          "L2 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
+          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
         I("l2_tlb.lookup_cycles", 10, 0, 100000, "L2 TLB lookup latency, cycles."),
+        I("l2_tlb.ports", 32, 1, 32, "L2 TLB lookups per cycle."),
         S("l2_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L2 TLB replacement."),
+        I("l2_tlb.page_bytes", 0, 0, 1ll << 32, "Bytes one L2 entry translates; 0 = page_size.", true),
+        I("l2_tlb.coverage_bytes", 0, 0, 1ll << 40, "L2 entry coverage (see l1_tlb.coverage_bytes).", true),
+        I("l2_tlb.fill_pages", 1, 1, 64, "L2 entries filled per miss (see l1_tlb.fill_pages).", true),
+        I("l2_tlb.shared_by", 0, 0, 1024, "SMs sharing one L2 TLB; 0 = all SMs."),
+        S("l2_tlb.groups", "", {}, "Irregular L2 sharing groups (see l1_tlb.groups)."),
+        B("l3_tlb.enabled", false, "Instantiate the L3 TLB level."),
+        I("l3_tlb.entries", 1024, 1, 1 << 24, "L3 TLB entries per instance."),
+        I("l3_tlb.ways", 8, 1, 1 << 24, "L3 TLB ways per set."),
+        I("l3_tlb.sets", 0, 0, 1 << 24, "L3 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
+        S("l3_tlb.index", "modulo", {"modulo", "residue"},
+          "L3 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
+          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
+        I("l3_tlb.lookup_cycles", 20, 0, 100000, "L3 TLB lookup latency, cycles."),
+        I("l3_tlb.ports", 32, 1, 32, "L3 TLB lookups per cycle."),
+        S("l3_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L3 TLB replacement."),
+        I("l3_tlb.page_bytes", 0, 0, 1ll << 32, "Bytes one L3 entry translates; 0 = page_size.", true),
+        I("l3_tlb.coverage_bytes", 0, 0, 1ll << 40, "L3 entry coverage (see l1_tlb.coverage_bytes).", true),
+        I("l3_tlb.fill_pages", 1, 1, 64, "L3 entries filled per miss (see l1_tlb.fill_pages).", true),
+        I("l3_tlb.shared_by", 0, 0, 1024, "SMs sharing one L3 TLB; 0 = all SMs."),
+        S("l3_tlb.groups", "", {}, "Irregular L3 sharing groups (see l1_tlb.groups)."),
         I("ptw.walkers", 1, 1, 256, "Independent page-table walkers."),
         I("ptw.fixed_walk_latency", 0, 0, 1000000,
           "If > 0, every walk takes this many cycles instead of the sum of its reads."),
@@ -284,14 +327,19 @@ void config::validate() const
 {
     check_tree(j, "");
     // Cross-key rules.
-    if (i("l1_tlb.ways") > i("l1_tlb.entries"))
-        throw config_error("config key 'l1_tlb.ways': " + std::to_string(i("l1_tlb.ways")) +
-                           " exceeds l1_tlb.entries (" + std::to_string(i("l1_tlb.entries")) +
-                           ")");
-    if (i("l2_tlb.ways") > i("l2_tlb.entries"))
-        throw config_error("config key 'l2_tlb.ways': " + std::to_string(i("l2_tlb.ways")) +
-                           " exceeds l2_tlb.entries (" + std::to_string(i("l2_tlb.entries")) +
-                           ")");
+    for (const char *lvl : {"l1_tlb", "l2_tlb", "l3_tlb"}) {
+        std::string k(lvl);
+        if (i(k + ".ways") > i(k + ".entries"))
+            throw config_error("config key '" + k + ".ways': " + std::to_string(i(k + ".ways")) +
+                               " exceeds " + k + ".entries (" + std::to_string(i(k + ".entries")) +
+                               ")");
+        if (i(k + ".sets") > 0 && (i(k + ".sets") - 1) * i(k + ".ways") >= i(k + ".entries"))
+            throw config_error("config key '" + k + ".sets': " + std::to_string(i(k + ".sets")) +
+                               " sets of " + std::to_string(i(k + ".ways")) +
+                               " ways need more than " + k + ".entries");
+    }
+    if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
+        throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
     if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)
         throw config_error("config key 'ptw.walkers': the " + s("ptw.scheduler") +
                            " scheduler is one unit; ptw.walkers must be 1 (got " +

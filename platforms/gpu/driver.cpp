@@ -54,22 +54,41 @@ void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flag
     uint64_t psz = 1ull << page_shift;
     uint64_t lo = va & ~(psz - 1);
     uint64_t hi = (va + bytes + psz - 1) & ~(psz - 1);
+    // Data frames follow the VAs contiguously from a base aligned like the
+    // region, so aligned VA blocks inside [lo, hi) land on aligned PA blocks.
+    uint64_t align = psz;
+    while (align < (1ull << 30) && (lo & align) == 0 && align * 2 <= hi - lo)
+        align *= 2;
+    next_data = (next_data + align - 1) & ~(align - 1);
+    const uint64_t pa_base = next_data;
     for (uint64_t v = lo; v < hi; v += psz) {
-        next_data = (next_data + psz - 1) & ~(psz - 1);
-        if (next_data + psz > data_limit)
+        uint64_t pa = pa_base + (v - lo);
+        if (pa + psz > data_limit)
             throw std::runtime_error("driver: physical memory exhausted");
+        // Contiguity hint: largest aligned block of 2^n pages (n <= 7) inside
+        // the range whose PA block is aligned the same way.
+        unsigned n = 0;
+        while (n < 7) {
+            uint64_t blk = psz << (n + 1);
+            uint64_t b_lo = v & ~(blk - 1);
+            if (b_lo < lo || b_lo + blk > hi || ((pa - (v - b_lo)) & (blk - 1)) != 0)
+                break;
+            n++;
+        }
         gmmu_error err{};
-        gmmu_status s = gmmu_pt_map(&pt, v, next_data, page_shift, flags, &err);
+        gmmu_status s = gmmu_pt_map(&pt, v, pa, page_shift, flags | GMMU_MAP_CONTIG(n), &err);
         if (s == GMMU_EEXIST)
             continue;
-        if (s != GMMU_OK)
-            throw std::runtime_error(std::string("driver: cannot map VA 0x") +
-                                     ([&] { char b[32]; snprintf(b, sizeof b, "%llx", (unsigned long long)v); return std::string(b); })() +
-                                     ": " + (s == GMMU_EINVAL ? std::string(err.field) + ": " + err.msg
-                                                              : gmmu_status_str(s)));
-        next_data += psz;
+        if (s != GMMU_OK) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+            throw std::runtime_error(std::string("driver: cannot map VA ") + buf + ": " +
+                                     (s == GMMU_EINVAL ? std::string(err.field) + ": " + err.msg
+                                                       : gmmu_status_str(s)));
+        }
         bytes_mapped += psz;
     }
+    next_data = pa_base + (hi - lo);
 }
 
 void driver::dump_stats(nlohmann::json &j) const

@@ -1,6 +1,8 @@
 #include "gpu/platform.h"
 
+#include <algorithm>
 #include <chrono>
+#include <sstream>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -22,12 +24,25 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     tlb_params p;
     p.model.entries = uint32_t(c.i(prefix + ".entries"));
     p.model.ways = uint32_t(c.i(prefix + ".ways"));
-    p.model.page_shift = gmmu_log2_u64(uint64_t(c.i("page_size")));
+    uint64_t page_bytes = uint64_t(c.i(prefix + ".page_bytes"));
+    if (page_bytes == 0)
+        page_bytes = uint64_t(c.i("page_size"));
+    if (page_bytes < 4096)
+        throw config_error("config key '" + prefix + ".page_bytes': at least 4096");
+    p.model.page_shift = gmmu_log2_u64(page_bytes);
+    p.model.sets = uint32_t(c.i(prefix + ".sets"));
+    p.model.index = c.s(prefix + ".index") == "residue" ? GMMU_TLB_INDEX_RESIDUE
+                                                        : GMMU_TLB_INDEX_MODULO;
+    uint64_t cov = uint64_t(c.i(prefix + ".coverage_bytes"));
+    if (cov && cov < page_bytes)
+        throw config_error("config key '" + prefix + ".coverage_bytes': smaller than the TLB page (" +
+                           std::to_string(page_bytes) + ")");
+    p.model.coverage_shift = cov ? gmmu_log2_u64(cov) : 0;
+    p.model.fill_pages = uint32_t(c.i(prefix + ".fill_pages"));
     p.model.repl = repl_of(c.s(prefix + ".replacement"));
     p.model.lookup_cycles = uint32_t(c.i(prefix + ".lookup_cycles"));
     p.model.seed = 0x5eed0000ull + level;
-    if (c.has(prefix + ".ports"))
-        p.ports = unsigned(c.i(prefix + ".ports"));
+    p.ports = unsigned(c.i(prefix + ".ports"));
     p.level = level;
     p.clock = sc_core::sc_time(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS);
     // The C model validates the geometry too; surface its verdict as a config error.
@@ -35,6 +50,60 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     if (gmmu_tlb_config_check(&p.model, &err) != GMMU_OK)
         throw config_error("config key '" + prefix + "." + err.field + "': " + err.msg);
     return p;
+}
+
+std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
+                                              unsigned nsm)
+{
+    std::vector<std::vector<unsigned>> g;
+    const std::string spec = c.s(prefix + ".groups");
+    const std::string key = "config key '" + prefix + ".groups': ";
+    if (spec.empty()) {
+        unsigned k = unsigned(c.i(prefix + ".shared_by"));
+        if (k == 0 || k > nsm)
+            k = nsm;
+        for (unsigned s0 = 0; s0 < nsm; s0 += k) {
+            g.emplace_back();
+            for (unsigned s = s0; s < std::min(nsm, s0 + k); s++)
+                g.back().push_back(s);
+        }
+        return g;
+    }
+    std::vector<int> owner(nsm, -1);
+    std::stringstream groups(spec);
+    std::string grp;
+    while (std::getline(groups, grp, ';')) {
+        g.emplace_back();
+        std::stringstream items(grp);
+        std::string it;
+        while (std::getline(items, it, ',')) {
+            unsigned a = 0, b = 0;
+            char dash = 0;
+            std::stringstream one(it);
+            if (!(one >> a))
+                throw config_error(key + "'" + it + "' is not an SM id or range");
+            b = a;
+            if (one >> dash) {
+                if (dash != '-' || !(one >> b) || b < a)
+                    throw config_error(key + "'" + it + "' is not an SM id or range");
+            }
+            for (unsigned s = a; s <= b; s++) {
+                if (s >= nsm)
+                    throw config_error(key + "SM " + std::to_string(s) + " out of range 0.." +
+                                       std::to_string(nsm - 1));
+                if (owner[s] >= 0)
+                    throw config_error(key + "SM " + std::to_string(s) + " is in two groups");
+                owner[s] = int(g.size() - 1);
+                g.back().push_back(s);
+            }
+        }
+        if (g.back().empty())
+            throw config_error(key + "empty group");
+    }
+    for (unsigned s = 0; s < nsm; s++)
+        if (owner[s] < 0)
+            throw config_error(key + "SM " + std::to_string(s) + " is in no group");
+    return g;
 }
 
 gmmu_pwc_config pwc_config_from(const config &c)
@@ -95,10 +164,59 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         walker = std::make_unique<ptw>("ptw", wp);
         walker->pt_isock.bind(mem->tsock);
         walker->set_root(0, drv->root());
-        if (c.b("l2_tlb.enabled")) {
-            l2 = std::make_unique<tlb>("l2_tlb", tlb_params_from(c, "l2_tlb", 2));
-            l2->miss_isock.bind(walker->tsock);
+
+        // TLB levels, innermost first; each instance serves a group of SMs.
+        std::vector<std::string> prefixes = {"l1_tlb"};
+        if (c.b("l2_tlb.enabled"))
+            prefixes.push_back("l2_tlb");
+        if (c.b("l3_tlb.enabled"))
+            prefixes.push_back("l3_tlb");
+        for (size_t lv = 0; lv < prefixes.size(); lv++) {
+            groups.push_back(tlb_groups(c, prefixes[lv], nsm));
+            tlb_params tp = tlb_params_from(c, prefixes[lv], unsigned(lv + 1));
+            std::vector<std::unique_ptr<tlb>> inst;
+            for (size_t k = 0; k < groups[lv].size(); k++) {
+                std::string nm = prefixes[lv];
+                if (lv == 0 || groups[lv].size() > 1)
+                    nm += std::to_string(k);
+                inst.push_back(std::make_unique<tlb>(nm.c_str(), tp));
+            }
+            if (lv == 0)
+                l1 = std::move(inst);
+            else
+                outer.push_back(std::move(inst));
         }
+        // Bind each instance's misses to the next level's instance that holds
+        // all of its SMs (the walker after the last level).
+        auto level_inst = [&](size_t lv) -> std::vector<std::unique_ptr<tlb>> & {
+            return lv == 0 ? l1 : outer[lv - 1];
+        };
+        for (size_t lv = 0; lv < prefixes.size(); lv++) {
+            for (size_t k = 0; k < groups[lv].size(); k++) {
+                tlb &t = *level_inst(lv)[k];
+                if (lv + 1 == prefixes.size()) {
+                    t.miss_isock.bind(walker->tsock);
+                    continue;
+                }
+                const auto &mine = groups[lv][k];
+                size_t up = groups[lv + 1].size();
+                for (size_t u = 0; u < groups[lv + 1].size() && up == groups[lv + 1].size(); u++)
+                    if (std::find(groups[lv + 1][u].begin(), groups[lv + 1][u].end(), mine[0]) !=
+                        groups[lv + 1][u].end())
+                        up = u;
+                for (unsigned s : mine)
+                    if (std::find(groups[lv + 1][up].begin(), groups[lv + 1][up].end(), s) ==
+                        groups[lv + 1][up].end())
+                        throw config_error("config key '" + prefixes[lv + 1] +
+                                           ".groups': SMs sharing one " + prefixes[lv] +
+                                           " instance must share one " + prefixes[lv + 1] +
+                                           " instance (SM " + std::to_string(mine[0]) + " and " +
+                                           std::to_string(s) + " are split)");
+                t.miss_isock.bind(level_inst(lv + 1)[up]->tsock);
+            }
+        }
+        for (auto &t : l1)
+            t->isock.bind(mem->tsock);
     }
     for (unsigned i = 0; i < nsm; i++) {
         sm_params sp;
@@ -112,14 +230,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             sms.back()->isock.bind(mem->tsock);
             continue;
         }
-        l1.push_back(std::make_unique<tlb>(("l1_tlb" + std::to_string(i)).c_str(),
-                                           tlb_params_from(c, "l1_tlb", 1)));
-        sms.back()->isock.bind(l1.back()->tsock);
-        l1.back()->isock.bind(mem->tsock);
-        if (l2)
-            l1.back()->miss_isock.bind(l2->tsock);
-        else
-            l1.back()->miss_isock.bind(walker->tsock);
+        for (size_t k = 0; k < groups[0].size(); k++)
+            if (std::find(groups[0][k].begin(), groups[0][k].end(), i) != groups[0][k].end())
+                sms.back()->isock.bind(l1[k]->tsock);
     }
     wl.setup(*drv, gmmu_log2_u64(uint64_t(c.i("page_size"))));
 }

@@ -41,14 +41,18 @@ class gpu_platform : public sc_core::sc_module {
     std::unique_ptr<memory> mem;
     std::unique_ptr<driver> drv;
     std::unique_ptr<ptw> walker;
-    std::unique_ptr<tlb> l2;
-    std::vector<std::unique_ptr<tlb>> l1;
+    std::vector<std::unique_ptr<tlb>> l1;                 // L1 instances (l1_tlbN)
+    std::vector<std::vector<std::unique_ptr<tlb>>> outer; // outer[0] = L2 instances, [1] = L3
+    std::vector<std::vector<std::vector<unsigned>>> groups; // per level: SM ids of each instance
     std::vector<std::unique_ptr<sm>> sms;
     data_checker checker;
     sc_core::sc_time clock;
 };
 
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
+// SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
+std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
+                                              unsigned nsm);
 gmmu_pwc_config pwc_config_from(const config &c);
 
 } // namespace gmmu

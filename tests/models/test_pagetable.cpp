@@ -110,7 +110,7 @@ TEST_F(PageTableTest, BadArgumentsNameTheField)
     EXPECT_STREQ(err.field, "page_shift");
     EXPECT_EQ(gmmu_pt_map(&pt, 0x0000800000000000ull, 0x20000, 12, 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "va");
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, 1u << 9, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, GMMU_PTE_PS, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "flags");
     EXPECT_EQ(gmmu_pt_init(&pt, nullptr, &TestMem::alloc, &mem, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "mem");

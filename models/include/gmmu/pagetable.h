@@ -26,6 +26,12 @@ extern "C" {
 #define GMMU_PTE_PS (1ull << 7)     /* page size: leaf at level 3 (1 GiB) or 2 (2 MiB) */
 #define GMMU_PTE_G (1ull << 8)
 #define GMMU_PTE_NX (1ull << 63)
+/* Software (AVL) bits 11:9 of a leaf: contiguity hint set by the driver. A
+ * value n says the naturally aligned block of 2^n pages holding this page maps
+ * to a contiguous, equally aligned physical block with the same permissions
+ * (like ARM's contiguous bit), so a TLB may cache the block in one entry. */
+#define GMMU_PTE_CONTIG_SHIFT 9u
+#define GMMU_PTE_CONTIG_MASK (7ull << GMMU_PTE_CONTIG_SHIFT)
 #define GMMU_PTE_ADDR_MASK 0x000FFFFFFFFFF000ull /* bits 51:12 */
 
 #define GMMU_PAGE_4K_SHIFT 12u
@@ -77,11 +83,13 @@ typedef struct gmmu_pt {
 #define GMMU_MAP_W GMMU_PTE_W
 #define GMMU_MAP_U GMMU_PTE_U
 #define GMMU_MAP_NX GMMU_PTE_NX
+#define GMMU_MAP_CONTIG(n) (((uint64_t)(n) & 7u) << GMMU_PTE_CONTIG_SHIFT)
 
 gmmu_status gmmu_pt_init(gmmu_pt *pt, const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc,
                          void *alloc_ctx, gmmu_error *err);
 /* Map [va, va + 2^page_shift) to pa. page_shift is 12, 21 or 30; va and pa
- * aligned to the page; va canonical. flags: GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX.
+ * aligned to the page; va canonical. flags: GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX |
+ * GMMU_MAP_CONTIG(n).
  * Returns GMMU_EEXIST if any part is already mapped. */
 gmmu_status gmmu_pt_map(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned page_shift,
                         uint64_t flags, gmmu_error *err);
