@@ -1,5 +1,6 @@
 #include "gpu/config.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -25,8 +26,40 @@ static key_spec S(const std::string &k, const std::string &def, std::vector<std:
     return key_spec{k, key_type::string, def, 0, 0, false, std::move(choices), doc};
 }
 
+static std::vector<key_spec> &extra_keys()
+{
+    static std::vector<key_spec> extra;
+    return extra;
+}
+
+bool register_config_keys(const std::vector<key_spec> &keys)
+{
+    auto &e = extra_keys();
+    e.insert(e.end(), keys.begin(), keys.end());
+    return true;
+}
+
+key_spec key_int(const std::string &k, int64_t def, int64_t lo, int64_t hi, const std::string &doc,
+                 bool pow2)
+{
+    return key_spec{k, key_type::integer, def, lo, hi, pow2, {}, doc};
+}
+key_spec key_bool(const std::string &k, bool def, const std::string &doc)
+{
+    return key_spec{k, key_type::boolean, def, 0, 0, false, {}, doc};
+}
+key_spec key_string(const std::string &k, const std::string &def, std::vector<std::string> choices,
+                    const std::string &doc)
+{
+    return key_spec{k, key_type::string, def, 0, 0, false, std::move(choices), doc};
+}
+
 const std::vector<key_spec> &config_schema()
 {
+    static std::vector<key_spec> all;
+    static size_t extras_seen = ~size_t(0);
+    if (extras_seen == extra_keys().size())
+        return all;
     static const std::vector<key_spec> schema = {
         S("name", "default", {}, "Name of the configuration (informational)."),
         I("clock_mhz", 1000, 1, 100000, "Clock of every component, MHz."),
@@ -119,12 +152,29 @@ const std::vector<key_spec> &config_schema()
         I("workload.accesses", 64, 1, 1ll << 32,
           "random-sample: warp accesses per warp per phase (write phase, then read-back phase)."),
         I("workload.passes", 1, 1, 1 << 20, "stream: read passes after the write pass."),
+        I("workload.tlb_scope", 0, 0, 1ll << 45,
+          "random-sample: TLB-conscious passes over scopes of this many bytes (0 = off)."),
         I("workload.base_va", 0x7f0000000000ll, 0, 0x7fffffffffffll,
           "Virtual base address of the workload's region."),
         S("workload.path", "", {}, "trace: path of the trace file."),
         I("workload.active_lanes", 32, 1, 32, "Active lanes per warp access."),
     };
-    return schema;
+    all = schema;
+    for (auto &k : extra_keys())
+        all.push_back(k);
+    std::stable_sort(all.begin(), all.end(), [](const key_spec &a, const key_spec &b) {
+        auto top = [](const std::string &k) { return k.substr(0, k.find('.')); };
+        static const std::vector<std::string> order = {"name", "clock_mhz", "page_size", "sim",
+                                                       "sm", "l1_tlb", "l2_tlb", "l3_tlb",
+                                                       "ptw", "memory", "mmu", "workload"};
+        auto rank = [&](const std::string &k) {
+            auto it = std::find(order.begin(), order.end(), top(k));
+            return it - order.begin();
+        };
+        return rank(a.key) < rank(b.key);
+    });
+    extras_seen = extra_keys().size();
+    return all;
 }
 
 static const key_spec *spec_of(const std::string &key)

@@ -29,7 +29,16 @@ struct key_spec {
     std::string doc;
 };
 
+// Every key: the platform's own plus those registered by workloads.
 const std::vector<key_spec> &config_schema();
+// Add keys (e.g. a workload's "workload.*" parameters); call at static
+// initialisation. Returns true so it can initialise a static.
+bool register_config_keys(const std::vector<key_spec> &keys);
+key_spec key_int(const std::string &k, int64_t def, int64_t lo, int64_t hi, const std::string &doc,
+                 bool pow2 = false);
+key_spec key_bool(const std::string &k, bool def, const std::string &doc);
+key_spec key_string(const std::string &k, const std::string &def, std::vector<std::string> choices,
+                    const std::string &doc);
 
 class config {
   public:

@@ -42,7 +42,7 @@ int sc_main(int argc, char **argv)
 
     CLI::App app{"gmmu-sim: GPU address translation on a SystemC/TLM-2.0 LT platform"};
     app.add_option("--config", cfg_name, "named config (platforms/configs/NAME.json) or a JSON path");
-    app.add_option("--workload", wl_name, "random-sample | stream | trace");
+    app.add_option("--workload", wl_name, "random-sample | stream | trace | ... (--list-workloads)");
     app.add_option("--set", sets, "override a config key: key=value (repeatable)");
     app.add_option("--seed", seed, "seed of the workload's generators");
     app.add_option("--out", out_dir, "folder for stats.json and config.json");
@@ -137,6 +137,13 @@ int sc_main(int argc, char **argv)
                     r.wall_s > 0 ? double(r.warp_accesses) / r.wall_s : 0.0);
         std::printf("  outputs              %s/stats.json, %s/config.json\n", out_dir.c_str(),
                     out_dir.c_str());
+    }
+    {
+        std::string werr;
+        if (!wl->finish(out_dir, werr)) {
+            std::fprintf(stderr, "gmmu-sim: workload %s: %s\n", wl_name.c_str(), werr.c_str());
+            return 1;
+        }
     }
     if (!r.ok) {
         std::fprintf(stderr, "gmmu-sim: run failed: %s\n", r.error.c_str());

@@ -1,6 +1,7 @@
 #include "gpu/sm.h"
 
 #include <cinttypes>
+#include <algorithm>
 #include <cstdio>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -40,9 +41,18 @@ void sm::run()
             if (!finished[c] && (w == p.warps || ready[c] < ready[w]))
                 w = c;
         }
-        if (!wl.next(p.id, w, op)) {
+        next_status ns = wl.poll(p.id, w, op);
+        if (ns == next_status::done) {
             finished[w] = true;
             live--;
+            continue;
+        }
+        if (ns == next_status::wait) {
+            // Not ready (e.g. waiting for another SM's stage): let time pass.
+            sc_core::sc_time t = std::max(ready[w], sc_core::sc_time_stamp() + qk.get_local_time()) +
+                                 cyc * wl.wait_cycles();
+            ready[w] = t;
+            qk.sync();
             continue;
         }
         rr = (w + 1) % p.warps;
@@ -63,7 +73,7 @@ void sm::run()
             if (p.bypass)
                 ext.pa[l] = op.va[l];
             if (op.write && (op.active >> l & 1))
-                ext.data[l] = data_pattern(op.va[l]);
+                ext.data[l] = op.explicit_data ? op.data[l] : data_pattern(op.va[l]);
         }
         gp.set_command(op.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(op.va[0]);
@@ -91,12 +101,15 @@ void sm::run()
         for (unsigned l = 0; l < op.nlanes; l++) {
             if (!(op.active >> l & 1))
                 continue;
-            if (op.write)
+            if (op.write && op.explicit_data)
+                chk.stored_value(op.va[l], op.data[l]);
+            else if (op.write)
                 chk.stored(op.va[l]);
             else
                 chk.check(op.va[l], ext.data[l]);
         }
         (op.write ? stores : loads)++;
+        wl.completed(p.id, w, op, ext.data.data(), now, latency);
         if (++issued_this_cycle >= p.issue_width) {
             issued_this_cycle = 0;
             qk.inc(cyc);

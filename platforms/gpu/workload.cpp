@@ -30,8 +30,16 @@ data_checker::page_bits *data_checker::bits_for(uint64_t vpn, bool create)
     return last;
 }
 
+void data_checker::stored_value(uint64_t va, uint64_t value)
+{
+    values[va] = value;
+    stores++;
+}
+
 void data_checker::stored(uint64_t va)
 {
+    if (!values.empty())
+        values.erase(va);
     page_bits *b = bits_for(va >> 12, true);
     unsigned word = (va >> 3) & 511;
     b->w[word >> 6] |= 1ull << (word & 63);
@@ -41,10 +49,16 @@ void data_checker::stored(uint64_t va)
 bool data_checker::check(uint64_t va, uint64_t value)
 {
     checked++;
-    page_bits *b = bits_for(va >> 12, false);
-    unsigned word = (va >> 3) & 511;
-    bool was_written = b && (b->w[word >> 6] >> (word & 63)) & 1;
-    uint64_t want = was_written ? data_pattern(va) : 0;
+    uint64_t want;
+    auto ex = values.empty() ? values.end() : values.find(va);
+    if (ex != values.end()) {
+        want = ex->second;
+    } else {
+        page_bits *b = bits_for(va >> 12, false);
+        unsigned word = (va >> 3) & 511;
+        bool was_written = b && (b->w[word >> 6] >> (word & 63)) & 1;
+        want = was_written ? data_pattern(va) : 0;
+    }
     if (value == want)
         return true;
     if (mismatches++ == 0) {
@@ -67,9 +81,13 @@ class random_sample : public workload {
         : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
           accesses(uint64_t(c.i("workload.accesses"))), seed(seed),
           sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
-          lanes_active(unsigned(c.i("workload.active_lanes")))
+          lanes_active(unsigned(c.i("workload.active_lanes"))),
+          scope(uint64_t(c.i("workload.tlb_scope")))
     {
         elems = bytes / 8;
+        if (scope == 0 || scope >= bytes)
+            scope = bytes;
+        scopes = (bytes + scope - 1) / scope;
         st.resize(size_t(sms) * warps);
         for (unsigned s = 0; s < sms; s++)
             for (unsigned w = 0; w < warps; w++)
@@ -77,40 +95,62 @@ class random_sample : public workload {
     }
     std::string name() const override { return "random-sample"; }
     void setup(driver &drv, unsigned page_shift) override { drv.map(base, bytes, page_shift); }
+    // Phase 0 stores the samples, phase 1 loads them back. TLB-conscious
+    // (workload.tlb_scope): each phase runs one pass per scope, and a pass
+    // issues only the lanes whose sample falls in its scope, so the TLBs see
+    // one scope at a time; every sample is still accessed exactly once.
     bool next(unsigned sm, unsigned warp, warp_op &op) override
     {
         state &s = st[sm * warps + warp];
-        if (s.n == accesses) {
-            if (s.phase == 1)
-                return false;
-            reset(s, sm, warp);
-            s.phase = 1;
+        const uint32_t want = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
+        for (;;) {
+            if (s.n == accesses) {
+                if (++s.pass == scopes) {
+                    if (s.phase == 1)
+                        return false;
+                    s.phase = 1;
+                    s.pass = 0;
+                }
+                reset_lcg(s, sm, warp);
+            }
+            op.write = s.phase == 0;
+            op.nlanes = 32;
+            op.active = 0;
+            const uint64_t lo = s.pass * scope, hi = lo + scope;
+            for (unsigned l = 0; l < 32; l++) {
+                s.x[l] = s.x[l] * 6364136223846793005ull + 1442695040888963407ull;
+                uint64_t off = ((s.x[l] >> 17) % elems) * 8;
+                op.va[l] = base + off;
+                if ((want >> l & 1) && off >= lo && off < hi)
+                    op.active |= 1u << l;
+            }
+            s.n++;
+            if (op.active)
+                return true;
         }
-        op.write = s.phase == 0;
-        op.nlanes = 32;
-        op.active = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
-        for (unsigned l = 0; l < 32; l++) {
-            s.x[l] = s.x[l] * 6364136223846793005ull + 1442695040888963407ull;
-            op.va[l] = base + ((s.x[l] >> 17) % elems) * 8;
-        }
-        s.n++;
-        return true;
     }
 
   private:
     struct state {
         std::array<uint64_t, 32> x{};
-        uint64_t n = 0;
+        uint64_t n = 0, pass = 0;
         int phase = 0;
     };
-    void reset(state &s, unsigned sm, unsigned warp)
+    void reset_lcg(state &s, unsigned sm, unsigned warp)
     {
         for (unsigned l = 0; l < 32; l++)
             s.x[l] = data_pattern(seed * 0x100000001B3ull + (uint64_t(sm) << 32) + (warp << 8) + l);
         s.n = 0;
     }
+    void reset(state &s, unsigned sm, unsigned warp)
+    {
+        reset_lcg(s, sm, warp);
+        s.pass = 0;
+        s.phase = 0;
+    }
     uint64_t base, bytes, accesses, seed, elems;
     unsigned sms, warps, lanes_active;
+    uint64_t scope, scopes;
     std::vector<state> st;
 };
 
@@ -274,10 +314,31 @@ class trace : public workload {
     std::vector<std::deque<warp_op>> q;
 };
 
-std::vector<std::string> workload_names() { return {"random-sample", "stream", "trace"}; }
+static std::vector<std::pair<std::string, workload_factory>> &registry()
+{
+    static std::vector<std::pair<std::string, workload_factory>> r;
+    return r;
+}
+
+bool register_workload(const std::string &name, workload_factory f)
+{
+    registry().emplace_back(name, std::move(f));
+    return true;
+}
+
+std::vector<std::string> workload_names()
+{
+    std::vector<std::string> n = {"random-sample", "stream", "trace"};
+    for (auto &r : registry())
+        n.push_back(r.first);
+    return n;
+}
 
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed)
 {
+    for (auto &r : registry())
+        if (r.first == name)
+            return r.second(cfg, seed);
     if (name == "random-sample")
         return std::make_unique<random_sample>(cfg, seed);
     if (name == "stream")

@@ -7,6 +7,9 @@
 #pragma once
 
 #include <array>
+#include <functional>
+
+#include <systemc>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,7 +26,13 @@ struct warp_op {
     unsigned nlanes = 32;
     uint32_t active = 0xFFFFFFFFu;
     std::array<uint64_t, 32> va{};
+    // Store data chosen by the workload (pointer chains, ...) instead of
+    // data_pattern(VA); the checker then expects exactly these values back.
+    bool explicit_data = false;
+    std::array<uint64_t, 32> data{};
 };
+
+enum class next_status { issue, wait, done };
 
 class workload {
   public:
@@ -32,8 +41,33 @@ class workload {
     virtual void setup(driver &drv, unsigned page_shift) = 0;
     // Next instruction of (sm, warp); false when that warp has finished.
     virtual bool next(unsigned sm, unsigned warp, warp_op &op) = 0;
+    // Workloads that synchronise SMs (stages) or chase pointers override
+    // this instead: `wait` makes the SM retry after wait_cycles() cycles.
+    virtual next_status poll(unsigned sm, unsigned warp, warp_op &op)
+    {
+        return next(sm, warp, op) ? next_status::issue : next_status::done;
+    }
+    virtual unsigned wait_cycles() const { return 64; }
+    // Called after every access with the loaded lane data and its timing
+    // (issue time and latency, absolute simulated time).
+    virtual void completed(unsigned sm, unsigned warp, const warp_op &op, const uint64_t *data,
+                           const sc_core::sc_time &issue, const sc_core::sc_time &latency)
+    {
+        (void)sm, (void)warp, (void)op, (void)data, (void)issue, (void)latency;
+    }
+    // After the run: write results (e.g. OUT/tlb_probe.json); false + message on failure.
+    virtual bool finish(const std::string &out_dir, std::string &error)
+    {
+        (void)out_dir, (void)error;
+        return true;
+    }
     virtual std::string name() const = 0;
 };
+
+using workload_factory = std::function<std::unique_ptr<workload>(const config &, uint64_t seed)>;
+// Register a workload by name (call at static initialisation from the
+// workload's own file in platforms/gpu/workloads/). Returns true.
+bool register_workload(const std::string &name, workload_factory f);
 
 // Throws config_error for unknown names or bad parameters (trace: FILE:LINE).
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed);
@@ -50,6 +84,7 @@ inline uint64_t data_pattern(uint64_t va)
 class data_checker {
   public:
     void stored(uint64_t va);
+    void stored_value(uint64_t va, uint64_t value); // explicit store data
     // Returns true if `value` is what a load of va must see.
     bool check(uint64_t va, uint64_t value);
     uint64_t checked = 0, mismatches = 0, stores = 0;
@@ -60,6 +95,7 @@ class data_checker {
         uint64_t w[8] = {};
     };
     std::unordered_map<uint64_t, page_bits> written; // by 4 KiB VPN, one bit per 8-byte word
+    std::unordered_map<uint64_t, uint64_t> values;   // explicit store data by VA
     uint64_t last_vpn = ~0ull;
     page_bits *last = nullptr;
     page_bits *bits_for(uint64_t vpn, bool create);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "components/stats.h"
 #include "gpu/platform.h"
@@ -146,6 +147,71 @@ TEST(PlatformTest, DataCheckerExpectsPatternOnlyAfterAStore)
     EXPECT_FALSE(c.check(0x1000, 0));
     EXPECT_TRUE(c.check(0x1008, 0)); // the neighbouring word was not stored
     EXPECT_EQ(c.mismatches, 2u);
+}
+
+} // namespace
+
+namespace {
+
+// A two-SM pointer chase: SM 0 writes a chain of pointers (explicit data), SM 1
+// waits until SM 0 is done, then follows the chain using the loaded values.
+class chase_workload : public gmmu::workload {
+  public:
+    static constexpr unsigned n = 64;
+    uint64_t base = 0x7f0000000000ull;
+    unsigned written = 0, followed = 0;
+    uint64_t cur = 0;
+    std::vector<uint64_t> visited;
+    std::string name() const override { return "test-chase"; }
+    void setup(gmmu::driver &drv, unsigned page_shift) override { drv.map(base, n * 4096, page_shift); }
+    bool next(unsigned, unsigned, gmmu::warp_op &) override { return false; }
+    gmmu::next_status poll(unsigned sm, unsigned warp, gmmu::warp_op &op) override
+    {
+        if (warp != 0)
+            return gmmu::next_status::done;
+        op.nlanes = 1;
+        op.active = 1;
+        if (sm == 0) {
+            if (written == n)
+                return gmmu::next_status::done;
+            op.write = true;
+            op.explicit_data = true;
+            op.va[0] = base + uint64_t(written) * 4096 * 7 % (n * 4096); // 7 is coprime to 64
+            op.data[0] = base + uint64_t(written + 1) * 4096 * 7 % (n * 4096);
+            written++;
+            return gmmu::next_status::issue;
+        }
+        if (written < n)
+            return gmmu::next_status::wait;
+        if (followed == n)
+            return gmmu::next_status::done;
+        op.write = false;
+        op.va[0] = followed == 0 ? base : cur;
+        followed++;
+        return gmmu::next_status::issue;
+    }
+    void completed(unsigned sm, unsigned, const gmmu::warp_op &op, const uint64_t *data,
+                   const sc_core::sc_time &, const sc_core::sc_time &) override
+    {
+        if (sm == 1 && !op.write) {
+            cur = data[0];
+            visited.push_back(op.va[0]);
+        }
+    }
+};
+
+TEST(PlatformTest, PointerChaseFollowsExplicitDataAcrossWaitingSms)
+{
+    gmmu::config cfg = small_config({"sm.count=2", "sm.warps=1"});
+    chase_workload wl;
+    gmmu::gpu_platform gpu("gpu", cfg, wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(wl.visited.size(), chase_workload::n);
+    std::set<uint64_t> distinct(wl.visited.begin(), wl.visited.end());
+    EXPECT_EQ(distinct.size(), chase_workload::n); // the chain visits every page once
+    EXPECT_EQ(r.lanes_checked, chase_workload::n);
+    EXPECT_EQ(r.mismatches, 0u);
 }
 
 } // namespace
