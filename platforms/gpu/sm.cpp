@@ -41,6 +41,18 @@ void sm::run()
             if (!finished[c] && (w == p.warps || ready[c] < ready[w]))
                 w = c;
         }
+        // Advance to the warp's ready time, then ask the workload.
+        sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
+        if (ready[w] > now) {
+            idle_cycles += uint64_t((ready[w] - now) / cyc);
+            qk.set(ready[w] - sc_core::sc_time_stamp());
+            now = ready[w];
+            issued_this_cycle = 0;
+            if (qk.need_sync()) {
+                qk.sync();
+                now = sc_core::sc_time_stamp();
+            }
+        }
         next_status ns = wl.poll(p.id, w, op);
         if (ns == next_status::done) {
             finished[w] = true;
@@ -48,21 +60,12 @@ void sm::run()
             continue;
         }
         if (ns == next_status::wait) {
-            // Not ready (e.g. waiting for another SM's stage): let time pass.
-            sc_core::sc_time t = std::max(ready[w], sc_core::sc_time_stamp() + qk.get_local_time()) +
-                                 cyc * wl.wait_cycles();
-            ready[w] = t;
-            qk.sync();
+            // Not ready (e.g. waiting for another SM's stage): retry later;
+            // other warps of this SM keep issuing meanwhile.
+            ready[w] = now + cyc * wl.wait_cycles();
             continue;
         }
         rr = (w + 1) % p.warps;
-        sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
-        if (ready[w] > now) {
-            idle_cycles += uint64_t((ready[w] - now) / cyc);
-            qk.set(ready[w] - sc_core::sc_time_stamp());
-            now = ready[w];
-            issued_this_cycle = 0;
-        }
         ext.warp = w;
         ext.nlanes = op.nlanes;
         ext.active = op.active;
