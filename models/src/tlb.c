@@ -70,6 +70,7 @@ static void free_arrays(gmmu_tlb *t)
     t->fp = NULL;
     t->rank8 = NULL;
     t->rank32 = NULL;
+    t->fast = false;
 }
 
 /* ---- recency stack ----------------------------------------------------------
@@ -397,21 +398,18 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
                                       gmmu_tlb_result *r)
 {
     const uint64_t tag = vpn >> t->cov_k;
-    const uint32_t set = (uint32_t)(tag & t->set_mask);
-    const uint32_t nways = t->cfg.ways, nw = t->words;
-    const uint32_t base = set * nways;
+    const uint32_t base = (uint32_t)(tag & t->set_mask) * t->cfg.ways;
     const uint64_t pat = LANES * fingerprint(t, tag, asid);
     const uint8_t *fp = t->fp + base;
     uint64_t m;
-    switch (nw) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
+    r->cycles = t->cfg.lookup_cycles;
+    t->st.accesses++;
+    switch (t->words) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
     case 1: m = scan_words(fp, pat, 1); break;
     case 2: m = scan_words(fp, pat, 2); break;
-    default: m = scan_words(fp, pat, nw); break;
+    default: m = scan_words(fp, pat, t->words); break;
     }
     m &= t->way_mask;
-    const uint64_t now = ++t->clock;
-    t->st.accesses++;
-    r->cycles = t->cfg.lookup_cycles;
     while (m) {
         const uint32_t w = way_of_bit(ctz64(m));
         m &= m - 1;
@@ -424,15 +422,16 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
         r->lru_depth = d;
-        switch (nw) {
+        switch (t->words) {
         case 1: rank_words(rk, d, 1, t->tail); break;
         case 2: rank_words(rk, d, 2, t->tail); break;
-        default: rank_words(rk, d, nw, t->tail); break;
+        default: rank_words(rk, d, t->words, t->tail); break;
         }
         rk[w] = 0;
-        hit_update(t, e, set, nways, w, now);
+        hit_update(t, e, (uint32_t)(tag & t->set_mask), t->cfg.ways, w, ++t->clock);
         return GMMU_OK;
     }
+    t->clock++;
     r->hit = false;
     r->ppn = 0;
     r->perms = 0;
@@ -499,11 +498,13 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
  * pay for its register saves. */
 gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
 {
-    if (!t || !t->e || !r)
+    if (!t || !r)
         return GMMU_EINVAL;
-    if (!t->fast)
-        return lookup_general(t, asid, vpn, r);
-    return lookup_fast(t, asid, vpn, r);
+    if (t->fast) /* only set by a successful init */
+        return lookup_fast(t, asid, vpn, r);
+    if (!t->e)
+        return GMMU_EINVAL;
+    return lookup_general(t, asid, vpn, r);
 }
 
 bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)

@@ -664,6 +664,11 @@ TEST(TlbTest, LookupOfNullArgumentsIsAnError)
     EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
     EXPECT_EQ(gmmu_tlb_fill_ex(&t, 0, 0, 0, 0, 0, 0, nullptr), GMMU_EINVAL);
     EXPECT_FALSE(gmmu_tlb_probe(&t, 0, 0, nullptr));
+    // A destroyed TLB (fast-path geometry) is rejected too.
+    auto c = cfg(64, 8);
+    ASSERT_EQ(gmmu_tlb_init(&t, &c, nullptr), GMMU_OK);
+    gmmu_tlb_destroy(&t);
+    EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
 }
 
 } // namespace
