@@ -317,13 +317,15 @@ TEST(TlbTest, LruMatchesReferenceModelOnRandomTrace)
     std::mt19937_64 rng(seed);
     // Geometries: non-uniform residue-indexed (general path), 4x16 and 1x24
     // (fast path, whole and partial fingerprint words), 200-way fully
-    // associative (32-bit ranks), 129 sets of 8 (modulo, general path).
-    for (int geo = 0; geo < 5; geo++) {
+    // associative (32-bit ranks), 129 sets of 8 (modulo, general path),
+    // 100-way fully associative (general path, byte ranks, partial word).
+    for (int geo = 0; geo < 6; geo++) {
         gmmu_tlb_config c = geo == 0   ? cfg(65, 8)
                             : geo == 1 ? cfg(64, 16)
                             : geo == 2 ? cfg(24, 24)
                             : geo == 3 ? cfg(200, 200)
-                                       : cfg(1032, 8);
+                            : geo == 4 ? cfg(1032, 8)
+                                       : cfg(100, 100);
         if (geo == 0) {
             c.sets = 7;
             c.index = GMMU_TLB_INDEX_RESIDUE;
