@@ -285,7 +285,8 @@ TEST(TlbTest, RandomReplacementIsSeededAndReproducible)
 {
     const uint64_t seed = 12345;
     std::printf("seed=%llu\n", (unsigned long long)seed);
-    auto a = random_victims(seed, 64), b = random_victims(seed, 64), c = random_victims(seed + 1, 64);
+    auto a = random_victims(seed, 64), b = random_victims(seed, 64);
+    auto c = random_victims(seed + 1, 64);
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     // Not LRU or FIFO: the first victims are not simply 0,1,2,...
