@@ -1,5 +1,6 @@
 #include "gmmu/tlb.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,11 +244,18 @@ static inline uint32_t nways_of(const gmmu_tlb *t, uint32_t set)
     return set == t->sets - 1 ? t->last_set_ways : t->cfg.ways;
 }
 
+/* asid and valid are adjacent: one 32-bit load checks both (the byte after
+ * valid, `prefetched`, is masked off). */
+_Static_assert(offsetof(gmmu_tlb_entry, valid) == offsetof(gmmu_tlb_entry, asid) + 2,
+               "asid and valid must be adjacent");
+
 static inline bool entry_maps(const gmmu_tlb_entry *e, uint16_t asid, uint64_t vpn)
 {
+    uint32_t av;
+    memcpy(&av, &e->asid, sizeof av);
+    const uint32_t want = (uint32_t)asid | 0x10000u; /* valid == true (byte 1) */
     /* One test instead of three branches. */
-    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)(e->asid ^ asid) |
-            (uint64_t)!e->valid) == 0;
+    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)((av & 0xFFFFFFu) ^ want)) == 0;
 }
 
 uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn)
