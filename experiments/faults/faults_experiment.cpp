@@ -457,15 +457,18 @@ std::vector<std::string> split(const std::string &s)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (std::strcmp(argv[1], "perf") != 0 && std::strcmp(argv[1], "faults") != 0)) {
-        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...] [--cpu-servers N]\n", argv[0]);
         return 2;
     }
     const bool perf = std::strcmp(argv[1], "perf") == 0;
     std::vector<std::string> kernels = perf ? split("lbm-like,sgemm-like,stencil-like,histo-like,spmv-like,mriq-like")
                                             : split("sgemm-like,stencil-like,histo-like,lbm-like,spmv-like,mriq-like");
+    uint32_t cpu_servers = 1;
     for (int i = 2; i < argc; i++) {
         if (std::strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
             kernels = split(argv[++i]);
+        } else if (std::strcmp(argv[i], "--cpu-servers") == 0 && i + 1 < argc) {
+            cpu_servers = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
         } else {
             std::fprintf(stderr, "unknown argument '%s'\n", argv[i]);
             return 2;
@@ -549,6 +552,7 @@ int main(int argc, char **argv)
                 }
                 gmmu_fault_handler_config_default(&c.fh, link);
                 c.fh.local_first_touch = v.local;
+                c.fh.cpu_servers = cpu_servers;
                 RunOut o;
                 if (!run(k.get(), c, &o))
                     return 1;

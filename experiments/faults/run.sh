@@ -17,9 +17,12 @@ trap 'rm -rf "$tmp"' EXIT
 # The two sweeps are independent: run them side by side.
 "$bin" perf >"$tmp/perf.csv" 2>"$tmp/perf.err" & p1=$!
 "$bin" faults >"$tmp/faults.csv" 2>"$tmp/faults.err" & p2=$!
+"$bin" faults --cpu-servers 8 --kernels sgemm-like,stencil-like,histo-like \
+  >"$tmp/faults8.csv" 2>"$tmp/faults8.err" & p3=$!
 rc=0
 wait $p1 || { echo "faults: perf sweep failed:" >&2; cat "$tmp/perf.err" >&2; rc=1; }
 wait $p2 || { echo "faults: fault sweep failed:" >&2; cat "$tmp/faults.err" >&2; rc=1; }
+wait $p3 || { echo "faults: fault sweep (8 CPU handlers) failed:" >&2; cat "$tmp/faults8.err" >&2; rc=1; }
 [ $rc -eq 0 ] || exit $rc
 # python3 with matplotlib (Debian's python3-matplotlib lives under /usr/bin).
 py=
@@ -30,5 +33,5 @@ if [ -z "$py" ]; then
   echo "faults: no python3 with matplotlib (apt-get install python3-matplotlib)" >&2
   exit 1
 fi
-"$py" "$here/plot.py" "$tmp/perf.csv" "$tmp/faults.csv" "$out"
-echo "faults: wrote $out/faults.md, $out/faults_perf.png, $out/faults_oplog.png, $out/faults_usecases.png"
+"$py" "$here/plot.py" "$tmp/perf.csv" "$tmp/faults.csv" "$tmp/faults8.csv" "$out"
+echo "faults: wrote $out/faults.md and $out/faults_{perf,oplog,usecases,usecases_8cpu}.png"
