@@ -268,6 +268,54 @@ TEST(SmIssueTest, OccupancyFollowsRegistersWarpsAndSharedMemory)
     EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("stencil-like").get()), 10u); // 24 regs
 }
 
+TEST(SmIssueTest, KernelBuilderAndEnvErrorsNameTheField)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_build(k.get(), "lbm", nullptr, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.name");
+    gmmu_kernel_params p{0, 1000};
+    EXPECT_EQ(gmmu_kernel_build(k.get(), "sgemm-like", &p, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.iters");
+    ASSERT_EQ(gmmu_kernel_build(k.get(), "tiny", nullptr, &err), GMMU_OK);
+    k->code[0].src[0] = 200; // beyond nregs
+    EXPECT_EQ(gmmu_kernel_check(k.get(), &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.code");
+    for (unsigned i = 0; i < gmmu_kernel_count(); i++) {
+        auto kk = std::make_unique<gmmu_kernel>();
+        EXPECT_EQ(gmmu_kernel_build(kk.get(), gmmu_kernel_name(i), nullptr, &err), GMMU_OK)
+            << gmmu_kernel_name(i) << ": " << err.msg;
+    }
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_OPLOG);
+    Env e;
+    gmmu_sm_env env = e.env();
+    env.translate = nullptr;
+    gmmu_sm sm{};
+    EXPECT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "env");
+}
+
+TEST(SmIssueTest, StepRejectsTimeGoingBackwards)
+{
+    auto k = kernel("tiny", 1, 1);
+    Env e;
+    e.grid = 1;
+    gmmu_sm_env env = e.env();
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_REPLAY_QUEUE);
+    gmmu_sm sm{};
+    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(&sm, k.get(), 100, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_step(&sm, 50), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_sm_step(&sm, 100), GMMU_OK);
+    EXPECT_GT(gmmu_sm_next_cycle(&sm), 100u);
+    EXPECT_FALSE(gmmu_sm_done(&sm));
+    uint64_t end = 0;
+    EXPECT_EQ(gmmu_sm_run(&sm, 1ull << 30, &end), GMMU_OK);
+    EXPECT_TRUE(gmmu_sm_done(&sm));
+    EXPECT_EQ(gmmu_sm_next_cycle(&sm), UINT64_MAX);
+    gmmu_sm_destroy(&sm);
+}
+
 // ---- mechanics ----------------------------------------------------------------
 
 // Cycle of the first trace event of kind at pc (any warp of block 0).
