@@ -8,7 +8,8 @@
  *    warps, register file, shared memory); a kernel's grid is handed out by
  *    the caller's block scheduler (env.next_block).
  *  - A loose-round-robin issue stage: issue_width instructions per cycle from
- *    one or more warps, per-unit limits (math, SFU, ld/st per cycle), in
+ *    one or more warps, per-unit limits (math, SFU, ld/st per cycle; at most
+ *    ldst_queue global memory instructions in the ld/st unit), in
  *    program order per warp, checked by a scoreboard: a destination is
  *    pending until commit; a source is pending until operand read (the
  *    baseline's early release) — or, under the replay queue, until the last
