@@ -414,6 +414,7 @@ bool run(const gmmu_kernel *k, const RunCfg &rc, RunOut *out)
         a.stall_oplog_full += s.stall_oplog_full;
         a.switch_outs += s.switch_outs;
         a.restores += s.restores;
+        a.ctx_cycles += s.ctx_cycles;
         a.extra_blocks += s.extra_blocks;
         a.peak_extra_blocks = std::max(a.peak_extra_blocks, s.peak_extra_blocks);
         a.resident_blocks = s.resident_blocks;
@@ -457,16 +458,19 @@ std::vector<std::string> split(const std::string &s)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (std::strcmp(argv[1], "perf") != 0 && std::strcmp(argv[1], "faults") != 0)) {
-        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...] [--cpu-servers N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...] [--cpu-servers N] [--oplog-variants]\n", argv[0]);
         return 2;
     }
     const bool perf = std::strcmp(argv[1], "perf") == 0;
     std::vector<std::string> kernels = perf ? split("lbm-like,sgemm-like,stencil-like,histo-like,spmv-like,mriq-like")
                                             : split("sgemm-like,stencil-like,histo-like,lbm-like,spmv-like,mriq-like");
     uint32_t cpu_servers = 1;
+    bool oplog_variants = false;
     for (int i = 2; i < argc; i++) {
         if (std::strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
             kernels = split(argv[++i]);
+        } else if (std::strcmp(argv[i], "--oplog-variants") == 0) {
+            oplog_variants = true;
         } else if (std::strcmp(argv[i], "--cpu-servers") == 0 && i + 1 < argc) {
             cpu_servers = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
         } else {
@@ -479,7 +483,7 @@ int main(int argc, char **argv)
                     "oplog_partition_bytes,l1tlb_miss_pct,l2tlb_miss_pct,l1_hit_pct\n");
     else
         std::printf("kernel,link,variant,cycles,faults_gpu,faults_served,merged,local,switch_outs,restores,"
-                    "extra_blocks,peak_extra_blocks,fault_free_cycles\n");
+                    "extra_blocks,peak_extra_blocks,fault_free_cycles,ctx_cycles\n");
     int rc = 0;
     for (const auto &name : kernels) {
         auto k = std::make_unique<gmmu_kernel>();
@@ -534,17 +538,24 @@ int main(int argc, char **argv)
         for (gmmu_link link : {GMMU_LINK_NVLINK, GMMU_LINK_PCIE}) {
             struct V {
                 const char *name;
-                bool sw, ideal, local;
+                bool sw, ideal, local, oplog;
             };
-            const V vs[] = {{"cpu", false, false, false},
-                            {"switch", true, false, false},
-                            {"switch-ideal", true, true, false},
-                            {"local", false, false, true},
-                            {"switch+local", true, false, true}};
+            const V vs[] = {{"cpu", false, false, false, false},
+                            {"switch", true, false, false, false},
+                            {"switch-ideal", true, true, false, false},
+                            {"local", false, false, true, false},
+                            {"switch+local", true, false, true, false},
+                            {"oplog", false, false, false, true},
+                            {"oplog+switch", true, false, false, true}};
             for (const V &v : vs) {
+                if (v.oplog && !oplog_variants)
+                    continue;
                 RunCfg c = base;
                 c.demand = true;
-                c.sm.scheme = GMMU_SCHEME_REPLAY_QUEUE; // the paper's use-case baseline
+                // The paper's use-case baseline is the replay queue; the oplog
+                // variants (16 KB) carry their log partition in the context.
+                c.sm.scheme = v.oplog ? GMMU_SCHEME_OPLOG : GMMU_SCHEME_REPLAY_QUEUE;
+                c.sm.oplog_bytes = 16384;
                 c.sm.block_switch = v.sw;
                 if (v.ideal) {
                     c.sm.ctx_fixed_cycles = 1;
@@ -562,10 +573,11 @@ int main(int argc, char **argv)
                     rc = 1;
                 }
                 std::printf("%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                            ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 "\n",
+                            ",%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 ",%" PRIu64 "\n",
                             name.c_str(), link == GMMU_LINK_NVLINK ? "nvlink" : "pcie", v.name, o.cycles,
                             o.sum.faults, o.fst.faults, o.fst.merged, o.fst.local, o.sum.switch_outs,
-                            o.sum.restores, o.sum.extra_blocks, o.sum.peak_extra_blocks, ref.cycles);
+                            o.sum.restores, o.sum.extra_blocks, o.sum.peak_extra_blocks, ref.cycles,
+                            o.sum.ctx_cycles);
                 std::fflush(stdout);
             }
         }

@@ -51,23 +51,23 @@ def load_perf(path):
     return kernels, base, norm, extra
 
 
-VARIANTS = ["switch", "switch-ideal", "local", "switch+local"]
 LINKS = ["nvlink", "pcie"]
 
 
 def use_cases(path, png, title):
     rows = list(csv.DictReader(open(path)))
     fk = list(OrderedDict.fromkeys(r["kernel"] for r in rows))
+    variants = list(OrderedDict.fromkeys(r["variant"] for r in rows if r["variant"] != "cpu"))
     cyc = {(r["kernel"], r["link"], r["variant"]): int(r["cycles"]) for r in rows}
     info = {(r["kernel"], r["link"], r["variant"]): r for r in rows}
     speed = {
-        (k, l, v): cyc[(k, l, "cpu")] / cyc[(k, l, v)] for k in fk for l in LINKS for v in VARIANTS
+        (k, l, v): cyc[(k, l, "cpu")] / cyc[(k, l, v)] for k in fk for l in LINKS for v in variants
     }
     fig, axs = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
     for ax, l in zip(axs, LINKS):
-        width = 0.8 / len(VARIANTS)
+        width = 0.8 / len(variants)
         cols = fk + ["geomean"]
-        for i, v in enumerate(VARIANTS):
+        for i, v in enumerate(variants):
             vals = [speed[(k, l, v)] for k in fk] + [geomean([speed[(k, l, v)] for k in fk])]
             ax.bar([c + i * width for c in range(len(cols))], vals, width, label=v)
         ax.set_xticks([c + 0.4 - width / 2 for c in range(len(cols))])
@@ -85,22 +85,29 @@ def use_cases(path, png, title):
         L.append("")
         L.append(
             "| kernel | fault-free cycles | CPU path cycles | faults served | "
-            + " | ".join(VARIANTS)
-            + " | switch-outs | peak extra blocks/SM |"
+            + " | ".join(variants)
+            + " | switch-outs | peak extra blocks/SM | context cycles (switch%s) |"
+            % (", oplog+switch" if "oplog+switch" in variants else "")
         )
-        L.append("|---|---|---|---|" + "---|" * len(VARIANTS) + "---|---|")
+        L.append("|---|---|---|---|" + "---|" * len(variants) + "---|---|---|")
         for k in fk:
             i = info[(k, l, "cpu")]
             s = info[(k, l, "switch")]
             L.append(
                 "| %s | %s | %s | %s | " % (k, i["fault_free_cycles"], i["cycles"], i["faults_served"])
-                + " | ".join("%.3fx" % speed[(k, l, v)] for v in VARIANTS)
-                + " | %s | %s |" % (s["switch_outs"], s["peak_extra_blocks"])
+                + " | ".join("%.3fx" % speed[(k, l, v)] for v in variants)
+                + " | %s | %s | %s |"
+                % (
+                    s["switch_outs"],
+                    s["peak_extra_blocks"],
+                    s["ctx_cycles"]
+                    + (", %s" % info[(k, l, "oplog+switch")]["ctx_cycles"] if "oplog+switch" in variants else ""),
+                )
             )
         L.append(
             "| **geomean** | | | | "
-            + " | ".join("**%.3fx**" % geomean([speed[(k, l, v)] for k in fk]) for v in VARIANTS)
-            + " | | |"
+            + " | ".join("**%.3fx**" % geomean([speed[(k, l, v)] for k in fk]) for v in variants)
+            + " | | | |"
         )
         L.append("")
     return L
@@ -238,7 +245,10 @@ def main():
     w("### CPU path with 8 concurrent handlers (sgemm, stencil, histo)")
     w("")
     w("8 x 64 KB per 12 us is ~44 GB/s, about an NVLink's bandwidth: the link, not")
-    w("the handler, limits. Same costs per fault otherwise.")
+    w("the handler, limits. Same costs per fault otherwise. `oplog` / `oplog+switch`:")
+    w("the SM uses a 16 KB operand log instead of the replay queue (speed-up still")
+    w("over the replay-queue CPU-path run); its block contexts carry the log")
+    w("partition, hence more context cycles per switch.")
     w("")
     w("![use cases, 8 CPU handlers](faults_usecases_8cpu.png)")
     w("")

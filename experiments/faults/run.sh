@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The two sweeps are independent: run them side by side.
 "$bin" perf >"$tmp/perf.csv" 2>"$tmp/perf.err" & p1=$!
 "$bin" faults >"$tmp/faults.csv" 2>"$tmp/faults.err" & p2=$!
-"$bin" faults --cpu-servers 8 --kernels sgemm-like,stencil-like,histo-like \
+"$bin" faults --cpu-servers 8 --oplog-variants --kernels sgemm-like,stencil-like,histo-like \
   >"$tmp/faults8.csv" 2>"$tmp/faults8.err" & p3=$!
 rc=0
 wait $p1 || { echo "faults: perf sweep failed:" >&2; cat "$tmp/perf.err" >&2; rc=1; }
