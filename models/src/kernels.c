@@ -158,23 +158,31 @@ static void build_tiny(emitter *e, uint32_t iters)
     }
 }
 
-/* sgemm-like: high occupancy (16 blocks x 4 warps), 2 FMAs per load, a
- * per-block stream of A and a small, hot B; pointer bumps once per 4 loads. */
+/* sgemm-like: high occupancy (16 blocks x 4 warps), 2-D tiled: block b
+ * computes tile (bx, by) = (b % 16, b / 16) from A row-panel by and B
+ * column-panel bx, so every panel is reused by 16 or more blocks; 2 FMAs per
+ * load, pointers bumped once per 4 loads. */
 static void build_sgemm(emitter *e, uint32_t iters)
 {
     gmmu_kernel *k = e->k;
     const uint64_t T = k->warps_per_block * 32u;
     const uint64_t K = (uint64_t)iters * 4u;
-    uint64_t A = add_region(k, (uint64_t)k->grid_blocks * K * T * 8u, GMMU_REGION_INPUT);
-    uint64_t B = add_region(k, K * 256u, GMMU_REGION_INPUT);
+    const uint64_t GX = 16, GY = (k->grid_blocks + GX - 1) / GX;
+    uint64_t A = add_region(k, GY * K * T * 8u, GMMU_REGION_INPUT);
+    uint64_t B = add_region(k, GX * K * 256u, GMMU_REGION_INPUT);
     uint64_t C = add_region(k, nthreads(k) * 8u, GMMU_REGION_OUTPUT);
     tib(e, 14);
     E1(GMMU_OP_SHLI, 14, 14, 3);
     E0(GMMU_OP_MOVI, 15, (int64_t)(K * T * 8u));
-    E2(GMMU_OP_MUL, 4, 1, 15);
+    E1(GMMU_OP_SHRI, 4, 1, 4);         /* by */
+    E2(GMMU_OP_MUL, 4, 4, 15);
     E2(GMMU_OP_ADD, 4, 4, 14);
     E1(GMMU_OP_ADDI, 4, 4, (int64_t)A);
-    E1(GMMU_OP_SHLI, 5, 3, 3);
+    E0(GMMU_OP_MOVI, 15, (int64_t)(K * 256u));
+    E1(GMMU_OP_ANDI, 5, 1, (int64_t)(GX - 1)); /* bx */
+    E2(GMMU_OP_MUL, 5, 5, 15);
+    E1(GMMU_OP_SHLI, 15, 3, 3);
+    E2(GMMU_OP_ADD, 5, 5, 15);
     E1(GMMU_OP_ADDI, 5, 5, (int64_t)B);
     for (uint32_t it = 0; it < iters; it++) {
         LD(10, 4, 0);
@@ -310,9 +318,13 @@ static void build_spmv(emitter *e, uint32_t iters)
     ST(12, 10, 0);
 }
 
-/* lbm-like: register-heavy (128 registers: 8 warps per SM), 19 distribution
- * loads and 19 stores per cell through one reused address register (the
- * register pressure of the real kernel), ~40 ALU operations in between. */
+/* lbm-like: register-heavy (128 registers: 2 blocks of 4 warps = 8 warps
+ * per SM). Distribution-major lattice (one array per distribution, as in
+ * Parboil's CUDA lbm): per cell 19 loads from 19 arrays, each address
+ * materialised in one of 4 rotating temporaries (register pressure), a
+ * collision step of ~40 ALU operations that updates the distributions in
+ * place (the registers the loads filled hold the results), and 19 stores of
+ * those registers; the next cell's loads overwrite the same registers. */
 static void build_lbm(emitter *e, uint32_t iters)
 {
     gmmu_kernel *k = e->k;
@@ -322,22 +334,26 @@ static void build_lbm(emitter *e, uint32_t iters)
     uint64_t src = add_region(k, ARR * Q, GMMU_REGION_INPUT);
     uint64_t dst = add_region(k, ARR * Q, GMMU_REGION_OUTPUT);
     E1(GMMU_OP_SHLI, 4, 0, 3);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)dst);
+    E1(GMMU_OP_ADDI, 4, 4, (int64_t)src);
     E0(GMMU_OP_MOVI, 6, 7);
     for (uint32_t it = 0; it < iters; it++) {
         for (unsigned q = 0; q < Q; q++) {
-            E1(GMMU_OP_ADDI, 5, 4, (int64_t)(src + q * ARR));
-            LD(8 + q, 5, 0);
+            E1(GMMU_OP_ADDI, 29 + q % 4, 4, (int64_t)(q * ARR));
+            LD(8 + q, 29 + q % 4, 0);
         }
+        E1(GMMU_OP_ADDI, 4, 4, (int64_t)S);
         E2(GMMU_OP_ADD, 27, 8, 9);
         for (unsigned q = 2; q < Q; q++)
             E2(GMMU_OP_ADD, 27, 27, 8 + q);
+        E1(GMMU_OP_SHRI, 28, 27, 3);
         for (unsigned q = 0; q < Q; q++)
-            E3(GMMU_OP_MAD, 28 + q, 8 + q, 6, 27);
+            E3(GMMU_OP_MAD, 8 + q, 8 + q, 6, 28);
         for (unsigned q = 0; q < Q; q++) {
-            E1(GMMU_OP_ADDI, 5, 4, (int64_t)(dst + q * ARR));
-            ST(5, 28 + q, 0);
+            E1(GMMU_OP_ADDI, 29 + q % 4, 5, (int64_t)(q * ARR));
+            ST(29 + q % 4, 8 + q, 0);
         }
-        E1(GMMU_OP_ADDI, 4, 4, (int64_t)S);
+        E1(GMMU_OP_ADDI, 5, 5, (int64_t)S);
     }
 }
 
@@ -379,12 +395,12 @@ typedef struct kernel_desc {
 } kernel_desc;
 
 static const kernel_desc KERNELS[] = {
-    {"lbm-like", build_lbm, 128, 1, 0, 256, 3},
+    {"lbm-like", build_lbm, 128, 4, 0, 64, 4},
     {"sgemm-like", build_sgemm, 16, 4, 2048, 512, 8},
     {"stencil-like", build_stencil, 24, 4, 0, 320, 8},
     {"histo-like", build_histo, 12, 8, 1024, 256, 8},
     {"spmv-like", build_spmv, 16, 4, 0, 512, 8},
-    {"mriq-like", build_mriq, 16, 8, 0, 256, 6},
+    {"mriq-like", build_mriq, 16, 8, 0, 256, 96},
     {"tiny", build_tiny, 16, 2, 0, 4, 4},
 };
 #define NKERNELS (sizeof KERNELS / sizeof KERNELS[0])

@@ -40,6 +40,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->math_per_cycle = 2;
     c->sfu_per_cycle = 1;
     c->ldst_per_cycle = 1;
+    c->ldst_queue = 2;
     c->opread_cycles = 1;
     c->alu_latency = 8;
     c->sfu_latency = 20;
@@ -49,7 +50,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->oplog_bytes = 16384;
     c->replay_queue_entries = 32;
     c->block_switch = false;
-    c->switch_threshold = 16;
+    c->switch_threshold = 4;
     c->max_extra_blocks = 4;
     c->ctx_fixed_cycles = 500;
     c->ctx_bytes_per_cycle = 16; /* 256 GB/s shared by 16 SMs */
@@ -79,6 +80,9 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
     if (c->ldst_per_cycle != 1)
         return gmmu_error_set(err, "ldst_per_cycle",
                               "ld/st units %u: the model has one memory pipeline (1)", c->ldst_per_cycle);
+    if (c->ldst_queue == 0 || c->ldst_queue > 1024)
+        return gmmu_error_set(err, "ldst_queue", "ld/st unit queue %u out of range 1..1024",
+                              c->ldst_queue);
     if (c->opread_cycles == 0 || c->opread_cycles > 100)
         return gmmu_error_set(err, "opread_cycles", "operand read delay %u out of range 1..100",
                               c->opread_cycles);
@@ -206,7 +210,7 @@ uint32_t gmmu_sm_occupancy(const gmmu_sm_config *c, const gmmu_kernel *k)
 
 enum { W_RUN = 0, W_FAULTED = 1, W_DONE = 2 };
 enum { B_FREE = 0, B_PENDING, B_ACTIVE, B_DRAIN, B_SAVING, B_OFFCHIP, B_RESTORING };
-enum { EV_LASTCHECK = 0, EV_COMMIT, EV_FAULT, EV_OPREAD, EV_MEMSTART, EV_RETRY, EV_RESUME, EV_CTX, EV_FILL };
+enum { EV_LASTCHECK = 0, EV_COMMIT, EV_FAULT, EV_MEMSENT, EV_OPREAD, EV_MEMSTART, EV_RETRY, EV_RESUME, EV_CTX, EV_FILL };
 
 typedef struct warp_t {
     uint32_t pc, ninflight, wd_hold;
@@ -267,6 +271,7 @@ struct gmmu_sm_state {
     bool has_log;
     bool grid_done;
     uint64_t now, next, mem_free;
+    uint32_t ldst_busy; /* global instructions issued whose last request is not sent */
     uint32_t rr;
     uint32_t owned;
 };
@@ -751,6 +756,8 @@ static gmmu_status ev_memstart(gmmu_sm *sm, uint32_t i, uint64_t now, uint64_t *
     *mem_free = t0 + f->nreq;
     uint32_t all = f->nreq >= 32 ? 0xFFFFFFFFu : (1u << f->nreq) - 1u;
     gmmu_status st = translate_reqs(sm, i, t0, all, false);
+    if (st == GMMU_OK) /* the ld/st unit takes another instruction once these are sent */
+        st = ev_push(sm->s, t0 + f->nreq, EV_MEMSENT, i, 0);
     if (st != GMMU_OK)
         return st;
     return schedule_completion(sm, i, t0);
@@ -961,6 +968,10 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         sm->st.stall_pool_full++;
         return TRY_BLOCKED;
     }
+    if (mem && s->ldst_busy >= sm->cfg.ldst_queue) {
+        sm->st.stall_ldst_busy++;
+        return TRY_BLOCKED;
+    }
     uint32_t log_idx[2] = {0, 0};
     uint8_t log_n = 0;
     if (mem && preemptible(sm) && !replay && gmmu_rq_full(&w->rq)) {
@@ -1012,6 +1023,8 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     }
     if (mem && is_wd(sm))
         w->wd_hold++;
+    if (mem)
+        s->ldst_busy++;
     if (!replay)
         w->pc++;
     w->ninflight++;
@@ -1192,6 +1205,7 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         case EV_OPREAD: st = ev_opread(sm, e.a, e.t); break;
         case EV_MEMSTART: st = ev_memstart(sm, e.a, e.t, &s->mem_free); break;
         case EV_RETRY: st = ev_retry(sm, e.a, e.t); break;
+        case EV_MEMSENT: s->ldst_busy--; break;
         case EV_LASTCHECK: st = ev_lastcheck(sm, e.a, e.t); break;
         case EV_COMMIT: st = ev_commit(sm, e.a, e.t); break;
         case EV_FAULT: st = ev_fault(sm, e.a, e.t); break;

@@ -1,5 +1,6 @@
 #include "gmmu/tlb.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,7 @@ static void free_arrays(gmmu_tlb *t)
     t->fp = NULL;
     t->rank8 = NULL;
     t->rank32 = NULL;
+    t->fast = false;
 }
 
 /* ---- recency stack ----------------------------------------------------------
@@ -242,11 +244,18 @@ static inline uint32_t nways_of(const gmmu_tlb *t, uint32_t set)
     return set == t->sets - 1 ? t->last_set_ways : t->cfg.ways;
 }
 
+/* asid and valid are adjacent: one 32-bit load checks both (the byte after
+ * valid, `prefetched`, is masked off). */
+_Static_assert(offsetof(gmmu_tlb_entry, valid) == offsetof(gmmu_tlb_entry, asid) + 2,
+               "asid and valid must be adjacent");
+
 static inline bool entry_maps(const gmmu_tlb_entry *e, uint16_t asid, uint64_t vpn)
 {
+    uint32_t av;
+    memcpy(&av, &e->asid, sizeof av);
+    const uint32_t want = (uint32_t)asid | 0x10000u; /* valid == true (byte 1) */
     /* One test instead of three branches. */
-    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)(e->asid ^ asid) |
-            (uint64_t)!e->valid) == 0;
+    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)((av & 0xFFFFFFu) ^ want)) == 0;
 }
 
 uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn)
@@ -397,21 +406,18 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
                                       gmmu_tlb_result *r)
 {
     const uint64_t tag = vpn >> t->cov_k;
-    const uint32_t set = (uint32_t)(tag & t->set_mask);
-    const uint32_t nways = t->cfg.ways, nw = t->words;
-    const uint32_t base = set * nways;
+    const uint32_t base = (uint32_t)(tag & t->set_mask) * t->cfg.ways;
     const uint64_t pat = LANES * fingerprint(t, tag, asid);
     const uint8_t *fp = t->fp + base;
     uint64_t m;
-    switch (nw) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
+    r->cycles = t->cfg.lookup_cycles;
+    t->st.accesses++;
+    switch (t->words) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
     case 1: m = scan_words(fp, pat, 1); break;
     case 2: m = scan_words(fp, pat, 2); break;
-    default: m = scan_words(fp, pat, nw); break;
+    default: m = scan_words(fp, pat, t->words); break;
     }
     m &= t->way_mask;
-    const uint64_t now = ++t->clock;
-    t->st.accesses++;
-    r->cycles = t->cfg.lookup_cycles;
     while (m) {
         const uint32_t w = way_of_bit(ctz64(m));
         m &= m - 1;
@@ -424,15 +430,16 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
         r->lru_depth = d;
-        switch (nw) {
+        switch (t->words) {
         case 1: rank_words(rk, d, 1, t->tail); break;
         case 2: rank_words(rk, d, 2, t->tail); break;
-        default: rank_words(rk, d, nw, t->tail); break;
+        default: rank_words(rk, d, t->words, t->tail); break;
         }
         rk[w] = 0;
-        hit_update(t, e, set, nways, w, now);
+        hit_update(t, e, (uint32_t)(tag & t->set_mask), t->cfg.ways, w, ++t->clock);
         return GMMU_OK;
     }
+    t->clock++;
     r->hit = false;
     r->ppn = 0;
     r->perms = 0;
@@ -499,11 +506,13 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
  * pay for its register saves. */
 gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
 {
-    if (!t || !t->e || !r)
+    if (!t || !r)
         return GMMU_EINVAL;
-    if (!t->fast)
-        return lookup_general(t, asid, vpn, r);
-    return lookup_fast(t, asid, vpn, r);
+    if (t->fast) /* only set by a successful init */
+        return lookup_fast(t, asid, vpn, r);
+    if (!t->e)
+        return GMMU_EINVAL;
+    return lookup_general(t, asid, vpn, r);
 }
 
 bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)

@@ -332,6 +332,64 @@ TEST(PwcTest, PartialHitFillCompletesThePathFromOwnEntries)
     }
 }
 
+TEST(UptcTest, ProbesAreSequentialAndStopAtTheFirstMiss)
+{
+    Space sp;
+    const uint64_t a = va_of(1, 2, 3, 4), b = va_of(1, 2, 9, 4), c = va_of(1, 7, 3, 4);
+    for (uint64_t va : {a, b, c})
+        ASSERT_EQ(sp.map(va), GMMU_OK);
+    gmmu_pwc_config cfg = cfg_of(GMMU_PWC_UPTC);
+    cfg.uptc.probe_cycles = 2;
+    auto p = make_pwc(cfg);
+    gmmu_walk_result w = sp.walk(a);
+    ASSERT_EQ(gmmu_pwc_fill(p.get(), a, &w), GMMU_OK);
+    gmmu_pwc_hit h{};
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, a, &h), GMMU_OK);
+    EXPECT_EQ(h.start_level, 1u);
+    EXPECT_EQ(h.cycles, 6u); // 3 probes
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, b, &h), GMMU_OK);
+    EXPECT_EQ(h.start_level, 2u);
+    EXPECT_EQ(h.cycles, 6u); // L4 hit, L3 hit, L2 probe misses
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, c, &h), GMMU_OK);
+    EXPECT_EQ(h.start_level, 3u);
+    EXPECT_EQ(h.cycles, 4u); // L4 hit, L3 probe misses
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(2, 2, 3, 4), &h), GMMU_OK);
+    EXPECT_EQ(h.start_level, 4u);
+    EXPECT_EQ(h.cycles, 2u); // the first probe misses
+    // One entry per (table, index): 3 entries for the path, none repeated.
+    uint32_t valid = 0;
+    for (uint32_t i = 0; i < gmmu_uptc_entries(gmmu_pwc_uptc(p.get())); i++) {
+        gmmu_uptc_entry_view v;
+        ASSERT_EQ(gmmu_uptc_entry(gmmu_pwc_uptc(p.get()), i, &v), GMMU_OK);
+        valid += v.valid;
+    }
+    EXPECT_EQ(valid, 3u);
+}
+
+TEST(StcTest, StoresAreIndependentAndTheDeepestHitWins)
+{
+    Space sp;
+    const uint64_t a = va_of(1, 2, 3, 4), b = va_of(5, 2, 3, 4);
+    for (uint64_t va : {a, b})
+        ASSERT_EQ(sp.map(va), GMMU_OK);
+    gmmu_pwc_config cfg = cfg_of(GMMU_PWC_STC);
+    cfg.stc.entries[0] = 1; // one L4-store entry: b's fill evicts a's
+    auto p = make_pwc(cfg);
+    for (uint64_t va : {a, b}) {
+        gmmu_walk_result w = sp.walk(va);
+        ASSERT_EQ(gmmu_pwc_fill(p.get(), va, &w), GMMU_OK);
+    }
+    gmmu_stc_entry_view v;
+    ASSERT_EQ(gmmu_stc_entry(gmmu_pwc_stc(p.get()), 0, 0, &v), GMMU_OK);
+    EXPECT_EQ(v.tag, 5u);
+    // a's L4-store entry is gone, its L4+L3+L2 entry is not and still wins.
+    gmmu_pwc_hit h{};
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, a, &h), GMMU_OK);
+    EXPECT_EQ(h.start_level, 1u);
+    EXPECT_EQ(h.table_base, sp.walk(a).table_base[1]);
+    EXPECT_EQ(gmmu_pwc_get_stats(p.get())->evictions, 1u);
+}
+
 // ---- invalidation ----------------------------------------------------------------------
 
 TEST(PwcInvalidateTest, AllDropsEverything)

@@ -259,10 +259,61 @@ TEST(SmIssueTest, OccupancyFollowsRegistersWarpsAndSharedMemory)
 {
     gmmu_sm_config c;
     gmmu_sm_config_tanasic17(&c);
-    EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("lbm-like").get()), 8u); // 128 regs: 8 warps
+    auto lbm = kernel("lbm-like");
+    // 128 registers x 8 B x 32 lanes = 32 KB per warp: 8 warps = 2 blocks of 4.
+    EXPECT_EQ(gmmu_sm_occupancy(&c, lbm.get()), 2u);
+    EXPECT_EQ(gmmu_sm_occupancy(&c, lbm.get()) * lbm->warps_per_block, 8u);
     EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("sgemm-like").get()), 16u);
     EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("histo-like").get()), 8u);   // 64 warps / 8
     EXPECT_EQ(gmmu_sm_occupancy(&c, kernel("stencil-like").get()), 10u); // 24 regs
+}
+
+TEST(SmIssueTest, KernelBuilderAndEnvErrorsNameTheField)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_build(k.get(), "lbm", nullptr, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.name");
+    gmmu_kernel_params p{0, 1000};
+    EXPECT_EQ(gmmu_kernel_build(k.get(), "sgemm-like", &p, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.iters");
+    ASSERT_EQ(gmmu_kernel_build(k.get(), "tiny", nullptr, &err), GMMU_OK);
+    k->code[0].src[0] = 200; // beyond nregs
+    EXPECT_EQ(gmmu_kernel_check(k.get(), &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.code");
+    for (unsigned i = 0; i < gmmu_kernel_count(); i++) {
+        auto kk = std::make_unique<gmmu_kernel>();
+        EXPECT_EQ(gmmu_kernel_build(kk.get(), gmmu_kernel_name(i), nullptr, &err), GMMU_OK)
+            << gmmu_kernel_name(i) << ": " << err.msg;
+    }
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_OPLOG);
+    Env e;
+    gmmu_sm_env env = e.env();
+    env.translate = nullptr;
+    gmmu_sm sm{};
+    EXPECT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "env");
+}
+
+TEST(SmIssueTest, StepRejectsTimeGoingBackwards)
+{
+    auto k = kernel("tiny", 1, 1);
+    Env e;
+    e.grid = 1;
+    gmmu_sm_env env = e.env();
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_REPLAY_QUEUE);
+    gmmu_sm sm{};
+    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(&sm, k.get(), 100, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_step(&sm, 50), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_sm_step(&sm, 100), GMMU_OK);
+    EXPECT_GT(gmmu_sm_next_cycle(&sm), 100u);
+    EXPECT_FALSE(gmmu_sm_done(&sm));
+    uint64_t end = 0;
+    EXPECT_EQ(gmmu_sm_run(&sm, 1ull << 30, &end), GMMU_OK);
+    EXPECT_TRUE(gmmu_sm_done(&sm));
+    EXPECT_EQ(gmmu_sm_next_cycle(&sm), UINT64_MAX);
+    gmmu_sm_destroy(&sm);
 }
 
 // ---- mechanics ----------------------------------------------------------------
@@ -332,8 +383,9 @@ TEST(SmIssueTest, OplogLoadTakesOneEntryStoreTwoAndFullPartitionStallsIssue)
     r.env.tlb_cycles = 200;
     run(r, c, k.get());
     EXPECT_EQ(r.sm.st.oplog_partition_bytes, 1024u);
-    // 19 loads (1 entry each) then 19 stores (2 entries each): 57 allocations.
-    // With 4 entries and a 200-cycle TLB check, issue stalls on a full partition.
+    // Per warp 19 loads (1 entry each) then 19 stores (2 entries each). With 4
+    // entries for the block and a 200-cycle TLB check, issue stalls on a full
+    // partition.
     EXPECT_GT(r.sm.st.stall_oplog_full, 0u);
     unsigned full = 0;
     for (const auto &ev : r.env.tr)
@@ -357,9 +409,10 @@ TEST(SmIssueTest, OplogLoadTakesOneEntryStoreTwoAndFullPartitionStallsIssue)
     EXPECT_EQ(outstanding_entries, 0);
     EXPECT_EQ(gmmu_op_log_entries(GMMU_OP_LD) * GMMU_OPLOG_ENTRY_BYTES, 256u);
     EXPECT_EQ(gmmu_op_log_entries(GMMU_OP_ST) * GMMU_OPLOG_ENTRY_BYTES, 512u);
-    // A larger log removes the stalls.
+    // A log holding every operand of the block's cell (4 warps x (19 + 2 x 19)
+    // = 228 entries) removes the stalls.
     SmRun big;
-    c.oplog_bytes = 32768;
+    c.oplog_bytes = 65536;
     big.env.tlb_cycles = 200;
     run(big, c, k.get());
     EXPECT_EQ(big.sm.st.stall_oplog_full, 0u);
@@ -409,7 +462,8 @@ TEST(SmIssueTest, FaultyRunsEndWithFaultFreeMemoryAndRegistersEveryScheme)
         for (auto s : kSchemes) {
             SmRun r;
             r.env.seed = seed;
-            r.env.fault_pct = 40;
+            // tiny touches ~5 pages: make them all absent so every seed faults.
+            r.env.fault_pct = std::string(name) == "tiny" ? 100 : 40;
             run(r, cfg_for(s, 32768), k.get());
             std::string what = std::string(name) + "/" + gmmu_fault_scheme_name(s) + " seed " +
                                std::to_string(seed);

@@ -285,7 +285,8 @@ TEST(TlbTest, RandomReplacementIsSeededAndReproducible)
 {
     const uint64_t seed = 12345;
     std::printf("seed=%llu\n", (unsigned long long)seed);
-    auto a = random_victims(seed, 64), b = random_victims(seed, 64), c = random_victims(seed + 1, 64);
+    auto a = random_victims(seed, 64), b = random_victims(seed, 64);
+    auto c = random_victims(seed + 1, 64);
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     // Not LRU or FIFO: the first victims are not simply 0,1,2,...
@@ -317,13 +318,15 @@ TEST(TlbTest, LruMatchesReferenceModelOnRandomTrace)
     std::mt19937_64 rng(seed);
     // Geometries: non-uniform residue-indexed (general path), 4x16 and 1x24
     // (fast path, whole and partial fingerprint words), 200-way fully
-    // associative (32-bit ranks), 129 sets of 8 (modulo, general path).
-    for (int geo = 0; geo < 5; geo++) {
+    // associative (32-bit ranks), 129 sets of 8 (modulo, general path),
+    // 100-way fully associative (general path, byte ranks, partial word).
+    for (int geo = 0; geo < 6; geo++) {
         gmmu_tlb_config c = geo == 0   ? cfg(65, 8)
                             : geo == 1 ? cfg(64, 16)
                             : geo == 2 ? cfg(24, 24)
                             : geo == 3 ? cfg(200, 200)
-                                       : cfg(1032, 8);
+                            : geo == 4 ? cfg(1032, 8)
+                                       : cfg(100, 100);
         if (geo == 0) {
             c.sets = 7;
             c.index = GMMU_TLB_INDEX_RESIDUE;
@@ -664,6 +667,11 @@ TEST(TlbTest, LookupOfNullArgumentsIsAnError)
     EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
     EXPECT_EQ(gmmu_tlb_fill_ex(&t, 0, 0, 0, 0, 0, 0, nullptr), GMMU_EINVAL);
     EXPECT_FALSE(gmmu_tlb_probe(&t, 0, 0, nullptr));
+    // A destroyed TLB (fast-path geometry) is rejected too.
+    auto c = cfg(64, 8);
+    ASSERT_EQ(gmmu_tlb_init(&t, &c, nullptr), GMMU_OK);
+    gmmu_tlb_destroy(&t);
+    EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
 }
 
 } // namespace

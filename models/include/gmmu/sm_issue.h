@@ -8,7 +8,8 @@
  *    warps, register file, shared memory); a kernel's grid is handed out by
  *    the caller's block scheduler (env.next_block).
  *  - A loose-round-robin issue stage: issue_width instructions per cycle from
- *    one or more warps, per-unit limits (math, SFU, ld/st per cycle), in
+ *    one or more warps, per-unit limits (math, SFU, ld/st per cycle; at most
+ *    ldst_queue global memory instructions in the ld/st unit), in
  *    program order per warp, checked by a scoreboard: a destination is
  *    pending until commit; a source is pending until operand read (the
  *    baseline's early release) — or, under the replay queue, until the last
@@ -87,6 +88,8 @@ typedef struct gmmu_sm_config {
     uint32_t math_per_cycle;   /* math units (2) */
     uint32_t sfu_per_cycle;    /* special-function units (1) */
     uint32_t ldst_per_cycle;   /* ld/st units: memory instructions per cycle (1) */
+    uint32_t ldst_queue;       /* global memory instructions in the ld/st unit, from issue
+                                  until their last request is sent (2); issue stalls beyond */
     uint32_t opread_cycles;    /* issue -> operand read (1) */
     uint32_t alu_latency;      /* operand read -> commit, math (8) */
     uint32_t sfu_latency;      /* operand read -> commit, SFU (20) */
@@ -193,6 +196,7 @@ typedef struct gmmu_sm_stats {
     uint64_t stall_oplog_full;/* warp-cycles blocked by a full operand-log partition */
     uint64_t stall_rq_full;
     uint64_t stall_pool_full;
+    uint64_t stall_ldst_busy;  /* warp-cycles blocked by a full ld/st unit */
     uint64_t blocks_started, blocks_done;
     uint64_t switch_outs, restores, extra_blocks;
     uint32_t peak_extra_blocks; /* most blocks owned beyond the resident limit */

@@ -46,13 +46,15 @@ typedef enum gmmu_tlb_index {
 
 typedef struct gmmu_tlb_config {
     uint32_t entries;      /* >= 1 */
-    uint32_t ways;         /* 1..entries; sets = entries / ways (remainder to the last set) */
+    uint32_t ways;         /* 1..entries; sets = entries / ways (remainder to the last set)
+                            * unless `sets` is given */
     uint32_t page_shift;   /* 12..32: TLB page size */
     gmmu_tlb_repl repl;
     uint32_t lookup_cycles; /* latency of a lookup (hit or miss detect) */
     uint64_t seed;         /* for GMMU_TLB_REPL_RANDOM */
     /* ---- additions; zero keeps the behaviour above ---- */
-    uint32_t sets;           /* 0: entries / ways. Else sets-1 sets of `ways` + last set of the rest */
+    uint32_t sets;           /* 0: entries / ways. Else sets-1 sets of `ways` + a last set
+                              * of the rest */
     gmmu_tlb_index index;    /* set-index function */
     uint32_t coverage_shift; /* 0 or page_shift..page_shift+20: bytes (log2) one entry may map
                               * when filled with GMMU_TLB_FILL_CONTIG */
@@ -69,7 +71,8 @@ typedef struct gmmu_tlb_entry {
     bool valid;
     /* ---- additions ---- */
     bool prefetched;    /* filled by a prefetch and not yet hit by a lookup */
-    uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0, or coverage_shift - page_shift */
+    uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0 or coverage_shift -
+                         * page_shift */
     uint32_t hits;      /* lookup hits since the fill */
 } gmmu_tlb_entry;
 
