@@ -69,6 +69,9 @@ const std::vector<key_spec> &config_schema()
         I("sm.count", 4, 1, 1024, "Number of SMs."),
         I("sm.warps", 32, 1, 64, "Warps per SM."),
         I("sm.issue_width", 1, 1, 8, "Warp memory instructions issued per SM cycle."),
+        S("sm.model", "simple", {},
+          "SM model: simple = warps issuing the workload's memory instructions; other models "
+          "register themselves (docs/architecture.md)."),
         I("l1_tlb.entries", 32, 1, 1 << 20, "L1 TLB entries."),
         I("l1_tlb.ways", 32, 1, 1 << 20, "L1 TLB ways per set (= entries: fully associative)."),
         I("l1_tlb.sets", 0, 0, 1 << 20,

@@ -52,6 +52,26 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     return p;
 }
 
+static std::vector<std::pair<std::string, sm_factory>> &sm_registry()
+{
+    static std::vector<std::pair<std::string, sm_factory>> r;
+    return r;
+}
+
+bool register_sm_model(const std::string &name, sm_factory f)
+{
+    sm_registry().emplace_back(name, std::move(f));
+    return true;
+}
+
+std::vector<std::string> sm_model_names()
+{
+    std::vector<std::string> n = {"simple"};
+    for (auto &r : sm_registry())
+        n.push_back(r.first);
+    return n;
+}
+
 std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
                                               unsigned nsm)
 {
@@ -218,6 +238,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         for (auto &t : l1)
             t->isock.bind(mem->tsock);
     }
+    const std::string model = c.s("sm.model");
     for (unsigned i = 0; i < nsm; i++) {
         sm_params sp;
         sp.id = i;
@@ -225,14 +246,25 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         sp.issue_width = unsigned(c.i("sm.issue_width"));
         sp.bypass = bypass;
         sp.clock = clock;
-        sms.push_back(std::make_unique<sm>(("sm" + std::to_string(i)).c_str(), sp, wl, checker));
+        const std::string nm = "sm" + std::to_string(i);
+        if (model == "simple") {
+            sms.push_back(std::make_unique<sm>(nm.c_str(), sp, wl, checker));
+        } else {
+            sm_factory *f = nullptr;
+            for (auto &r : sm_registry())
+                if (r.first == model)
+                    f = &r.second;
+            if (!f)
+                throw config_error("config key 'sm.model': unknown SM model '" + model + "'");
+            sms.push_back((*f)(nm.c_str(), sp, wl, *this));
+        }
         if (bypass) {
-            sms.back()->isock.bind(mem->tsock);
+            sms.back()->socket().bind(mem->tsock);
             continue;
         }
         for (size_t k = 0; k < groups[0].size(); k++)
             if (std::find(groups[0][k].begin(), groups[0][k].end(), i) != groups[0][k].end())
-                sms.back()->isock.bind(l1[k]->tsock);
+                sms.back()->socket().bind(l1[k]->tsock);
     }
     wl.setup(*drv, gmmu_log2_u64(uint64_t(c.i("page_size"))));
 }

@@ -6,6 +6,7 @@
 // With mmu.bypass=true the SMs bind straight to memory (PA = VA).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,10 +45,20 @@ class gpu_platform : public sc_core::sc_module {
     std::vector<std::unique_ptr<tlb>> l1;                 // L1 instances (l1_tlbN)
     std::vector<std::vector<std::unique_ptr<tlb>>> outer; // outer[0] = L2 instances, [1] = L3
     std::vector<std::vector<std::vector<unsigned>>> groups; // per level: SM ids of each instance
-    std::vector<std::unique_ptr<sm>> sms;
+    std::vector<std::unique_ptr<sm_base>> sms;
+    // Extra components SM models or workloads add (fault handler, ...), kept alive here.
+    std::vector<std::unique_ptr<sc_core::sc_module>> extras;
     data_checker checker;
     sc_core::sc_time clock;
 };
+
+class gpu_platform;
+// Factory of an SM model selected by `sm.model`. Called once per SM during
+// elaboration, after memory, driver, walker and TLBs exist.
+using sm_factory = std::function<std::unique_ptr<sm_base>(
+    const char *name, const sm_params &p, workload &wl, gpu_platform &gpu)>;
+bool register_sm_model(const std::string &name, sm_factory f);
+std::vector<std::string> sm_model_names();
 
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
 // SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).

@@ -9,7 +9,7 @@
 namespace gmmu {
 
 sm::sm(sc_core::sc_module_name name, const sm_params &params, workload &w, data_checker &c)
-    : sc_module(name), isock("isock"), p(params), wl(w), chk(c)
+    : sm_base(name), isock("isock"), p(params), wl(w), chk(c)
 {
     gp.set_extension(&ext);
     gp.set_data_ptr(nullptr);

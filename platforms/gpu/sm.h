@@ -28,7 +28,21 @@ struct sm_params {
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
-class sm : public sc_core::sc_module, public stats_provider {
+// What the platform needs of an SM model: one initiator socket towards its
+// L1 TLB (or memory when bypassed) and its outcome. `sm` below is the
+// memory-instruction SM; other SM models (e.g. the issue/commit model of the
+// operand-log work) register a factory with register_sm_model().
+class sm_base : public sc_core::sc_module, public stats_provider {
+  public:
+    using sc_core::sc_module::sc_module;
+    virtual tlm::tlm_initiator_socket<> &socket() = 0;
+    virtual bool finished() const = 0;
+    virtual bool failed() const = 0;
+    virtual const std::string &error_message() const = 0;
+    virtual uint64_t accesses() const = 0; // warp memory instructions completed
+};
+
+class sm : public sm_base {
   public:
     tlm_utils::simple_initiator_socket<sm> isock;
 
@@ -36,10 +50,11 @@ class sm : public sc_core::sc_module, public stats_provider {
     sm(sc_core::sc_module_name name, const sm_params &p, workload &wl, data_checker &chk);
     ~sm() override;
 
-    bool finished() const { return done; }
-    bool failed() const { return !error.empty(); }
-    const std::string &error_message() const { return error; }
-    uint64_t accesses() const { return warp_accesses; }
+    tlm::tlm_initiator_socket<> &socket() override { return isock; }
+    bool finished() const override { return done; }
+    bool failed() const override { return !error.empty(); }
+    const std::string &error_message() const override { return error; }
+    uint64_t accesses() const override { return warp_accesses; }
     sc_core::sc_time finish_time() const { return end_time; }
     void dump_stats(nlohmann::json &j) const override;
 
