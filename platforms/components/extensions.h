@@ -64,6 +64,14 @@ struct xlate_req {
 };
 
 struct xlate_ext : tlm::tlm_extension<xlate_ext> {
+    // What the batch asks for. translate: the normal request down the
+    // hierarchy. The others are PICLE/Valkyrie side-band traffic:
+    // ldt_update (an L1 TLB's accesses by CU `cu`), ldt_evict (translations an
+    // L2 TLB evicted), prefetch (push translations into an L1 TLB), probe
+    // (ask a peer L1 TLB, without state change, whether it holds pages).
+    enum class op_kind { translate, ldt_update, ldt_evict, prefetch, probe };
+    op_kind op = op_kind::translate;
+    unsigned cu = 0;
     std::vector<xlate_req> reqs;
     bool debug = false; // debug translation: no state change, no timing
     tlm::tlm_extension_base *clone() const override { return new xlate_ext(*this); }

@@ -5,7 +5,8 @@
 namespace gmmu {
 
 tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
-    : sc_module(name), tsock("tsock"), isock("isock"), miss_isock("miss_isock"), p(params)
+    : sc_module(name), tsock("tsock"), isock("isock"), miss_isock("miss_isock"),
+      ldt_isock("ldt_isock"), p(params)
 {
     gmmu_error err{};
     if (gmmu_tlb_init(&t, &p.model, &err) != GMMU_OK)
@@ -25,6 +26,10 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     miss_gp.set_data_ptr(nullptr);
     miss_gp.set_data_length(0);
     miss_gp.set_extension(&miss_ext);
+    ldt_gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    ldt_gp.set_data_ptr(nullptr);
+    ldt_gp.set_data_length(0);
+    ldt_gp.set_extension(&ldt_ext);
     miss_reqs.reserve(warp_ext::lanes);
     page_reqs.reserve(warp_ext::lanes);
 }
@@ -32,6 +37,7 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
 tlb::~tlb()
 {
     miss_gp.clear_extension(&miss_ext);
+    ldt_gp.clear_extension(&ldt_ext);
     gmmu_tlb_destroy(&t);
 }
 
@@ -92,7 +98,35 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     if (miss_ext.reqs.empty())
         return done;
 
+    // Valkyrie: an L1 asks its peers (through the LDT unit) before the L2.
+    if (!debug && p.level == 1 && ldt_isock.size() > 0) {
+        ldt_ext.reqs = miss_ext.reqs;
+        sc_core::sc_time d = t_lookup;
+        ldt_send(xlate_ext::op_kind::probe, d);
+        size_t keep = 0;
+        for (size_t k = 0; k < miss_idx.size(); k++) {
+            const xlate_req &pr = ldt_ext.reqs[k];
+            if (pr.done && pr.fault == GMMU_FAULT_NONE && pr.page_shift >= shift) {
+                xlate_req &r = reqs[miss_idx[k]];
+                r = pr;
+                r.level_hit = 1;
+                gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, r.pa >> shift, r.perms, 0, 0, nullptr);
+                probe_fills++;
+                if (r.ready > done)
+                    done = r.ready;
+                continue;
+            }
+            miss_idx[keep] = miss_idx[k];
+            miss_ext.reqs[keep] = miss_ext.reqs[k];
+            keep++;
+        }
+        miss_idx.resize(keep);
+        miss_ext.reqs.resize(keep);
+        if (keep == 0)
+            return done;
+    }
     miss_ext.debug = debug;
+    miss_ext.op = xlate_ext::op_kind::translate;
     // A TLB invalidation while the misses are out makes their fills stale.
     const uint64_t gen = gmmu_tlb_generation(&t);
     miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -122,7 +156,23 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
                 if (multi_page_log2 > shift && m.page_shift + m.contig_log2 >= multi_page_log2)
                     flags |= GMMU_TLB_FILL_CONTIG; // the PTE vouches for the whole block
                 gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
-                                 nullptr);
+                                 &fill_out);
+                if (p.level >= 2 && ldt_isock.size() > 0 && fill_out.nvictims) {
+                    // PICLE: tell the LDT what this shared TLB evicted.
+                    ldt_ext.reqs.clear();
+                    for (uint32_t v = 0; v < fill_out.nvictims; v++) {
+                        xlate_req e;
+                        e.va = fill_out.victims[v].vpn << shift;
+                        e.pa = fill_out.victims[v].ppn << shift;
+                        e.asid = fill_out.victims[v].asid;
+                        e.perms = fill_out.victims[v].perms;
+                        e.page_shift = shift;
+                        e.done = true;
+                        ldt_ext.reqs.push_back(e);
+                    }
+                    sc_core::sc_time d = r.ready;
+                    ldt_send(xlate_ext::op_kind::ldt_evict, d);
+                }
             } else {
                 uncacheable++; // the page-table page is smaller than this TLB's page
             }
@@ -172,6 +222,11 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     if (!debug) {
         warp_accesses++;
         page_divergence_sum += c.npages;
+        if (ldt_isock.size() > 0) { // PICLE: every L1 access updates the LDT
+            ldt_ext.reqs = page_reqs;
+            sc_core::sc_time d = delay;
+            ldt_send(xlate_ext::op_kind::ldt_update, d);
+        }
     }
     // Faults: report and do not touch memory.
     uint32_t fault_lanes = 0;
@@ -250,12 +305,56 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     gp.set_address(single_va);
 }
 
+void tlb::ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay)
+{
+    ldt_ext.op = op;
+    ldt_ext.cu = p.cu;
+    ldt_ext.debug = false;
+    ldt_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    ldt_isock->b_transport(ldt_gp, delay);
+}
+
+// PICLE pushes (prefetch) and Valkyrie peer probes arriving at this TLB.
+void tlb::side_band(xlate_ext &x, sc_core::sc_time &delay)
+{
+    const unsigned shift = p.model.page_shift;
+    if (x.op == xlate_ext::op_kind::prefetch) {
+        for (auto &r : x.reqs) {
+            if (r.page_shift < shift)
+                continue;
+            gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
+                             GMMU_TLB_FILL_PREFETCH, 0, nullptr);
+            prefetches_received++;
+        }
+        return;
+    }
+    if (x.op == xlate_ext::op_kind::probe) {
+        for (auto &r : x.reqs) {
+            gmmu_tlb_entry e;
+            probes_answered++;
+            if (!gmmu_tlb_probe(&t, r.asid, r.va >> shift, &e))
+                continue;
+            r.done = true;
+            r.fault = GMMU_FAULT_NONE;
+            r.pa = (e.ppn << shift) | (r.va & page_mask);
+            r.perms = e.perms;
+            r.page_shift = shift;
+        }
+        (void)delay;
+    }
+}
+
 void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 {
     if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
         auto *x = gp.get_extension<xlate_ext>();
         if (!x) {
             gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+            return;
+        }
+        if (x->op != xlate_ext::op_kind::translate) {
+            side_band(*x, delay);
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
             return;
         }
         sc_core::sc_time done = translate(x->reqs, delay, x->debug);
@@ -391,6 +490,15 @@ void tlb::dump_stats(nlohmann::json &j) const
     j["write_permission_rewalks"] = perm_upgrades;
     j["dmi_grants"] = dmi_grants;
     j["dmi_invalidations"] = dmi_invalidations;
+    if (t.st.prefetch_fills || prefetches_received || probes_answered || probe_fills) {
+        j["prefetch"] = {{"received", prefetches_received},
+                         {"fills", t.st.prefetch_fills},
+                         {"used_before_eviction", t.st.prefetch_hits},
+                         {"evicted_unused", t.st.prefetch_evicted_unused},
+                         {"evicted_a_useful_entry", t.st.prefetch_victim_useful},
+                         {"peer_probes_answered", probes_answered},
+                         {"filled_from_peer_probe", probe_fills}};
+    }
 }
 
 } // namespace gmmu

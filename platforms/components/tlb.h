@@ -37,6 +37,7 @@ struct tlb_params {
     gmmu_tlb_config model{};      // entries, ways, page_shift, replacement, lookup_cycles
     unsigned ports = 32;          // lookups per cycle (data path)
     unsigned level = 1;           // 1 = L1, 2 = L2, ... (reported in xlate results)
+    unsigned cu = 0;              // L1: this TLB's CU index for PICLE/Valkyrie
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -45,6 +46,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlm_utils::multi_passthrough_target_socket<tlb> tsock; // any number of initiators                // VAs / translation requests in
     tlm_utils::simple_initiator_socket_optional<tlb> isock;    // translated data out (L1 role)
     tlm_utils::simple_initiator_socket<tlb> miss_isock;        // misses to the next level
+    tlm_utils::simple_initiator_socket_optional<tlb> ldt_isock; // PICLE side band (optional)
 
     tlb(sc_core::sc_module_name name, const tlb_params &p);
     ~tlb() override;
@@ -79,11 +81,17 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<xlate_req> page_reqs;
     tlm::tlm_generic_payload miss_gp;
     xlate_ext miss_ext;
+    tlm::tlm_generic_payload ldt_gp;
+    xlate_ext ldt_ext;
+    gmmu_tlb_fill_out fill_out;
+    void ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay);
+    void side_band(xlate_ext &x, sc_core::sc_time &delay);
     bool dmi_granted = false;
 
     uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
              uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
-             perm_upgrades = 0;
+             perm_upgrades = 0, prefetches_received = 0, probes_answered = 0,
+             probe_fills = 0;
 };
 
 } // namespace gmmu

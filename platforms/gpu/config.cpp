@@ -146,6 +146,16 @@ const std::vector<key_spec> &config_schema()
         I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
         I("ptw.line_cache.miss_cycles", 1, 0, 100000,
           "Page-table-line cache lookup cost added to a miss, cycles."),
+        B("picle.enabled", false,
+          "PICLE: a Locality Detection Table beside each L2 TLB instance; L2 evictions are pushed "
+          "into the L1 TLBs of the CUs that used the page."),
+        I("picle.entries", 1024, 1, 1 << 20, "LDT entries."),
+        I("picle.ways", 8, 1, 1 << 20, "LDT ways (must divide picle.entries)."),
+        I("picle.tag_bits", 16, 1, 32, "LDT hashed-tag width, bits."),
+        I("picle.lookup_cycles", 2, 0, 100000, "LDT lookup latency on an L2 eviction, cycles."),
+        B("picle.probe", false,
+          "Valkyrie: on an L1 miss, probe the peer L1 TLBs the LDT names before the L2."),
+        I("picle.probe_cycles", 10, 0, 100000, "Cost of one peer-L1 probe, cycles."),
         I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
         B("mmu.bypass", false,
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
@@ -391,6 +401,10 @@ void config::validate() const
                                " sets of " + std::to_string(i(k + ".ways")) +
                                " ways need more than " + k + ".entries");
     }
+    if (b("picle.enabled") && !b("l2_tlb.enabled"))
+        throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
+    if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
+        throw config_error("config key 'picle.ways': must divide picle.entries");
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
     if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)

@@ -199,6 +199,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                 std::string nm = prefixes[lv];
                 if (lv == 0 || groups[lv].size() > 1)
                     nm += std::to_string(k);
+                tp.cu = unsigned(k);
                 inst.push_back(std::make_unique<tlb>(nm.c_str(), tp));
             }
             if (lv == 0)
@@ -237,6 +238,37 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         }
         for (auto &t : l1)
             t->isock.bind(mem->tsock);
+
+        // PICLE / Valkyrie: an LDT unit beside each L2 instance.
+        if (c.b("picle.enabled")) {
+            ldt_params lp;
+            lp.model.entries = uint32_t(c.i("picle.entries"));
+            lp.model.ways = uint32_t(c.i("picle.ways"));
+            lp.model.cus = uint32_t(l1.size());
+            lp.model.tag_bits = uint32_t(c.i("picle.tag_bits"));
+            lp.model.seed = 0x91C1Eull;
+            lp.model.lookup_cycles = uint32_t(c.i("picle.lookup_cycles"));
+            lp.page_shift = tlb_params_from(c, "l2_tlb", 2).model.page_shift;
+            lp.probe = c.b("picle.probe");
+            lp.probe_cycles = unsigned(c.i("picle.probe_cycles"));
+            lp.clock = clock;
+            gmmu_error err{};
+            if (gmmu_ldt_config_check(&lp.model, &err) != GMMU_OK)
+                throw config_error("config key 'picle." + std::string(err.field) + "': " + err.msg);
+            for (size_t k = 0; k < outer[0].size(); k++) {
+                std::string nm = outer[0].size() > 1 ? "ldt" + std::to_string(k) : "ldt";
+                ldts.push_back(std::make_unique<ldt_unit>(nm.c_str(), lp));
+                outer[0][k]->ldt_isock.bind(ldts.back()->tsock);
+                for (auto &t : l1)
+                    ldts.back()->push_isock.bind(t->tsock);
+            }
+            for (size_t k = 0; k < l1.size(); k++) {
+                unsigned sm0 = groups[0][k][0];
+                for (size_t u = 0; u < groups[1].size(); u++)
+                    if (std::find(groups[1][u].begin(), groups[1][u].end(), sm0) != groups[1][u].end())
+                        l1[k]->ldt_isock.bind(ldts[u]->tsock);
+            }
+        }
     }
     const std::string model = c.s("sm.model");
     for (unsigned i = 0; i < nsm; i++) {

@@ -13,6 +13,7 @@
 
 #include <systemc>
 
+#include "components/ldt_unit.h"
 #include "components/memory.h"
 #include "components/ptw.h"
 #include "components/tlb.h"
@@ -45,6 +46,7 @@ class gpu_platform : public sc_core::sc_module {
     std::vector<std::unique_ptr<tlb>> l1;                 // L1 instances (l1_tlbN)
     std::vector<std::vector<std::unique_ptr<tlb>>> outer; // outer[0] = L2 instances, [1] = L3
     std::vector<std::vector<std::vector<unsigned>>> groups; // per level: SM ids of each instance
+    std::vector<std::unique_ptr<ldt_unit>> ldts;          // PICLE: one per L2 instance
     std::vector<std::unique_ptr<sm_base>> sms;
     // Extra components SM models or workloads add (fault handler, ...), kept alive here.
     std::vector<std::unique_ptr<sc_core::sc_module>> extras;

@@ -1,0 +1,115 @@
+#include "components/ldt_unit.h"
+
+namespace gmmu {
+
+ldt_unit::ldt_unit(sc_core::sc_module_name name, const ldt_params &params)
+    : sc_module(name), tsock("tsock"), push_isock("push_isock"), p(params)
+{
+    gmmu_error err{};
+    if (gmmu_ldt_init(&ldt, &p.model, &err) != GMMU_OK)
+        report_error("ldt", std::string(this->name()) + ": " + err.field + ": " + err.msg);
+    tsock.register_b_transport(this, &ldt_unit::b_transport);
+    out_gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    out_gp.set_data_ptr(nullptr);
+    out_gp.set_data_length(0);
+    out_gp.set_extension(&out_ext);
+}
+
+ldt_unit::~ldt_unit()
+{
+    out_gp.clear_extension(&out_ext);
+    gmmu_ldt_destroy(&ldt);
+}
+
+void ldt_unit::push(unsigned cu, const xlate_req &r, const sc_core::sc_time &delay)
+{
+    if (cu >= push_isock.size())
+        return;
+    out_ext.op = xlate_ext::op_kind::prefetch;
+    out_ext.cu = cu;
+    out_ext.reqs.assign(1, r);
+    out_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time d = delay;
+    push_isock[cu]->b_transport(out_gp, d);
+    pushes_sent++;
+}
+
+void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    auto *x = gp.get_extension<xlate_ext>();
+    if (!x || gp.get_command() != tlm::TLM_IGNORE_COMMAND) {
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    switch (x->op) {
+    case xlate_ext::op_kind::ldt_update:
+        for (auto &r : x->reqs) {
+            uint32_t cyc = 0;
+            gmmu_ldt_update(&ldt, r.asid, r.va >> p.page_shift, x->cu, &cyc);
+        }
+        break; // off the L1's critical path: no delay added
+    case xlate_ext::op_kind::ldt_evict: {
+        // Copy: pushing re-enters the L1 TLBs, which may reuse payloads.
+        std::vector<xlate_req> evicted = x->reqs;
+        for (auto &r : evicted) {
+            uint32_t cus[1024], n = 0, cyc = 0;
+            if (gmmu_ldt_on_evict(&ldt, r.asid, r.va >> p.page_shift, cus, 1024, &n, &cyc) != GMMU_OK)
+                continue;
+            sc_core::sc_time d = delay + p.clock * cyc;
+            for (uint32_t k = 0; k < n; k++)
+                push(cus[k], r, d);
+        }
+        break;
+    }
+    case xlate_ext::op_kind::probe: {
+        if (!p.probe)
+            break;
+        sc_core::sc_time done = delay;
+        for (auto &r : x->reqs) {
+            probes++;
+            uint32_t peers[1024], n = 0;
+            if (gmmu_ldt_sharers(&ldt, r.asid, r.va >> p.page_shift, x->cu, peers, 1024, &n) != GMMU_OK)
+                continue;
+            for (uint32_t k = 0; k < n && !r.done; k++) {
+                if (peers[k] >= push_isock.size())
+                    continue;
+                peers_probed++;
+                out_ext.op = xlate_ext::op_kind::probe;
+                out_ext.cu = peers[k];
+                out_ext.reqs.assign(1, r);
+                out_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+                sc_core::sc_time d = delay;
+                push_isock[peers[k]]->b_transport(out_gp, d);
+                if (out_ext.reqs[0].done && out_ext.reqs[0].fault == GMMU_FAULT_NONE) {
+                    r = out_ext.reqs[0];
+                    r.ready = delay + p.clock * (p.probe_cycles * (k + 1));
+                    if (r.ready > done)
+                        done = r.ready;
+                    probe_hits++;
+                }
+            }
+        }
+        delay = done;
+        break;
+    }
+    default:
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ldt_unit::dump_stats(nlohmann::json &j) const
+{
+    j["updates"] = ldt.st.updates;
+    j["lookups"] = ldt.st.lookups;
+    j["lookup_hits"] = ldt.st.lookup_hits;
+    j["replacements"] = ldt.st.replacements;
+    j["prefetches_issued"] = pushes_sent;
+    j["probes"] = probes;
+    j["peers_probed"] = peers_probed;
+    j["probe_hits"] = probe_hits;
+    j["storage_bits"] = gmmu_ldt_storage_bits(&p.model);
+}
+
+} // namespace gmmu

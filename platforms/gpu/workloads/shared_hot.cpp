@@ -1,0 +1,87 @@
+// shared-hot: inter-CU page sharing (the pattern PICLE targets). Every warp
+// interleaves accesses to a set of pages shared by all SMs (at random, or
+// walked in order: a shared stream) with accesses to its own private pages
+// (walked cyclically), which keep the shared L2 TLB busy evicting.
+// Each warp access touches one page (32 consecutive words). Stores the data
+// pattern on the first visit of every word, loads it back afterwards.
+#include <array>
+
+#include "gpu/config.h"
+#include "gpu/workload.h"
+
+namespace gmmu {
+namespace {
+
+const bool keys_registered = register_config_keys({
+    key_int("workload.hot_pages", 8, 1, 1 << 20, "shared-hot: pages in the shared hot set."),
+    key_int("workload.hot_percent", 50, 0, 100,
+            "shared-hot: percent of accesses that go to the hot set (the rest stream privately)."),
+    key_int("workload.private_pages", 64, 1, 1 << 24, "shared-hot: private pages per warp."),
+    key_string("workload.hot_order", "random", {"random", "sequential"},
+               "shared-hot: pick hot pages at random, or walk them in order (every warp the same "
+               "order: a shared stream each CU touches once)."),
+});
+
+class shared_hot : public workload {
+  public:
+    shared_hot(const config &c, uint64_t seed)
+        : base(uint64_t(c.i("workload.base_va"))), hot(uint64_t(c.i("workload.hot_pages"))),
+          pct(unsigned(c.i("workload.hot_percent"))),
+          priv(uint64_t(c.i("workload.private_pages"))), acc(uint64_t(c.i("workload.accesses"))),
+          warps(unsigned(c.i("sm.warps"))), total(unsigned(c.i("sm.count")) * warps),
+          psz(uint64_t(c.i("page_size"))), sequential(c.s("workload.hot_order") == "sequential")
+    {
+        st.resize(total);
+        for (unsigned k = 0; k < total; k++)
+            st[k].x = data_pattern(seed * 0x9E37ull + k) | 1;
+        (void)keys_registered;
+    }
+    std::string name() const override { return "shared-hot"; }
+    void setup(driver &drv, unsigned page_shift) override
+    {
+        drv.map(base, (hot + priv * total) * psz, page_shift);
+    }
+    bool next(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        state &s = st[sm * warps + warp];
+        if (s.n == 2 * acc)
+            return false;
+        s.x = s.x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = s.x >> 20;
+        uint64_t page;
+        if (r % 100 < pct) {
+            page = sequential ? s.hot_pos++ % hot : (r / 100) % hot;
+        } else {
+            page = hot + (uint64_t(sm) * warps + warp) * priv + s.stream % priv;
+            s.stream++;
+        }
+        // Word offset within the page: 32 consecutive words, rotating.
+        uint64_t word = (r >> 13) % (psz / 256) * 32;
+        op.write = s.n < acc; // first half stores, second half loads what anyone stored
+        op.nlanes = 32;
+        op.active = 0xFFFFFFFFu;
+        for (unsigned l = 0; l < 32; l++)
+            op.va[l] = base + page * psz + (word + l) * 8;
+        s.n++;
+        return true;
+    }
+
+  private:
+    struct state {
+        uint64_t x = 1, n = 0, stream = 0, hot_pos = 0;
+    };
+    uint64_t base, hot;
+    unsigned pct;
+    uint64_t priv, acc;
+    unsigned warps, total;
+    uint64_t psz;
+    bool sequential;
+    std::vector<state> st;
+};
+
+const bool registered = register_workload("shared-hot", [](const config &c, uint64_t seed) {
+    return std::unique_ptr<workload>(new shared_hot(c, seed));
+});
+
+} // namespace
+} // namespace gmmu

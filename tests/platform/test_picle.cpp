@@ -1,0 +1,74 @@
+// PICLE / Valkyrie in the platform: LDT updates, eviction pushes, peer probes.
+#include <gtest/gtest.h>
+
+#include "components/stats.h"
+#include "gpu/platform.h"
+
+namespace {
+
+nlohmann::json run(std::vector<std::string> sets, const char *wl_name = "random-sample")
+{
+    std::vector<std::string> base = {"sm.count=8", "sm.warps=4", "workload.accesses=32",
+                                     "workload.region_bytes=131072", "ptw.walkers=8",
+                                     "ptw.fixed_walk_latency=0"};
+    base.insert(base.end(), sets.begin(), sets.end());
+    gmmu::config cfg = gmmu::config::load("picle", base);
+    auto wl = gmmu::make_workload(wl_name, cfg, 11);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    EXPECT_TRUE(r.ok) << r.error;
+    return gmmu::collect_stats()["gpu"];
+}
+
+uint64_t sum_l1(const nlohmann::json &g, const char *key)
+{
+    uint64_t n = 0;
+    for (auto &[k, v] : g.items())
+        if (k.rfind("l1_tlb", 0) == 0)
+            n += v[key].get<uint64_t>();
+    return n;
+}
+
+TEST(PicleTest, L2EvictionsArePushedIntoTheL1sOfSharingCus)
+{
+    nlohmann::json g = run({});
+    ASSERT_TRUE(g.contains("ldt"));
+    EXPECT_EQ(g["ldt"]["updates"].get<uint64_t>(), sum_l1(g, "accesses")); // every L1 access
+    EXPECT_GT(g["ldt"]["prefetches_issued"].get<uint64_t>(), 0u);
+    uint64_t received = 0, used = 0;
+    for (auto &[k, v] : g.items())
+        if (k.rfind("l1_tlb", 0) == 0 && v.contains("prefetch")) {
+            received += v["prefetch"]["received"].get<uint64_t>();
+            used += v["prefetch"]["used_before_eviction"].get<uint64_t>();
+        }
+    EXPECT_EQ(received, g["ldt"]["prefetches_issued"].get<uint64_t>());
+    EXPECT_GT(used, 0u); // some pushed translations saved a miss
+}
+
+TEST(PicleTest, WithoutPicleThereIsNoLdtAndNoPrefetch)
+{
+    nlohmann::json g = run({"picle.enabled=false"});
+    EXPECT_FALSE(g.contains("ldt"));
+    EXPECT_FALSE(g["l1_tlb0"].contains("prefetch"));
+}
+
+TEST(PicleTest, ValkyrieProbesFillFromPeerL1s)
+{
+    nlohmann::json g = run({"picle.probe=true"});
+    EXPECT_GT(g["ldt"]["probes"].get<uint64_t>(), 0u);
+    EXPECT_GT(g["ldt"]["probe_hits"].get<uint64_t>(), 0u);
+    uint64_t from_peer = 0;
+    for (auto &[k, v] : g.items())
+        if (k.rfind("l1_tlb", 0) == 0 && v.contains("prefetch"))
+            from_peer += v["prefetch"]["filled_from_peer_probe"].get<uint64_t>();
+    EXPECT_EQ(from_peer, g["ldt"]["probe_hits"].get<uint64_t>());
+    // A probe hit saves the L2 lookup: the L2 sees fewer requests than L1 misses.
+    EXPECT_LT(g["l2_tlb"]["accesses"].get<uint64_t>(), sum_l1(g, "misses"));
+}
+
+TEST(PicleTest, PicleNeedsAnL2)
+{
+    EXPECT_THROW(gmmu::config::load("picle", {"l2_tlb.enabled=false"}), gmmu::config_error);
+}
+
+} // namespace
