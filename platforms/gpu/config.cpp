@@ -125,7 +125,10 @@ const std::vector<key_spec> &config_schema()
         I("l3_tlb.fill_pages", 1, 1, 64, "L3 entries filled per miss (see l1_tlb.fill_pages).", true),
         I("l3_tlb.shared_by", 0, 0, 1024, "SMs sharing one L3 TLB; 0 = all SMs."),
         S("l3_tlb.groups", "", {}, "Irregular L3 sharing groups (see l1_tlb.groups)."),
-        I("ptw.walkers", 1, 1, 256, "Independent page-table walkers."),
+        I("ptw.walkers", 1, 1, 256, "Independent page-table walkers (serial scheduler)."),
+        B("ptw.per_tlb", false,
+          "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
+          "one shared by all."),
         I("ptw.fixed_walk_latency", 0, 0, 1000000,
           "If > 0, every walk takes this many cycles instead of the sum of its reads."),
         B("ptw.set_accessed_dirty", false,

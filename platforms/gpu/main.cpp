@@ -126,8 +126,14 @@ int sc_main(int argc, char **argv)
             if (g.contains("l2_tlb"))
                 std::printf("  L2 TLB hit rate      %.2f%% (%" PRIu64 " lookups)\n",
                             rate(g["l2_tlb"]), g["l2_tlb"].value("accesses", uint64_t(0)));
-            std::printf("  walks                %" PRIu64 "\n", g["ptw"].value("walks", uint64_t(0)));
-            std::printf("  page-table reads     %" PRIu64 "\n", g["ptw"].value("pt_reads", uint64_t(0)));
+            uint64_t walks = 0, reads = 0;
+            for (auto &[k, v] : g.items())
+                if (k.rfind("ptw", 0) == 0) {
+                    walks += v.value("walks", uint64_t(0));
+                    reads += v.value("pt_reads", uint64_t(0));
+                }
+            std::printf("  walks                %" PRIu64 "\n", walks);
+            std::printf("  page-table reads     %" PRIu64 "\n", reads);
         }
         std::printf("  data check           %" PRIu64 " lanes read back, %" PRIu64 " wrong\n",
                     r.lanes_checked, r.mismatches);

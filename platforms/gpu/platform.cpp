@@ -181,9 +181,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             if (gmmu_ws_config_check(&wp.sched, &err) != GMMU_OK)
                 throw config_error("config key 'ptw." + std::string(err.field) + "': " + err.msg);
         }
-        walker = std::make_unique<ptw>("ptw", wp);
-        walker->pt_isock.bind(mem->tsock);
-        walker->set_root(0, drv->root());
+        wparams = wp;
 
         // TLB levels, innermost first; each instance serves a group of SMs.
         std::vector<std::string> prefixes = {"l1_tlb"};
@@ -216,7 +214,16 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             for (size_t k = 0; k < groups[lv].size(); k++) {
                 tlb &t = *level_inst(lv)[k];
                 if (lv + 1 == prefixes.size()) {
-                    t.miss_isock.bind(walker->tsock);
+                    // The walker: one shared, or one per last-level TLB instance.
+                    if (walkers.empty() || c.b("ptw.per_tlb")) {
+                        std::string nm = c.b("ptw.per_tlb") && groups[lv].size() > 1
+                                             ? "ptw" + std::to_string(walkers.size())
+                                             : "ptw";
+                        walkers.push_back(std::make_unique<ptw>(nm.c_str(), wparams));
+                        walkers.back()->pt_isock.bind(mem->tsock);
+                        walkers.back()->set_root(0, drv->root());
+                    }
+                    t.miss_isock.bind(walkers.back()->tsock);
                     continue;
                 }
                 const auto &mine = groups[lv][k];
@@ -238,6 +245,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         }
         for (auto &t : l1)
             t->isock.bind(mem->tsock);
+        walker = walkers.front().get();
 
         // PICLE / Valkyrie: an LDT unit beside each L2 instance.
         if (c.b("picle.enabled")) {

@@ -42,7 +42,9 @@ class gpu_platform : public sc_core::sc_module {
     const config &cfg;
     std::unique_ptr<memory> mem;
     std::unique_ptr<driver> drv;
-    std::unique_ptr<ptw> walker;
+    std::vector<std::unique_ptr<ptw>> walkers; // one, or one per last-level TLB (ptw.per_tlb)
+    ptw *walker = nullptr;                     // the first walker
+    ptw_params wparams;
     std::vector<std::unique_ptr<tlb>> l1;                 // L1 instances (l1_tlbN)
     std::vector<std::vector<std::unique_ptr<tlb>>> outer; // outer[0] = L2 instances, [1] = L3
     std::vector<std::vector<std::vector<unsigned>>> groups; // per level: SM ids of each instance
