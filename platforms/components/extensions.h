@@ -32,6 +32,9 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     std::array<uint64_t, lanes> va{}; // lane virtual addresses
     std::array<uint64_t, lanes> pa{}; // filled by the L1 TLB (or = va when bypassed)
     std::array<uint64_t, lanes> data{}; // store data in, load data out (little-endian)
+    // Timing only: translate and annotate every delay as usual, but memory
+    // moves no data (an initiator that performs its data functionally elsewhere).
+    bool timing_only = false;
     // Outcome, filled on the way back:
     bool translated = false;
     uint32_t fault_mask = 0;          // lanes whose translation faulted

@@ -95,7 +95,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
-        for (unsigned l = 0; l < w->nlanes; l++) {
+        for (unsigned l = 0; l < w->nlanes && !w->timing_only; l++) {
             if (!(w->active & (1u << l)))
                 continue;
             uint64_t pa = w->pa[l];

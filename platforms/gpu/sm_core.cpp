@@ -1,0 +1,432 @@
+#include "gpu/sm_core.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "gpu/platform.h"
+
+namespace gmmu {
+
+kernel_source::~kernel_source() = default;
+
+static const std::vector<key_spec> &sm_core_keys()
+{
+    static const std::vector<key_spec> k = {
+        key_string("sm.fault_scheme", "stall",
+                   {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"},
+                   "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
+                   "until commit / last TLB check, replay queue, operand log."),
+        key_int("sm.oplog_bytes", 16384, 512, 1 << 22,
+                "sm.model=issue, oplog: operand-log capacity, bytes (256-B entries split evenly "
+                "among the resident blocks)."),
+        key_int("sm.replay_queue_entries", 32, 1, 64,
+                "sm.model=issue: replay-queue entries per warp."),
+        key_bool("sm.block_switch", false,
+                 "sm.model=issue: switch faulted blocks out (preemptible schemes only)."),
+        key_int("sm.switch_threshold", 4, 0, 1 << 20,
+                "sm.model=issue: switch a block out when its fault's pending-queue position "
+                "exceeds this."),
+        key_int("sm.max_extra_blocks", 4, 0, 64,
+                "sm.model=issue: blocks an SM may own beyond its resident limit (off-chip)."),
+        key_int("sm.ctx_fixed_cycles", 500, 0, 1000000,
+                "sm.model=issue: fixed cycles of one context save or restore."),
+        key_int("sm.ctx_bytes_per_cycle", 16, 1, 1 << 20,
+                "sm.model=issue: context save/restore bandwidth, bytes per cycle."),
+        key_int("sm.max_blocks", 16, 1, 64, "sm.model=issue: resident thread blocks per SM."),
+        key_int("sm.regfile_bytes", 262144, 1024, 64ll << 20,
+                "sm.model=issue: register file per SM, bytes."),
+        key_int("sm.shared_bytes", 32768, 0, 64ll << 20,
+                "sm.model=issue: shared memory per SM, bytes."),
+        key_int("sm.ldst_queue", 2, 1, 64,
+                "sm.model=issue: global memory instructions in the ld/st unit before issue "
+                "stalls."),
+        key_string("fault.link", "nvlink", {"nvlink", "pcie"},
+                   "CPU-GPU link of the CPU fault path: nvlink (12 us with transfer, 10 us "
+                   "without) or pcie (25 / 12 us)."),
+        key_int("fault.cpu_transfer_ns", 0, 0, 100000000,
+                "CPU path cost of a fault whose data is CPU-resident, ns; 0 = the link's."),
+        key_int("fault.cpu_alloc_ns", 0, 0, 100000000,
+                "CPU path cost of a first-touch fault, ns; 0 = the link's."),
+        key_int("fault.cpu_servers", 1, 1, 4096,
+                "Faults the CPU serves at once (1: one by one)."),
+        key_bool("fault.local_first_touch", false,
+                 "Resolve first-touch faults with a GPU-local handler."),
+        key_int("fault.local_ns", 20000, 1, 100000000, "GPU-local handler cost, ns."),
+        key_int("fault.local_servers", 1024, 1, 4096, "GPU-local handlers running at once."),
+        key_int("fault.granularity_bytes", 65536, 4096, 1 << 30,
+                "Fault granularity: bytes one fault makes present.", true),
+        key_int("fault.max_pending", 65536, 1, 1 << 20, "Capacity of the pending-fault queue."),
+    };
+    return k;
+}
+
+static std::string key_of_sm_field(const std::string &f)
+{
+    if (f == "max_warps")
+        return "sm.warps";
+    return "sm." + f;
+}
+
+gmmu_sm_config sm_core_config(const config &c)
+{
+    gmmu_sm_config s;
+    gmmu_sm_config_tanasic17(&s);
+    if (gmmu_fault_scheme_parse(c.s("sm.fault_scheme").c_str(), &s.scheme) != GMMU_OK)
+        throw config_error("config key 'sm.fault_scheme': unknown scheme '" +
+                           c.s("sm.fault_scheme") + "'");
+    s.max_warps = uint32_t(c.i("sm.warps"));
+    s.issue_width = uint32_t(c.i("sm.issue_width"));
+    s.oplog_bytes = uint32_t(c.i("sm.oplog_bytes"));
+    s.replay_queue_entries = uint32_t(c.i("sm.replay_queue_entries"));
+    s.block_switch = c.b("sm.block_switch");
+    s.switch_threshold = uint32_t(c.i("sm.switch_threshold"));
+    s.max_extra_blocks = uint32_t(c.i("sm.max_extra_blocks"));
+    s.ctx_fixed_cycles = uint32_t(c.i("sm.ctx_fixed_cycles"));
+    s.ctx_bytes_per_cycle = uint32_t(c.i("sm.ctx_bytes_per_cycle"));
+    s.max_blocks = uint32_t(c.i("sm.max_blocks"));
+    s.regfile_bytes = uint32_t(c.i("sm.regfile_bytes"));
+    s.shared_bytes = uint32_t(c.i("sm.shared_bytes"));
+    s.ldst_queue = uint32_t(c.i("sm.ldst_queue"));
+    if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
+        throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
+                           "(not stall)");
+    gmmu_error err{};
+    if (gmmu_sm_config_check(&s, &err) != GMMU_OK)
+        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
+    return s;
+}
+
+gmmu_fault_handler_config fault_handler_config(const config &c)
+{
+    gmmu_fault_handler_config f;
+    gmmu_fault_handler_config_default(&f, c.s("fault.link") == "pcie" ? GMMU_LINK_PCIE
+                                                                       : GMMU_LINK_NVLINK);
+    f.clock_mhz = uint32_t(c.i("clock_mhz"));
+    f.granularity_shift = unsigned(gmmu_log2_u64(uint64_t(c.i("fault.granularity_bytes"))));
+    if (c.i("fault.cpu_transfer_ns") > 0)
+        f.cpu_transfer_ns = uint32_t(c.i("fault.cpu_transfer_ns"));
+    if (c.i("fault.cpu_alloc_ns") > 0)
+        f.cpu_alloc_ns = uint32_t(c.i("fault.cpu_alloc_ns"));
+    f.cpu_servers = uint32_t(c.i("fault.cpu_servers"));
+    f.local_first_touch = c.b("fault.local_first_touch");
+    f.local_ns = uint32_t(c.i("fault.local_ns"));
+    f.local_servers = uint32_t(c.i("fault.local_servers"));
+    f.max_pending = uint32_t(c.i("fault.max_pending"));
+    gmmu_error err{};
+    if (gmmu_fault_handler_config_check(&f, &err) != GMMU_OK)
+        throw config_error("config key 'fault." + std::string(err.field) + "': " + err.msg);
+    return f;
+}
+
+static std::unique_ptr<sm_base> make_sm_core(const char *name, const sm_params &p, workload &wl,
+                                             gpu_platform &gpu)
+{
+    auto *ks = dynamic_cast<kernel_source *>(&wl);
+    if (!ks)
+        throw config_error("config key 'sm.model': the issue SM runs kernel workloads "
+                           "(--workload kernel), not '" + wl.name() + "'");
+    if (p.bypass)
+        throw config_error("config key 'mmu.bypass': sm.model=issue needs the MMU");
+    gmmu_sm_config c = sm_core_config(gpu.cfg);
+    c.sm_id = p.id;
+    fault_handler *fh = nullptr;
+    for (auto &e : gpu.extras)
+        if ((fh = dynamic_cast<fault_handler *>(e.get())))
+            break;
+    if (!fh) {
+        fault_handler_params fp;
+        fp.model = fault_handler_config(gpu.cfg);
+        fp.clock = gpu.clock;
+        if ((1ull << fp.model.granularity_shift) < uint64_t(gpu.cfg.i("page_size")))
+            throw config_error("config key 'fault.granularity_bytes': smaller than page_size");
+        auto u = std::make_unique<fault_handler>("fault_handler", fp, ks->os_pager());
+        fh = u.get();
+        gpu.extras.push_back(std::move(u));
+    }
+    auto s = std::make_unique<sm_core>(name, p, c, *ks, gpu);
+    s->fault_isock.bind(fh->tsock);
+    return s;
+}
+
+static const bool sm_core_registered =
+    register_config_keys(sm_core_keys()) && register_sm_model("issue", make_sm_core);
+
+sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gmmu_sm_config &cfg,
+                 kernel_source &k, gpu_platform &g)
+    : sm_base(name), isock("isock"), fault_isock("fault_isock"), p(params), ks(k), gpu(g)
+{
+    (void)sm_core_registered;
+    mem_latency = g.mem->latency_cycles;
+    gp.set_extension(&ext);
+    gp.set_data_ptr(nullptr);
+    gp.set_data_length(0);
+    gp.set_streaming_width(0);
+    fgp.set_command(tlm::TLM_IGNORE_COMMAND);
+    fgp.set_data_ptr(nullptr);
+    fgp.set_data_length(0);
+    fgp.set_extension(&fext);
+    ext.sm = p.id;
+    ext.asid = p.asid;
+    ext.lane_bytes = 8;
+    ext.nlanes = warp_ext::lanes;
+    ext.timing_only = true;
+    isock.register_invalidate_direct_mem_ptr(this, &sm_core::invalidate_dmi);
+    gmmu_sm_env env{};
+    env.translate = &sm_core::c_translate;
+    env.read64 = &sm_core::c_read;
+    env.write64 = &sm_core::c_write;
+    env.next_block = &sm_core::c_next;
+    env.block_done = &sm_core::c_done;
+    env.ctx = this;
+    gmmu_error err{};
+    if (gmmu_sm_init(&sm, &cfg, &env, &err) != GMMU_OK)
+        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
+    // Launch at cycle 0 now: occupancy and log partitions are checked at
+    // elaboration, and the first wave of blocks is handed out in SM order.
+    if (gmmu_sm_launch(&sm, &ks.kernel(), 0, &err) != GMMU_OK)
+        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
+    SC_THREAD(run);
+}
+
+sm_core::~sm_core()
+{
+    gp.clear_extension(&ext);
+    fgp.clear_extension(&fext);
+    gmmu_sm_destroy(&sm);
+}
+
+void sm_core::fail(const std::string &msg)
+{
+    if (error.empty())
+        error = std::string(name()) + ": " + msg;
+}
+
+void sm_core::run()
+{
+    qk.reset();
+    while (!gmmu_sm_done(&sm) && error.empty()) {
+        const uint64_t t = gmmu_sm_next_cycle(&sm);
+        if (t == UINT64_MAX) {
+            fail("the SM model has nothing to do but is not done");
+            break;
+        }
+        const sc_core::sc_time target = p.clock * double(t);
+        if (target > sc_core::sc_time_stamp() + qk.get_local_time()) {
+            qk.set(target - sc_core::sc_time_stamp());
+            if (qk.need_sync())
+                qk.sync();
+        }
+        gmmu_status st = gmmu_sm_step(&sm, t);
+        if (st != GMMU_OK && error.empty())
+            fail(std::string("SM model step at cycle ") + std::to_string(t) + ": " +
+                 gmmu_status_str(st));
+    }
+    const sc_core::sc_time end = p.clock * double(sm.st.end_cycle);
+    if (end > sc_core::sc_time_stamp() + qk.get_local_time())
+        qk.set(end - sc_core::sc_time_stamp());
+    qk.sync();
+    done = true;
+    // The last SM to finish checks the final memory against the reference.
+    bool all = true, any_failed = false;
+    for (auto &s : gpu.sms) {
+        all = all && s->finished();
+        any_failed = any_failed || s->failed();
+    }
+    if (all && !any_failed)
+        ks.verify_memory(gpu.checker);
+}
+
+gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
+{
+    const sc_core::sc_time base = sc_core::sc_time_stamp();
+    sc_core::sc_time t_req = p.clock * double(rq->now);
+    if (t_req < base)
+        t_req = base;
+    const sc_core::sc_time off = t_req - base;
+    requests++;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        ext.warp = rq->warp;
+        ext.block = rq->block_id;
+        ext.active = rq->lane_mask ? rq->lane_mask : 1u;
+        for (unsigned l = 0; l < warp_ext::lanes; l++)
+            ext.va[l] = rq->va + 8 * (l % (GMMU_SM_LINE_BYTES / 8)); // inside the line
+        ext.translated = false;
+        ext.fault_mask = 0;
+        ext.fault = GMMU_FAULT_NONE;
+        gp.set_command(rq->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        gp.set_address(rq->va);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time d = off;
+        isock->b_transport(gp, d);
+        const uint64_t total = d > off ? cycles(d - off) : 0;
+        if (gp.get_response_status() == tlm::TLM_OK_RESPONSE) {
+            const uint64_t data = total < mem_latency ? total : mem_latency;
+            rs->fault = false;
+            rs->tlb_cycles = uint32_t(total - data);
+            rs->data_cycles = uint32_t(data);
+            tlb_cycles_sum += total - data;
+            data_cycles_sum += data;
+            return GMMU_OK;
+        }
+        if (gp.get_response_status() != tlm::TLM_ADDRESS_ERROR_RESPONSE || !ext.fault_mask ||
+            ext.fault != GMMU_FAULT_NOT_PRESENT) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "block %u warp %u: %s at VA 0x%" PRIx64, rq->block_id,
+                          rq->warp, ext.fault_mask ? gmmu_fault_str(ext.fault) : "access failed",
+                          ext.fault_mask ? ext.fault_va : rq->va);
+            fail(buf);
+            return GMMU_EFAULT;
+        }
+        // Not present: report it to the fault handler at the time the walk found it.
+        fault_reports++;
+        fext.va = ext.fault_va;
+        fext.asid = p.asid;
+        fext.sm = p.id;
+        fgp.set_address(ext.fault_va);
+        fgp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time fd = d;
+        fault_isock->b_transport(fgp, fd);
+        if (fgp.get_response_status() != tlm::TLM_OK_RESPONSE) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "block %u warp %u: not-present fault at VA 0x%" PRIx64
+                          " that the fault handler cannot resolve (%s)",
+                          rq->block_id, rq->warp, ext.fault_va,
+                          fgp.get_response_string().c_str());
+            fail(buf);
+            return GMMU_EFAULT;
+        }
+        if (fext.resolved) {
+            lazy_retries++;
+            continue; // present by now (LT skew): translate again
+        }
+        rs->fault = true;
+        rs->tlb_cycles = uint32_t(total);
+        rs->data_cycles = 0;
+        rs->fault_ready = fext.ready_cycle;
+        rs->fault_queue_pos = fext.queue_pos;
+        return GMMU_OK;
+    }
+    fail("a resolved fault keeps faulting");
+    return GMMU_EFAULT;
+}
+
+void sm_core::invalidate_dmi(sc_dt::uint64, sc_dt::uint64)
+{
+    for (auto &e : dmi)
+        e = dmi_entry{};
+}
+
+uint8_t *sm_core::host_ptr(uint64_t va, bool write)
+{
+    const uint64_t vpn = va >> 12;
+    dmi_entry &e = dmi[vpn % dmi.size()];
+    if (e.vpn == vpn && (!write || e.writable))
+        return e.ptr + (va & 0xFFF);
+    dmi_misses++;
+    tlm::tlm_generic_payload g;
+    g.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    g.set_address(va);
+    tlm::tlm_dmi d;
+    if (!isock->get_direct_mem_ptr(g, d))
+        return nullptr;
+    const uint64_t lo = va & ~0xFFFull, hi = va | 0xFFFull;
+    if (d.get_start_address() > lo || d.get_end_address() < hi || (write && !d.is_write_allowed()))
+        return nullptr;
+    e.vpn = vpn;
+    e.ptr = d.get_dmi_ptr() + (lo - d.get_start_address());
+    e.writable = d.is_write_allowed();
+    return e.ptr + (va & 0xFFF);
+}
+
+gmmu_status sm_core::access(uint64_t va, uint64_t *val, bool write)
+{
+    if (uint8_t *h = host_ptr(va, write)) {
+        if (write)
+            std::memcpy(h, val, 8);
+        else
+            std::memcpy(val, h, 8);
+        return GMMU_OK;
+    }
+    // No DMI: debug transport through the L1 TLB.
+    dbg_accesses++;
+    tlm::tlm_generic_payload g;
+    g.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    g.set_address(va);
+    g.set_data_ptr(reinterpret_cast<unsigned char *>(val));
+    g.set_data_length(8);
+    g.set_streaming_width(8);
+    if (isock->transport_dbg(g) != 8) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "functional %s at VA 0x%" PRIx64 " after its TLB check failed",
+                      write ? "write" : "read", va);
+        fail(buf);
+        return GMMU_EMEM;
+    }
+    return GMMU_OK;
+}
+
+gmmu_status sm_core::c_translate(void *ctx, const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
+{
+    return static_cast<sm_core *>(ctx)->translate(rq, rs);
+}
+gmmu_status sm_core::c_read(void *ctx, uint64_t va, uint64_t *v)
+{
+    return static_cast<sm_core *>(ctx)->access(va, v, false);
+}
+gmmu_status sm_core::c_write(void *ctx, uint64_t va, uint64_t v)
+{
+    return static_cast<sm_core *>(ctx)->access(va, &v, true);
+}
+gmmu_status sm_core::c_next(void *ctx, uint32_t smid, bool *got, uint32_t *id)
+{
+    static_cast<sm_core *>(ctx)->ks.next_block(smid, got, id);
+    return GMMU_OK;
+}
+gmmu_status sm_core::c_done(void *ctx, uint32_t smid, uint32_t id, const uint64_t *regs,
+                            uint32_t nw, uint32_t nr)
+{
+    auto *self = static_cast<sm_core *>(ctx);
+    self->ks.block_done(smid, id, regs, nw, nr, self->gpu.checker);
+    return GMMU_OK;
+}
+
+void sm_core::dump_stats(nlohmann::json &j) const
+{
+    const gmmu_sm_stats &s = sm.st;
+    j["scheme"] = gmmu_fault_scheme_name(sm.cfg.scheme);
+    j["end_cycle"] = s.end_cycle;
+    j["issued"] = s.issued;
+    j["replayed"] = s.replayed;
+    j["committed"] = s.committed;
+    j["mem_insns"] = s.mem_insns;
+    j["requests"] = s.requests;
+    j["faults"] = s.faults;
+    j["fault_retries"] = s.fault_retries;
+    j["stall_wd"] = s.stall_wd;
+    j["stall_war"] = s.stall_war;
+    j["stall_oplog_full"] = s.stall_oplog_full;
+    j["stall_rq_full"] = s.stall_rq_full;
+    j["stall_pool_full"] = s.stall_pool_full;
+    j["stall_ldst_busy"] = s.stall_ldst_busy;
+    j["blocks_started"] = s.blocks_started;
+    j["blocks_done"] = s.blocks_done;
+    j["switch_outs"] = s.switch_outs;
+    j["restores"] = s.restores;
+    j["extra_blocks"] = s.extra_blocks;
+    j["peak_extra_blocks"] = s.peak_extra_blocks;
+    j["peak_offchip"] = s.peak_offchip;
+    j["ctx_cycles"] = s.ctx_cycles;
+    j["resident_blocks"] = s.resident_blocks;
+    j["oplog_partition_bytes"] = s.oplog_partition_bytes;
+    j["tlm_requests"] = requests;
+    j["fault_reports"] = fault_reports;
+    j["lazy_retries"] = lazy_retries;
+    j["dmi_misses"] = dmi_misses;
+    j["debug_accesses"] = dbg_accesses;
+    j["avg_tlb_cycles"] = requests ? double(tlb_cycles_sum) / double(requests) : 0.0;
+    j["avg_data_cycles"] = requests ? double(data_cycles_sum) / double(requests) : 0.0;
+}
+
+} // namespace gmmu

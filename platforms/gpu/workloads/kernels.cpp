@@ -1,0 +1,248 @@
+// Workload `kernel`: the synthetic kernels of models/include/gmmu/kernels.h
+// (lbm-like, sgemm-like, stencil-like, histo-like, spmv-like, mriq-like,
+// tiny) run by the issue/commit SM model (sm.model=issue, sm_core.h).
+//
+//   --workload kernel --set workload.kernel=lbm-like [--set workload.faults=true]
+//
+// Data: input regions hold gmmu_kernel_input_value(va) (host-initialised),
+// output regions start at zero. Without workload.faults every page is mapped
+// before the run and the input data is written into GPU memory. With it the
+// data starts CPU-resident: this workload keeps it in a CPU-side store, maps
+// nothing up front, and is the fault handler's pager — a fault on an input
+// region maps the region and copies its CPU data in (a migration), a fault on
+// an output region only maps it (a first touch).
+//
+// Check: the kernel is also run by a plain functional interpreter (no
+// timing; the kernels are race-free, so any order gives the same result).
+// Every finished block's registers and, at the end, every word of every
+// region (read through the page tables, or from the CPU store for pages never
+// made present) must equal the interpreter's; a difference fails the run.
+#include <cinttypes>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "gpu/sm_core.h"
+#include "gpu/workload.h"
+
+namespace gmmu {
+namespace {
+
+const bool keys_registered = register_config_keys({
+    key_string("workload.kernel", "sgemm-like",
+               {"lbm-like", "sgemm-like", "stencil-like", "histo-like", "spmv-like", "mriq-like",
+                "tiny"},
+               "kernel: which synthetic kernel (docs/faults.md)."),
+    key_int("workload.grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default."),
+    key_int("workload.iters", 0, 0, 1 << 20,
+            "kernel: loop trip count before unrolling; 0 = the kernel's default."),
+    key_bool("workload.faults", false,
+             "kernel: demand paging: data starts CPU-resident and nothing is mapped; pages are "
+             "made present by the fault handler (64 KiB regions)."),
+});
+
+uint64_t hash_regs(const uint64_t *r, size_t n, uint32_t block)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ block;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ r[i]) * 0x100000001b3ull;
+    return h;
+}
+
+class kernel_workload : public workload, public kernel_source, public pager {
+  public:
+    kernel_workload(const config &c) : k(new gmmu_kernel)
+    {
+        if (c.s("sm.model") != "issue")
+            throw config_error("config key 'sm.model': workload kernel needs sm.model=issue");
+        gmmu_kernel_params kp{};
+        kp.grid_blocks = uint32_t(c.i("workload.grid_blocks"));
+        kp.iters = uint32_t(c.i("workload.iters"));
+        gmmu_error err{};
+        if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK)
+            throw config_error("config key 'workload." + std::string(err.field) + "': " + err.msg);
+        demand = c.b("workload.faults");
+        nsm = unsigned(c.i("sm.count"));
+        gmmu_sm_config sc = sm_core_config(c);
+        waves = gmmu_sm_occupancy(&sc, k.get());
+        launched.assign(nsm, 0);
+        next_id = std::min<uint64_t>(k->grid_blocks, uint64_t(waves) * nsm);
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            const gmmu_region &g = k->region[r];
+            std::vector<uint64_t> init(g.bytes / 8, 0);
+            if (g.kind == GMMU_REGION_INPUT)
+                for (size_t w = 0; w < init.size(); w++)
+                    init[w] = gmmu_kernel_input_value(g.base + 8 * w);
+            cpu.push_back(init);
+            ref.push_back(std::move(init));
+        }
+        reference();
+    }
+
+    // ---- workload ----
+    void setup(driver &d, unsigned shift) override
+    {
+        drv = &d;
+        page_shift = shift;
+        if (!demand)
+            for (uint32_t r = 0; r < k->nregions; r++)
+                make_present(k->region[r].base, k->region[r].bytes);
+    }
+    bool next(unsigned, unsigned, warp_op &) override { return false; }
+    std::string name() const override { return "kernel"; }
+
+    // ---- kernel_source ----
+    const gmmu_kernel &kernel() const override { return *k; }
+    bool demand_paging() const override { return demand; }
+    pager &os_pager() override { return *this; }
+    void next_block(unsigned sm, bool *got, uint32_t *id) override
+    {
+        if (sm < nsm && launched[sm] < waves) {
+            uint64_t b = uint64_t(launched[sm]++) * nsm + sm;
+            *got = b < k->grid_blocks;
+            if (*got)
+                *id = uint32_t(b);
+            return;
+        }
+        *got = next_id < k->grid_blocks;
+        if (*got)
+            *id = uint32_t(next_id++);
+    }
+    void block_done(unsigned sm, uint32_t id, const uint64_t *regs, uint32_t nw, uint32_t nr,
+                    data_checker &chk) override
+    {
+        chk.checked++;
+        if (id >= reg_hash.size() || hash_regs(regs, size_t(nw) * nr * 32, id) != reg_hash[id]) {
+            chk.mismatches++;
+            if (chk.first_mismatch.empty())
+                chk.first_mismatch = "registers of block " + std::to_string(id) + " (SM " +
+                                     std::to_string(sm) + ") differ from the reference run";
+        }
+    }
+    void verify_memory(data_checker &chk) override
+    {
+        gmmu_mem_ops ops = drv->mem_ops();
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            const gmmu_region &g = k->region[r];
+            for (uint64_t pg = 0; pg < g.bytes; pg += 4096) {
+                const uint64_t pa = drv->translate(g.base + pg);
+                for (uint64_t w = pg / 8; w < (pg + 4096) / 8 && w < g.bytes / 8; w++) {
+                    uint64_t v = cpu[r][w]; // never made present: still the CPU copy
+                    if (pa != ~0ull)
+                        ops.read64(ops.ctx, pa + (w * 8 - pg), &v);
+                    chk.checked++;
+                    if (v != ref[r][w]) {
+                        chk.mismatches++;
+                        if (chk.first_mismatch.empty()) {
+                            char buf[160];
+                            std::snprintf(buf, sizeof buf,
+                                          "memory at VA 0x%" PRIx64 ": 0x%" PRIx64
+                                          ", reference run 0x%" PRIx64,
+                                          g.base + 8 * w, v, ref[r][w]);
+                            chk.first_mismatch = buf;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- pager ----
+    bool classify(uint64_t va, gmmu_fault_kind *kind) override
+    {
+        int r = gmmu_kernel_region_of(k.get(), va);
+        if (r < 0)
+            return false;
+        *kind = k->region[r].kind == GMMU_REGION_INPUT ? GMMU_FAULT_MIGRATE : GMMU_FAULT_FIRST_TOUCH;
+        return true;
+    }
+    void make_present(uint64_t va, uint64_t bytes) override
+    {
+        if (!drv)
+            throw std::runtime_error("kernel workload: fault before setup");
+        gmmu_mem_ops ops = drv->mem_ops();
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            const gmmu_region &g = k->region[r];
+            const uint64_t lo = std::max(va, g.base), hi = std::min(va + bytes, g.base + g.bytes);
+            if (lo >= hi)
+                continue;
+            drv->map(lo, hi - lo, page_shift);
+            if (g.kind != GMMU_REGION_INPUT)
+                continue; // first touch: fresh zeroed frames, nothing to copy
+            // Copy the CPU-resident data into the new GPU frames.
+            for (uint64_t pg = lo; pg < hi; pg += 4096) {
+                const uint64_t pa = drv->translate(pg);
+                for (uint64_t a = pg; a < pg + 4096 && a < hi; a += 8)
+                    ops.write64(ops.ctx, pa + (a - pg), cpu[r][(a - g.base) / 8]);
+            }
+        }
+    }
+
+  private:
+    // Functional interpreter: the expected final memory and registers.
+    uint64_t *ref_word(uint64_t va)
+    {
+        int r = gmmu_kernel_region_of(k.get(), va);
+        if (r < 0)
+            throw config_error("config key 'workload.kernel': kernel '" + std::string(k->name) +
+                               "' accesses VA outside its regions");
+        return &ref[size_t(r)][(va - k->region[r].base) / 8];
+    }
+    void reference()
+    {
+        const uint32_t wpb = k->warps_per_block, nr = k->nregs;
+        std::vector<uint64_t> regs(size_t(wpb) * nr * 32);
+        reg_hash.assign(k->grid_blocks, 0);
+        for (uint32_t b = 0; b < k->grid_blocks; b++) {
+            std::fill(regs.begin(), regs.end(), 0);
+            for (uint32_t w = 0; w < wpb; w++) {
+                uint64_t *R = &regs[size_t(w) * nr * 32];
+                for (uint32_t l = 0; l < 32; l++) {
+                    R[0 * 32 + l] = (uint64_t(b) * wpb + w) * 32 + l;
+                    R[1 * 32 + l] = b;
+                    R[2 * 32 + l] = w;
+                    R[3 * 32 + l] = l;
+                }
+                for (uint32_t pc = 0; pc < k->ninsns; pc++) {
+                    const gmmu_insn &in = k->code[pc];
+                    const gmmu_op op = gmmu_op(in.op);
+                    const unsigned ns = gmmu_op_nsrc(op);
+                    for (uint32_t l = 0; l < 32; l++) {
+                        uint64_t a = ns > 0 ? R[in.src[0] * 32 + l] : 0;
+                        uint64_t bb = ns > 1 ? R[in.src[1] * 32 + l] : 0;
+                        uint64_t cc = ns > 2 ? R[in.src[2] * 32 + l] : 0;
+                        if (op == GMMU_OP_LD) {
+                            R[in.dst * 32 + l] = *ref_word((a + uint64_t(in.imm)) & ~7ull);
+                        } else if (op == GMMU_OP_ST) {
+                            *ref_word((a + uint64_t(in.imm)) & ~7ull) = bb;
+                        } else if (op == GMMU_OP_RED) {
+                            *ref_word((a + uint64_t(in.imm)) & ~7ull) += bb;
+                        } else {
+                            R[in.dst * 32 + l] = gmmu_op_alu(&in, a, bb, cc);
+                        }
+                    }
+                }
+            }
+            reg_hash[b] = hash_regs(regs.data(), regs.size(), b);
+        }
+    }
+
+    std::unique_ptr<gmmu_kernel> k;
+    bool demand = false;
+    unsigned nsm = 1, waves = 1;
+    std::vector<unsigned> launched;
+    uint64_t next_id = 0;
+    std::vector<std::vector<uint64_t>> cpu; // CPU-side store (initial data), per region
+    std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
+    std::vector<uint64_t> reg_hash;         // reference final registers, per block
+    driver *drv = nullptr;
+    unsigned page_shift = 12;
+};
+
+const bool registered = register_workload("kernel", [](const config &c, uint64_t) {
+    (void)keys_registered;
+    return std::unique_ptr<workload>(new kernel_workload(c));
+});
+
+} // namespace
+} // namespace gmmu
