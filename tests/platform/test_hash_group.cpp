@@ -93,3 +93,27 @@ TEST(HashGroupTest, TlbConsciousPassesStayInsideTheL2Reach)
 }
 
 } // namespace
+
+namespace {
+
+// random-sample's TLB-conscious passes are kernel launches: a warp starts pass
+// p+1 only after every warp finished pass p, so a TLB that holds one scope
+// misses only on the first touch of each page of each pass.
+TEST(RandomSampleScopeTest, PassesAreSeparatedSoEachPassMissesOnlyItsOwnPages)
+{
+    // 64 MiB of 2 MiB pages, 16 MiB scopes: 8 pages per pass, 4 passes per
+    // phase, 2 phases. One shared 8-entry L2 TLB holds exactly one scope.
+    gmmu::config cfg = gmmu::config::load(
+        "default", {"page_size=2097152", "sm.count=4", "sm.warps=8", "workload.region_bytes=67108864",
+                    "workload.accesses=32", "workload.tlb_scope=16777216", "l1_tlb.entries=1",
+                    "l1_tlb.ways=1", "l2_tlb.entries=8", "l2_tlb.ways=8"});
+    auto wl = gmmu::make_workload("random-sample", cfg, 5);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.lanes_checked, 4u * 8 * 32 * 32); // every sample read back once
+    nlohmann::json j = gmmu::collect_stats();
+    EXPECT_EQ(j["gpu"]["l2_tlb"]["misses"].get<uint64_t>(), 8u * 4 * 2);
+}
+
+} // namespace

@@ -14,7 +14,9 @@
 // lane then adds one to the bucket's count (an atomic add: one store).
 // TLB-conscious (workload.tlb_scope): phase 1 runs one pass per scope of the
 // table and a pass inserts only the lanes whose first bucket lies in its scope
-// (the paper's naive approach: the input is read again every pass).
+// (the paper's naive approach: the input is read again every pass). Passes are
+// kernel launches: a warp starts a pass (and the grouping phase) only when
+// every warp has finished the previous one.
 // Writes OUT/hash_group.json (inserts, groups, probes, time of phase 1).
 #include <algorithm>
 #include <cinttypes>
@@ -65,6 +67,7 @@ class hash_group : public workload {
         input = (base + bytes + page - 1) / page * page;
         input_bytes = nw * accesses * 32 * 8;
         w.resize(nw);
+        arrived.assign(1 + scopes, 0);
         for (uint64_t k = 0; k < nw; k++)
             for (unsigned l = 0; l < 32; l++)
                 w[k].x[l] = data_pattern(seed * 0x100000001B3ull + (k << 8) + l);
@@ -87,6 +90,8 @@ class hash_group : public workload {
             switch (s.st) {
             case step::write_input:
                 if (s.n == accesses) {
+                    if (!barrier(s, 0))
+                        return next_status::wait;
                     s.n = 0;
                     s.st = step::load_input;
                     continue;
@@ -103,11 +108,14 @@ class hash_group : public workload {
                 return next_status::issue;
             case step::load_input:
                 if (s.n == accesses) {
-                    s.n = 0;
-                    if (++s.pass == scopes) {
+                    if (s.pass + 1 == scopes) {
                         s.st = step::done;
                         continue;
                     }
+                    if (!barrier(s, 1 + s.pass))
+                        return next_status::wait;
+                    s.n = 0;
+                    s.pass++;
                 }
                 op.write = false;
                 op.active = 0xFFFFFFFFu;
@@ -264,6 +272,20 @@ class hash_group : public workload {
 
   private:
     enum class step { write_input, load_input, probe, claim, add, done };
+    struct warp_state;
+    // Kernel boundaries (after the write phase, between passes): a warp goes
+    // on only when every warp has arrived.
+    bool barrier(warp_state &s, size_t b)
+    {
+        if (!s.at_barrier) {
+            s.at_barrier = true;
+            arrived[b]++;
+        }
+        if (arrived[b] < w.size())
+            return false;
+        s.at_barrier = false;
+        return true;
+    }
     struct warp_state {
         std::array<uint64_t, 32> x{}, key{}, bucket{};
         uint64_t n = 0;
@@ -271,11 +293,13 @@ class hash_group : public workload {
         uint32_t pending = 0, claim = 0, count = 0;
         step st = step::write_input, awaiting = step::load_input;
         bool grouping = false; // in phase 1
+        bool at_barrier = false;
     };
     uint64_t base, bytes, accesses, seed, buckets = 0, groups = 0;
     unsigned warps;
     uint64_t scope, scopes = 1, page, input = 0, input_bytes = 0;
     std::vector<warp_state> w;
+    std::vector<uint64_t> arrived; // warps at each barrier
     std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> table; // bucket -> {key+1, count}
     uint64_t inserts = 0, claims = 0, probes = 0, probe_steps = 0, cas_failures = 0, bad = 0;
     std::string first_bad;
