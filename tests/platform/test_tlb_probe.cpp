@@ -4,8 +4,10 @@
 // benchmark must find which SMs share each level.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -206,6 +208,43 @@ TEST(TlbShareTest, P100SharingMatchesTheConfiguredGroups)
         pairs.push_back({s, s + 1});
     EXPECT_EQ(groups_of(j["levels"][0]), pairs);
     EXPECT_EQ(groups_of(j["levels"][1]), parse_groups("36-39;40-47;48-51"));
+}
+
+} // namespace
+
+namespace {
+
+// The sharing benchmark takes N and the page of each level from the probe's
+// own output (workload.share_from), as the paper did: probe first, then share.
+TEST(TlbShareTest, LevelsComeFromTheProbesJson)
+{
+    const std::string dir = out_dir("chain");
+    const std::string cfg = dir + "/odd.json";
+    std::ofstream(cfg) << R"({
+  "name": "odd", "page_size": 2097152,
+  "sm": { "count": 4, "warps": 2 },
+  "l1_tlb": { "entries": 8, "ways": 8, "page_bytes": 524288, "lookup_cycles": 1, "shared_by": 1 },
+  "l2_tlb": { "entries": 24, "ways": 24, "lookup_cycles": 17, "groups": "0,3;1;2" },
+  "memory": { "latency_cycles": 30 }
+})";
+    auto sim = [](const std::string &args) {
+        std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " --quiet > /dev/null 2>&1";
+        return std::system(cmd.c_str());
+    };
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-probe --set workload.probe_stride_min=131072 "
+                  "--set workload.probe_stride_max=8388608 --set workload.probe_distance_max=1073741824 "
+                  "--out " + dir + "/probe"),
+              0);
+    nlohmann::json p = load(dir + "/probe/tlb_probe.json");
+    expect_table(p, {{8, 512 * KiB, 4 * MiB, 17}, {24, 2 * MiB, 48 * MiB, 90}});
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-share --set workload.share_from=" + dir +
+                  "/probe/tlb_probe.json --out " + dir + "/share"),
+              0);
+    nlohmann::json j = load(dir + "/share/tlb_share.json");
+    ASSERT_EQ(j["levels"].size(), 2u);
+    EXPECT_EQ(j["levels"][1]["entries"].get<uint64_t>(), 24u);
+    EXPECT_EQ(groups_of(j["levels"][0]), parse_groups("0;1;2;3"));
+    EXPECT_EQ(groups_of(j["levels"][1]), parse_groups("0,3;1;2"));
 }
 
 } // namespace
