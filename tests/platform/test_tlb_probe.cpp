@@ -104,6 +104,19 @@ TEST(TlbProbeTest, FindsAHierarchyItHasNeverSeen)
     expect_table(j, {{12, 256 * KiB, 3 * MiB, 23}, {48, 8 * MiB, 384 * MiB, 123}});
 }
 
+// The default config: 4 KiB pages (4-read walks of 100 cycles), a 32-entry
+// L1 and a 512-entry 16-way L2 of 32 sets, whose power-of-two set count keeps
+// the reach at 2 MiB for strides above the page, and whose rise coincides with
+// the L1's at 64 KiB.
+TEST(TlbProbeTest, FindsTheDefaultHierarchyWithFourKibPages)
+{
+    nlohmann::json j = run("default", "tlb-probe",
+                           {"workload.probe_distance_max=268435456", "workload.probe_stride_max=1048576"},
+                           "tlb_probe.json");
+    expect_table(j, {{32, 4 * KiB, 128 * KiB, 10}, {512, 4 * KiB, 2 * MiB, 400}});
+    EXPECT_DOUBLE_EQ(j["levels"][1]["miss_delay_cycles"].get<double>(), 400.0);
+}
+
 TEST(TlbProbeTest, AnalysisNeedsStridesOnBothSidesOfThePage)
 {
     // Synthetic steps of one level with E = 10, P = 1 MiB, D = 40: reach
