@@ -4,6 +4,8 @@
 // benchmark must find which SMs share each level.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -250,6 +252,17 @@ TEST(TlbShareTest, LevelsComeFromTheProbesJson)
               0);
     nlohmann::json p = load(dir + "/probe/tlb_probe.json");
     expect_table(p, {{8, 512 * KiB, 4 * MiB, 17}, {24, 2 * MiB, 48 * MiB, 90}});
+    // Every measurement is in the CSV, one row each.
+    std::ifstream csv(dir + "/probe/tlb_probe.csv");
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    EXPECT_EQ(line, "stride,distance,cycles_per_access");
+    size_t rows = 0;
+    while (std::getline(csv, line))
+        rows++;
+    EXPECT_EQ(rows, p["method"]["points"].get<size_t>());
+    // tlb-share without levels is bad input, named.
+    EXPECT_EQ(WEXITSTATUS(sim("--config " + cfg + " --workload tlb-share --out " + dir + "/none")), 2);
     ASSERT_EQ(sim("--config " + cfg + " --workload tlb-share --set workload.share_from=" + dir +
                   "/probe/tlb_probe.json --out " + dir + "/share"),
               0);
