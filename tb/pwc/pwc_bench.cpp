@@ -522,6 +522,8 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
                 uint64_t va = L.leaves[pick(L.leaves.size())].va | (rng() & 0xFFF);
                 in.inv_lo = va & ~0xFFFull;
                 in.inv_hi = in.inv_lo + 0xFFF;
+                if (rng() & 1) // one address (INVLPG): lo == hi
+                    in.inv_lo = in.inv_hi = va;
             } else if (k < 80) {
                 in.inv_lo = canon(unsigned(rng() % 512), unsigned(rng() % 512), 0, 0, 0);
                 in.inv_hi = in.inv_lo + (rng() % (1ull << (20 + rng() % 24)));
