@@ -155,6 +155,7 @@ module walk_sched #(
   logic [KW-1:0]       rframe;
   logic [S-1:0]        held;
   logic [S-1:0]        created;
+  logic [S-1:0]        created_first;  // SERIAL: created by the response phase
   logic [S-1:0]        free_pre;
   logic                serial_new;
   logic [SW-1:0]       serial_new_id;
@@ -271,6 +272,7 @@ module walk_sched #(
     cleaf         = 1'b0;
     held          = '0;
     created       = '0;
+    created_first = '0;
     free_pre      = '0;
     serial_new    = 1'b0;
     serial_new_id = '0;
@@ -421,6 +423,7 @@ module walk_sched #(
       for (int s = 0; s < S; s++) begin
         if (SW'(s) == serial_new_id) begin
           created[s] = 1'b1;
+          created_first[s] = 1'b1;
           s_state_d[s*2 +: 2] = SlotQueued;
           s_lvl_d[s*2 +: 2]   = t_lvl - 2'd1;
           s_known_d[s]        = 1'b1;
@@ -770,10 +773,15 @@ module walk_sched #(
       end
     end
 
-    // slots created this cycle are younger than all others, in id order
+    // slots created this cycle are younger than all others; among them the
+    // SERIAL response's slot (created in phase 1) is older than the walker
+    // dispatch slots (phase 4), which may reuse the lower id the response
+    // freed; otherwise a phase creates its slots in id order
     for (int a = 0; a < S; a++) begin
       for (int b = a + 1; b < S; b++) begin
-        if (created[b]) begin
+        if (created[a] && created[b]) begin
+          s_age_d[pair_idx(a, b, S)] = created_first[a] || !created_first[b];
+        end else if (created[b]) begin
           s_age_d[pair_idx(a, b, S)] = 1'b1;
         end else if (created[a]) begin
           s_age_d[pair_idx(a, b, S)] = 1'b0;
