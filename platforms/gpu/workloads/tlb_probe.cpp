@@ -1,0 +1,420 @@
+// gmmu — `tlb-probe`: karnagel-damon17's TLB property benchmark as a workload.
+//
+// One thread (lane 0 of warp 0 of SM workload.probe_sm) chases pointers through
+// an array at stride s for a distance d = n x s: it first writes the chain
+// (explicit store data: element i holds the VA of element i+1, the last holds
+// element 0), runs the chase twice and times the second pass from the latencies
+// the platform reports. It sweeps s over powers of two and d over two points
+// per octave, then bisects every rise it saw to the exact last flat distance.
+// finish() turns the curves into a table of TLB levels (tlb_probe.h) without
+// looking at the config's TLBs, and writes OUT/tlb_probe.json and .csv.
+#include "gpu/workloads/tlb_probe.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <map>
+
+#include "gpu/workload.h"
+
+namespace gmmu {
+
+// ---- analysis ------------------------------------------------------------------------
+std::vector<probe_step> probe_find_steps(const std::vector<probe_point> &curve, double tau)
+{
+    std::vector<probe_step> out;
+    size_t i = 0;
+    while (i + 1 < curve.size()) {
+        if (curve[i + 1].cycles - curve[i].cycles <= tau) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j + 1 < curve.size() && curve[j + 1].cycles - curve[j].cycles > tau)
+            j++;
+        probe_step s;
+        s.stride = curve[i].stride;
+        s.flat_elements = curve[i].elements;
+        s.raised_elements = curve[i + 1].elements;
+        s.before = curve[i].cycles;
+        s.after = curve[j].cycles;
+        s.complete = j + 1 < curve.size();
+        out.push_back(s);
+        i = j;
+    }
+    return out;
+}
+
+static bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::max(a, b); }
+
+namespace {
+struct chain {
+    std::vector<probe_step> pts;
+    std::vector<bool> doubled; // transition into pts[k] is at or above the page (k >= 1)
+    bool prop = false;         // some transition was: now at strides >= the page
+};
+} // namespace
+
+std::vector<probe_level> probe_analyze(const std::vector<probe_step> &steps_in,
+                                       std::vector<probe_level> *unresolved)
+{
+    std::vector<probe_step> steps = steps_in;
+    std::sort(steps.begin(), steps.end(), [](const probe_step &a, const probe_step &b) {
+        return a.stride != b.stride ? a.stride < b.stride : a.reach() < b.reach();
+    });
+    std::vector<chain> chains;
+    size_t i = 0;
+    while (i < steps.size()) {
+        const uint64_t s = steps[i].stride;
+        size_t j = i;
+        while (j < steps.size() && steps[j].stride == s)
+            j++;
+        std::vector<bool> taken(chains.size(), false);
+        for (size_t k = i; k < j; k++) {
+            const probe_step &st = steps[k];
+            int best = -1;
+            bool best_dbl = false;
+            double best_score = 1e9;
+            for (size_t c = 0; c < chains.size(); c++) {
+                const probe_step &last = chains[c].pts.back();
+                if (taken[c] || last.stride * 2 != s || last.height() <= 0 || st.height() <= 0)
+                    continue;
+                const double a = double(st.reach()), a0 = double(last.reach());
+                const double r = std::log2(st.height() / last.height());
+                const bool same = near(a, a0, 0.05), dbl = near(a, 2 * a0, 0.05);
+                // Below the page (s < P): each access is a first touch of its
+                // page half as often as at 2s, so the rise doubles with the
+                // stride while the reach stays E x P. At and above the page
+                // the rise stays; the reach doubles (E x s), or stays when a
+                // power-of-two set count maps strided pages to fewer sets.
+                if (same && !chains[c].prop && std::fabs(r - 1) < best_score && r > 0.5)
+                    best = int(c), best_dbl = false, best_score = std::fabs(r - 1);
+                if ((dbl || same) && r <= 0.5 && std::fabs(r) < best_score)
+                    best = int(c), best_dbl = true, best_score = std::fabs(r);
+            }
+            if (best < 0) {
+                chains.push_back(chain{{st}, {false}, false});
+                taken.push_back(true);
+                continue;
+            }
+            chain &c = chains[size_t(best)];
+            c.pts.push_back(st);
+            c.doubled.push_back(best_dbl);
+            c.prop = c.prop || best_dbl;
+            taken[size_t(best)] = true;
+        }
+        i = j;
+    }
+
+    std::vector<probe_level> levels;
+    for (const chain &c : chains) {
+        probe_level lv;
+        lv.evidence = c.pts;
+        // The page is the last stride of the run of equal reaches, if a
+        // doubling follows it and the run has at least two strides.
+        size_t k = 1;
+        while (k < c.pts.size() && !c.doubled[k])
+            k++;
+        const bool resolved = k < c.pts.size() && k >= 2;
+        const probe_step &knee = c.pts[std::min(k, c.pts.size()) - 1];
+        lv.page_bytes = knee.stride;
+        lv.reach_bytes = knee.reach();
+        lv.entries = knee.flat_elements;
+        std::vector<double> h, h_any;
+        for (size_t q = k - 1; q < c.pts.size(); q++) {
+            h_any.push_back(c.pts[q].height());
+            if (c.pts[q].complete)
+                h.push_back(c.pts[q].height());
+        }
+        if (h.empty())
+            h = h_any;
+        std::sort(h.begin(), h.end());
+        lv.miss_delay_cycles = h.empty() ? 0.0 : h[h.size() / 2];
+        if (resolved)
+            levels.push_back(lv);
+        else if (unresolved)
+            unresolved->push_back(lv);
+    }
+    std::sort(levels.begin(), levels.end(),
+              [](const probe_level &a, const probe_level &b) { return a.reach_bytes < b.reach_bytes; });
+    return levels;
+}
+
+nlohmann::json probe_levels_json(const std::vector<probe_level> &levels)
+{
+    nlohmann::json arr = nlohmann::json::array();
+    for (const probe_level &l : levels) {
+        nlohmann::json ev = nlohmann::json::array();
+        for (const probe_step &s : l.evidence)
+            ev.push_back({{"stride", s.stride},
+                          {"reach_bytes", s.reach()},
+                          {"first_raised_bytes", s.raised_elements * s.stride},
+                          {"before_cycles", s.before},
+                          {"after_cycles", s.after},
+                          {"complete", s.complete}});
+        arr.push_back({{"entries", l.entries},
+                       {"page_bytes", l.page_bytes},
+                       {"reach_bytes", l.reach_bytes},
+                       {"miss_delay_cycles", std::round(l.miss_delay_cycles * 100) / 100},
+                       {"evidence", ev}});
+    }
+    return arr;
+}
+
+// ---- the workload --------------------------------------------------------------------
+namespace {
+
+constexpr double tau_cycles = 0.1; // a rise smaller than this is not a rise
+
+class tlb_probe : public workload {
+  public:
+    tlb_probe(const config &c, uint64_t)
+        : base(uint64_t(c.i("workload.base_va"))),
+          dmax(uint64_t(c.i("workload.probe_distance_max"))),
+          cap(uint64_t(c.i("workload.probe_elements_max"))),
+          probe_sm(unsigned(c.i("workload.probe_sm"))),
+          period(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
+    {
+        const uint64_t smin = uint64_t(c.i("workload.probe_stride_min"));
+        const uint64_t smax = uint64_t(c.i("workload.probe_stride_max"));
+        if (smin > smax)
+            throw config_error("config key 'workload.probe_stride_min': larger than "
+                               "workload.probe_stride_max");
+        if (probe_sm >= unsigned(c.i("sm.count")))
+            throw config_error("config key 'workload.probe_sm': SM " + std::to_string(probe_sm) +
+                               " out of range 0.." + std::to_string(c.i("sm.count") - 1));
+        for (uint64_t s = smin; s <= smax; s *= 2)
+            if (dmax / s >= 4)
+                strides.push_back(s);
+        if (strides.empty())
+            throw config_error("config key 'workload.probe_distance_max': shorter than four "
+                               "elements of the smallest stride");
+    }
+    std::string name() const override { return "tlb-probe"; }
+    void setup(driver &drv, unsigned page_shift) override { drv.map(base, dmax, page_shift); }
+    bool next(unsigned, unsigned, warp_op &) override { return false; }
+
+    next_status poll(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        if (sm != probe_sm || warp != 0 || finished)
+            return next_status::done;
+        op.nlanes = 1;
+        op.active = 1;
+        op.explicit_data = false;
+        for (;;) {
+            switch (ph) {
+            case phase::start_stride:
+                if (si == strides.size()) {
+                    finished = true;
+                    return next_status::done;
+                }
+                s = strides[si];
+                nmax = std::min(cap, dmax / s);
+                measured.clear();
+                todo.clear();
+                for (uint64_t p = 4; p <= nmax; p *= 2) {
+                    todo.push_back(p);
+                    if (p * 3 / 2 <= nmax && p >= 4)
+                        todo.push_back(p * 3 / 2);
+                }
+                coarse_done = false;
+                steps.clear();
+                task = 0;
+                idx = 0;
+                ph = phase::chain;
+                continue;
+            case phase::chain:
+                if (idx < nmax) {
+                    store(op, idx, (idx + 1) % nmax);
+                    idx++;
+                    return next_status::issue;
+                }
+                ph = phase::pick;
+                continue;
+            case phase::pick:
+                if (!pick_next()) {
+                    for (auto &st : steps)
+                        all_steps.push_back(st);
+                    si++;
+                    ph = phase::start_stride;
+                    continue;
+                }
+                if (n < nmax) {
+                    store(op, n - 1, 0); // close the chain at n elements
+                    ph = phase::pass1;
+                    idx = 0;
+                    cur = va(0);
+                    return next_status::issue;
+                }
+                ph = phase::pass1;
+                idx = 0;
+                cur = va(0);
+                continue;
+            case phase::pass1:
+            case phase::pass2:
+                if (idx < n) {
+                    op.write = false;
+                    op.va[0] = cur;
+                    expect = va((idx + 1) % n);
+                    idx++;
+                    return next_status::issue;
+                }
+                if (ph == phase::pass1) {
+                    ph = phase::pass2;
+                    idx = 0;
+                    t_pass = 0;
+                    continue;
+                }
+                measured[n] = t_pass / double(n);
+                points.push_back({s, n, t_pass / double(n)});
+                ph = phase::pick;
+                if (n < nmax) {
+                    store(op, n - 1, n); // reopen the chain
+                    return next_status::issue;
+                }
+                continue;
+            }
+        }
+    }
+
+    void completed(unsigned, unsigned, const warp_op &op, const uint64_t *data,
+                   const sc_core::sc_time &, const sc_core::sc_time &latency) override
+    {
+        if (op.write)
+            return;
+        if (data[0] != expect && bad++ == 0) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "chain broken: VA 0x%" PRIx64 " held 0x%" PRIx64
+                     ", expected 0x%" PRIx64, op.va[0], data[0], expect);
+            first_bad = buf;
+        }
+        cur = data[0];
+        if (ph == phase::pass2)
+            t_pass += latency / period;
+    }
+
+    bool finish(const std::string &out_dir, std::string &error) override
+    {
+        if (bad) {
+            error = std::to_string(bad) + " pointer loads wrong; first: " + first_bad;
+            return false;
+        }
+        if (!finished) {
+            error = "the sweep did not finish";
+            return false;
+        }
+        std::vector<probe_level> unresolved;
+        std::vector<probe_level> levels = probe_analyze(all_steps, &unresolved);
+        nlohmann::json j;
+        j["levels"] = probe_levels_json(levels);
+        j["unresolved"] = probe_levels_json(unresolved);
+        j["method"] = {{"strides", strides},
+                       {"distance_max", dmax},
+                       {"elements_max", cap},
+                       {"points", points.size()},
+                       {"rise_threshold_cycles", tau_cycles}};
+        std::ofstream(out_dir + "/tlb_probe.json") << j.dump(2) << "\n";
+        std::ofstream csv(out_dir + "/tlb_probe.csv");
+        csv << "stride,distance,cycles_per_access\n";
+        std::vector<probe_point> sorted = points;
+        std::sort(sorted.begin(), sorted.end(), [](const probe_point &a, const probe_point &b) {
+            return a.stride != b.stride ? a.stride < b.stride : a.elements < b.elements;
+        });
+        for (const probe_point &p : sorted) {
+            char buf[96];
+            snprintf(buf, sizeof buf, "%" PRIu64 ",%" PRIu64 ",%.4f\n", p.stride,
+                     p.stride * p.elements, p.cycles);
+            csv << buf;
+        }
+        if (!csv) {
+            error = "cannot write " + out_dir + "/tlb_probe.csv";
+            return false;
+        }
+        return true;
+    }
+
+  private:
+    enum class phase { start_stride, chain, pick, pass1, pass2 };
+    uint64_t va(uint64_t i) const { return base + i * s; }
+    void store(warp_op &op, uint64_t at, uint64_t to)
+    {
+        op.write = true;
+        op.explicit_data = true;
+        op.va[0] = va(at);
+        op.data[0] = va(to);
+    }
+    // Choose the next chain length to time; false when this stride is done.
+    bool pick_next()
+    {
+        while (!todo.empty()) {
+            n = todo.front();
+            todo.pop_front();
+            if (!measured.count(n))
+                return true;
+        }
+        if (!coarse_done) {
+            coarse_done = true;
+            std::vector<probe_point> curve;
+            for (auto &[e, v] : measured)
+                curve.push_back({s, e, v});
+            steps = probe_find_steps(curve, tau_cycles);
+            task = 0;
+        }
+        // Bisect each rise to the last flat chain length.
+        while (task < steps.size()) {
+            probe_step &st = steps[task];
+            auto it = measured.find(n);
+            if (it != measured.end() && n > st.flat_elements && n < st.raised_elements) {
+                if (it->second <= st.before + tau_cycles)
+                    st.flat_elements = n;
+                else
+                    st.raised_elements = n;
+            }
+            if (st.raised_elements - st.flat_elements > 1) {
+                n = st.flat_elements + (st.raised_elements - st.flat_elements) / 2;
+                return true;
+            }
+            task++;
+        }
+        return false;
+    }
+
+    uint64_t base, dmax, cap;
+    unsigned probe_sm;
+    sc_core::sc_time period;
+    std::vector<uint64_t> strides;
+
+    phase ph = phase::start_stride;
+    bool finished = false, coarse_done = false;
+    size_t si = 0, task = 0;
+    uint64_t s = 0, nmax = 0, n = 0, idx = 0, cur = 0, expect = 0;
+    double t_pass = 0;
+    std::deque<uint64_t> todo;
+    std::map<uint64_t, double> measured; // chain length -> cycles/access, this stride
+    std::vector<probe_step> steps;       // rises of this stride
+    std::vector<probe_step> all_steps;
+    std::vector<probe_point> points;
+    uint64_t bad = 0;
+    std::string first_bad;
+};
+
+const bool keys_registered = register_config_keys({
+    key_int("workload.probe_stride_min", 4096, 8, 1ll << 40,
+            "tlb-probe: smallest stride of the sweep, bytes (power of two).", true),
+    key_int("workload.probe_stride_max", 256ll << 20, 8, 1ll << 40,
+            "tlb-probe: largest stride of the sweep, bytes (power of two).", true),
+    key_int("workload.probe_distance_max", 8ll << 30, 4096, 1ll << 45,
+            "tlb-probe: largest distance (chain length x stride), bytes; the region mapped."),
+    key_int("workload.probe_elements_max", 8192, 16, 1 << 24,
+            "tlb-probe: longest chain (elements) of any measurement."),
+    key_int("workload.probe_sm", 0, 0, 1023, "tlb-probe: SM whose warp 0 runs the chase."),
+});
+
+const bool registered = register_workload(
+    "tlb-probe", [](const config &c, uint64_t seed) { return std::make_unique<tlb_probe>(c, seed); });
+
+} // namespace
+} // namespace gmmu

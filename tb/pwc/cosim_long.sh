@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tb/pwc/cosim_long.sh — long lock-step runs (make cosim-long, not in CI):
+# at least 10^8 cycles per block. Each random variant runs 3 seeds of
+# COSIM_CYCLES (default 17M) cycles: CPWC 3 variants x 3 x 17M = 153M cycles,
+# TPC 2 x 3 x 17M = 102M. Seeds differ from CI's (COSIM_SEED_BASE, default
+# the date). Storage is compared every 16 cycles (every cycle in CI), outputs
+# every cycle. Then the merged coverage report.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build-rtl-pwc}
+JOBS=${COSIM_JOBS:-2}
+export GMMU_COSIM_CYCLES=${COSIM_CYCLES:-17000000}
+export GMMU_COSIM_SEED_BASE=${COSIM_SEED_BASE:-$(date +%Y%m%d)}
+export GMMU_COSIM_STATE_EVERY=${COSIM_STATE_EVERY:-16}
+cmake --build "$BUILD_DIR" --target test_rtl_pwc -j "$JOBS" >/dev/null
+BIN=$BUILD_DIR/bin/test_rtl_pwc
+echo "cosim_long.sh: $GMMU_COSIM_CYCLES cycles x 3 seeds per variant, seed base $GMMU_COSIM_SEED_BASE"
+pids=()
+fail=0
+for v in cpwc_paper cpwc_example cpwc_fifo tpc_paper tpc_fifo; do
+  "$BIN" --gtest_filter="Variants/PwcRtlRandom.LockStepWithCModel/$v" \
+    > "$BUILD_DIR/tb/pwc/cosim_long_$v.log" 2>&1 &
+  pids+=("$!:$v")
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 2; done
+done
+for p in "${pids[@]}"; do
+  if ! wait "${p%%:*}"; then fail=1; echo "cosim_long.sh: ${p#*:} FAILED (see $BUILD_DIR/tb/pwc/cosim_long_${p#*:}.log)"; fi
+done
+grep -h "cycles/s" "$BUILD_DIR"/tb/pwc/cosim_long_*.log || true
+"$HERE/coverage.sh" || true
+exit $fail

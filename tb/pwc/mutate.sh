@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# tb/pwc/mutate.sh — mutation check of the page-walk-cache RTL (make mutate).
+#
+# Applies single-point mutations (inverted comparison, dropped term,
+# off-by-one width or index, stuck valid, ...) to COPIES of rtl/cpwc.sv,
+# rtl/tpc.sv and rtl/pwc_pipe.sv in the build dir (the tracked RTL is never
+# touched), verilates each mutant with the bench's flags (--assert,
+# --x-assign/--x-initial unique) at a small geometry, and runs a short
+# seeded lock-step random bench against the C model (outputs every cycle,
+# storage, latency, SVA). A mutant is caught when the bench fails. Prints
+# caught/total per file; exits 1 if the score is below MUTATE_TARGET (95%).
+#
+# Env: BUILD_DIR (CMake build dir), MUTATE_JOBS (parallel mutants, 2),
+# MUTATE_CYCLES (cycles per seed, 4000), MUTATE_SEEDS ("1 2 3 4"),
+# MUTATE_ONLY (run only mutants whose id matches this regex).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build-rtl-pwc}
+WORK=$BUILD_DIR/tb/pwc/mutate
+JOBS=${MUTATE_JOBS:-2}
+CYCLES=${MUTATE_CYCLES:-4000}
+SEEDS=${MUTATE_SEEDS:-"1 2 3 4"}
+TARGET=${MUTATE_TARGET:-95}
+ONLY=${MUTATE_ONLY:-.}
+mkdir -p "$WORK"
+
+LIBMODELS=$(find "$BUILD_DIR" -name libgmmu_models.a 2>/dev/null | head -1)
+if [ -z "$LIBMODELS" ]; then
+  cmake --build "$BUILD_DIR" --target gmmu_models >/dev/null
+  LIBMODELS=$(find "$BUILD_DIR" -name libgmmu_models.a | head -1)
+fi
+CXXFLAGS_COMMON="-std=c++17 -O1 -I$ROOT/models/include -I$HERE"
+
+# the bench objects do not depend on the RTL: build them once
+if [ ! -f "$WORK/pwc_bench.o" ] || [ "$HERE/pwc_bench.cpp" -nt "$WORK/pwc_bench.o" ] ||
+   [ "$HERE/rtl_cpwc.h" -nt "$WORK/pwc_bench.o" ]; then
+  g++ $CXXFLAGS_COMMON -c "$HERE/pwc_bench.cpp" -o "$WORK/pwc_bench.o"
+fi
+if [ ! -f "$WORK/mutant_main.o" ] || [ "$HERE/mutant_main.cpp" -nt "$WORK/mutant_main.o" ]; then
+  g++ $CXXFLAGS_COMMON -c "$HERE/mutant_main.cpp" -o "$WORK/mutant_main.o"
+fi
+
+# Write the mutant list: id|file|occurrence|search|replace|what. The search
+# text must occur in the file; occurrence picks which (1 = first).
+python3 - "$ROOT/rtl" "$WORK/mutants.txt" <<'PY'
+import sys
+rtl, out = sys.argv[1], sys.argv[2]
+M = []
+def m(f, search, repl, what, occ=1):
+    M.append((f, occ, search, repl, what))
+
+# ---- cpwc.sv ------------------------------------------------------------------
+c = 'cpwc.sv'
+m(c, "(&lookup_va_i[63:47]) | ~(|lookup_va_i[63:47])", "(&lookup_va_i[63:47])", "canonical check drops the low half")
+m(c, "assign lk_i2    = lookup_va_i[29:21];", "assign lk_i2    = lookup_va_i[30:22];", "lookup L2 index off by one")
+m(c, "assign lk_i3    = lookup_va_i[38:30];", "assign lk_i3    = lookup_va_i[37:29];", "lookup L3 index off by one")
+m(c, "(l4_tag_q[s] == lk_i4)", "(l4_tag_q[s] != lk_i4)", "L4 tag compare inverted")
+m(c, "lk_dec3[t] && l3_valid_q[t] && (l3_tag_q[t] == lk_i3)", "lk_dec3[t] && (l3_tag_q[t] == lk_i3)", "L3 hit ignores valid")
+m(c, "l2_valid_q[k] && (l2_tag_q[k] == lk_i2)", "(l2_tag_q[k] == lk_i2)", "L2 hit ignores valid")
+m(c, "lk_tag_hit[k] && lk_sel[k / BE]", "lk_tag_hit[k]", "mask mux dropped: any block hits")
+m(c, "assign lk_l3_hit = lk_l4_hit && (|lk_l3_hits);", "assign lk_l3_hit = (|lk_l3_hits);", "L3 hit without L4 hit")
+m(c, "      lk_code = 2'd2;\n      lk_base = lk_l4_base;", "      lk_code = 2'd1;\n      lk_base = lk_l4_base;", "L4 hit reports the wrong start level")
+m(c, "      lk_base = lk_l3_base;", "      lk_base = lk_l4_base;", "L3 hit returns the L4 entry's base")
+m(c, "lk_canon && lk_l2_hit) ? lk_ent_hit", "lk_canon) ? lk_ent_hit", "LRU touch without a full hit")
+m(c, "assign age_a = touch_a[NE-1:i+1] | (age_q", "assign age_a = (age_q", "lookup use not recorded as newest")
+m(c, "(age_a & {(NE-1-i){!touch_b[i]}})", "(age_a & {(NE-1-i){touch_b[i]}})", "fill touch inverted in the age matrix")
+m(c, "assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];", "assign older[i][j] = gen_age[j].gen_up.age_a[i-j-1];", "age matrix lower half not inverted")
+m(c, "assign f_i2 = fill_va_i[29:21];", "assign f_i2 = fill_va_i[28:20];", "fill L2 index off by one")
+m(c, "assign f_b1 = fill_base_l1_i[63:12];", "assign f_b1 = fill_base_l2_i[63:12];", "L2 entry filled with the L2-table base")
+m(c, "!(l4_valid_q[s] && f_l4_tag_eq[s] && (l4_base_q[s] == f_b3))", "!(l4_valid_q[s] && f_l4_tag_eq[s])", "L4 fill ignores a changed base")
+m(c, "fill_valid_i && fill_levels_i[2] && f_dec4[s]", "fill_valid_i && fill_levels_i[1] && f_dec4[s]", "L4 fill keyed on the wrong level bit")
+m(c, "assign f_kill3_a[t]  = f_l4_evict[t / L3PerL4] && l3_valid_q[t];", "assign f_kill3_a[t]  = 1'b0;", "L4 replacement keeps dependent L3 entries")
+m(c, "fill_valid_i && fill_levels_i[1] && f_l4_ok && f_dec3[t]", "fill_valid_i && fill_levels_i[1] && f_dec3[t]", "L3 fill without its L4 entry")
+m(c, "assign own_b[t]       = f_l3_wr[t] ? '0 : own_a[t];", "assign own_b[t]       = own_a[t];", "new L3 entry inherits the old mask")
+m(c, "(f_l3_wr[t] || f_l3_tag_eq[t])", "(f_l3_tag_eq[t])", "fresh L3 entry not usable by the same fill")
+m(c, "l2_valid_q[k] && !f_killb_a[k / BE] && !f_killb_b[k / BE]", "l2_valid_q[k] && !f_killb_a[k / BE]", "L3 replacement keeps its blocks' entries")
+m(c, "f_l2_en && l2_valid_b[k] && f_own[k / BE] && (l2_tag_q[k] == f_i2)", "f_l2_en && l2_valid_b[k] && (l2_tag_q[k] == f_i2)", "existing-path check ignores the owner")
+m(c, "assign f_free[k]     = !l2_valid_b[k] && f_own[k / BE];", "assign f_free[k]     = !l2_valid_b[k];", "free entry taken from any block")
+m(c, "assign f_oldest[k] = &newer;", "assign f_oldest[k] = |newer;", "oldest-entry reduction AND->OR")
+m(c, "!l2_valid_b[a*BE + wi] || older", "older", "block stamp counts invalid entries")
+m(c, "assign younger[wj] = l2_valid_b[b*BE + wj] && (&beats);", "assign younger[wj] = (&beats);", "block stamp counts invalid younger entries")
+m(c, "assign wins[a] = f_bs_lt[b][a];", "assign wins[a] = !f_bs_lt[a][b];", "victim tie-break: lower block no longer wins ties")
+m(c, "assign f_first_unowned = f_unowned & (~f_unowned + 1'b1);", "assign f_first_unowned = f_unowned;", "all unowned blocks claimed")
+m(c, "        f_target = f_first_free;", "        f_target = f_free;", "every free entry written")
+m(c, "f_target[b*BE] = f_target[b*BE] | f_claim[b];", "f_target[b*BE+BE-1] = f_target[b*BE+BE-1] | f_claim[b];", "claimed block filled from its last entry")
+m(c, "assign touch_b = f_target | ((Lru && f_l2_en) ? f_exist : '0);", "assign touch_b = f_target;", "refill of a cached path not a use")
+m(c, "(f_target[k] || f_exist[k]) ? f_b1", "(f_target[k]) ? f_b1", "refill keeps the old L1 base")
+m(c, "(l2_valid_b[k] && !f_drop[k / BE]) || f_target[k]", "l2_valid_b[k] || f_target[k]", "taken-over block keeps its entries")
+m(c, "(own_b[t] & ~f_drop) | (f_claim & {NB{f_dec3[t]}})", "own_b[t] | (f_claim & {NB{f_dec3[t]}})", "taken-over block keeps its old owner")
+m(c, "assign inv_range_ok = inv_lo_i[47:0] <= inv_hi_i[47:0];", "assign inv_range_ok = inv_lo_i[47:0] < inv_hi_i[47:0];", "range check <= -> <")
+m(c, "(l4_tag_d[s] >= inv_lo4) && (l4_tag_d[s] <= inv_hi4)", "(l4_tag_d[s] >= inv_lo4)", "range invalidation ignores hi")
+m(c, "assign inv_lo4      = inv_lo_i[47:39];", "assign inv_lo4      = inv_lo_i[46:38];", "range lo index off by one")
+m(c, "assign l3_mask_d[t]  = inv_l3[t] ? '0 : rev(own_c[t]);", "assign l3_mask_d[t]  = rev(own_c[t]);", "invalidated L3 entry keeps its mask")
+m(c, "l2_valid_c[k] && !inv_blk[k / BE] && !inv_every", "l2_valid_c[k] && !inv_blk[k / BE]", "invalidate-all keeps L2 entries")
+m(c, "hi << $clog2(L3PerL4)", "hi << ($clog2(L3PerL4) + 1)", "L3 slot: L4 bits shifted one too far")
+m(c, "      l2_valid_q <= '0;", "      l2_valid_q <= '1;", "L2 valid bits reset to 1")
+m(c, "assign l4_valid_d[s] = l4_valid_a[s] && !inv_l4[s];", "assign l4_valid_d[s] = l4_valid_a[s];", "stuck L4 valid")
+
+# ---- tpc.sv ---------------------------------------------------------------------
+t = 'tpc.sv'
+m(t, "(&lookup_va_i[63:47]) | ~(|lookup_va_i[63:47])", "(&lookup_va_i[63:47])", "canonical check drops the low half")
+m(t, "assign lk_idx   = {lookup_va_i[29:21], lookup_va_i[38:30], lookup_va_i[47:39]};", "assign lk_idx   = {lookup_va_i[38:30], lookup_va_i[29:21], lookup_va_i[47:39]};", "lookup L3/L2 index parts swapped")
+m(t, "assign lk_ge1[i] = valid_q[i] && pv_q[i][0]", "assign lk_ge1[i] = pv_q[i][0]", "lookup ignores valid")
+m(t, "assign lk_ge2[i] = lk_ge1[i] && pv_q[i][1] &&", "assign lk_ge2[i] = lk_ge1[i] &&", "lookup ignores part-valid of L3")
+m(t, "(idx_q[i][2*TagW +: TagW] == lk_idx[2*TagW +: TagW])", "(idx_q[i][2*TagW +: TagW] != lk_idx[2*TagW +: TagW])", "L2 index compare inverted")
+m(t, "      lk_best = lk_ge2;\n      lk_code = 2'd1;", "      lk_best = lk_ge2;\n      lk_code = 2'd2;", "L3-prefix hit reports the wrong start level")
+m(t, "      lk_best = lk_ge3;", "      lk_best = lk_ge2;", "full hit selects a shorter match")
+m(t, "assign lk_sel = lk_best & (~lk_best + 1'b1);", "assign lk_sel = lk_best;", "no priority among matching entries")
+m(t, "2'd0:    lk_base = lk_base | (base2_q[i]", "2'd0:    lk_base = lk_base | (base1_q[i]", "full hit returns the L2-table base")
+m(t, "assign touch_a = (Lru && lookup_valid_i) ? lk_sel : '0;", "assign touch_a = '0;", "lookup hits not recorded (LRU)")
+m(t, "assign age_a = touch_a[N-1:i+1] | (age_q", "assign age_a = (age_q", "lookup use not recorded as newest")
+m(t, "(age_a & {(N-1-i){!touch_b[i]}})", "(age_a & {(N-1-i){touch_b[i]}})", "fill touch inverted in the age matrix")
+m(t, "assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];", "assign older[i][j] = gen_age[j].gen_up.age_a[i-j-1];", "age matrix lower half not inverted")
+m(t, "!fill_levels_i[1] ? 2'd1 :", "!fill_levels_i[0] ? 2'd1 :", "fill depth from the wrong level bit")
+m(t, "assign f_b2    = fill_base_l2_i[63:12];", "assign f_b2    = fill_base_l2_i[62:11];", "L2-table base off by one bit")
+m(t, "assign f_ge1[i] = valid_q[i] && pv_q[i][0]", "assign f_ge1[i] = pv_q[i][0]", "fill match ignores valid")
+m(t, "(f_depth == 2'd2) ? f_ge2[i] : f_ge3[i];", "(f_depth == 2'd2) ? f_ge1[i] : f_ge3[i];", "2-level fill covered by a 1-level match")
+m(t, "(f_ge1[i] && !pv_q[i][1])", "(f_ge1[i] && pv_q[i][1])", "extend condition inverted")
+m(t, " || (f_ge2[i] && !pv_q[i][2])", "", "depth-2 entries never extended")
+m(t, "assign f_oldest[i] = &newer;", "assign f_oldest[i] = |newer;", "oldest-entry reduction AND->OR")
+m(t, "assign f_first_free   = ~valid_q & (valid_q + 1'b1);", "assign f_first_free   = ~valid_q;", "every free entry written")
+m(t, "assign f_ff = |(~valid_q);", "assign f_ff = &(~valid_q);", "free entry only when all are free")
+m(t, "      if (f_fe) begin\n        f_target = f_first_extend;", "      if (1'b0) begin\n        f_target = f_first_extend;", "stuck: never extend")
+m(t, "        f_target = f_oldest;", "        f_target = '0;", "stuck: no victim when full")
+m(t, "f_from = !pv_q[i][1] ? 2'd1 : 2'd2;", "f_from = !pv_q[i][1] ? 2'd0 : 2'd2;", "extend rewrites the L4 part")
+m(t, "(2'(j) >= f_from) && (2'(j) < f_depth)", "(2'(j) >= f_from) && (2'(j) <= f_depth)", "one part too many written")
+m(t, "assign f_clear[j] = !f_fe && (2'(j) >= f_depth);", "assign f_clear[j] = 1'b0;", "stale deeper parts kept in a new entry")
+m(t, "assign touch_b = f_target | ((Lru && f_en && f_fc) ? f_first_cover : '0);", "assign touch_b = f_target;", "covered fill not a use (LRU)")
+m(t, "((pv_q[i] | f_write) & ~f_clear)", "(f_write & ~f_clear)", "extend forgets the existing parts")
+m(t, "(idx_d[i][0 +: TagW] <= inv_hi4)", "(idx_d[i][0 +: TagW] < inv_hi4)", "range hi compare <= -> <")
+m(t, "assign inv_range_ok = inv_lo_i[47:0] <= inv_hi_i[47:0];", "assign inv_range_ok = inv_lo_i[47:0] >= inv_hi_i[47:0];", "reversed-range check inverted")
+m(t, "assign valid_d[i] = (valid_q[i] || f_target[i]) && !inv_hit;", "assign valid_d[i] = (valid_q[i] || f_target[i]);", "stuck valid: invalidation ignored")
+m(t, "assign inv_every    = inv_valid_i && (inv_all_i || !inv_range_ok);", "assign inv_every    = inv_valid_i && inv_all_i;", "reversed range not a full flush")
+m(t, "assign base0_d[i] = (f_target[i] && f_write[0]) ? f_b3", "assign base0_d[i] = (f_target[i]) ? f_b3", "L3-table base rewritten on extend")
+m(t, "      valid_q <= '0;", "      valid_q <= '1;", "valid bits reset to 1")
+
+# ---- pwc_pipe.sv (used by both; mutants run on the CPWC bench) -------------------
+p = 'pwc_pipe.sv'
+m(p, "      assign code_d  = squash_i ? 2'd3 : in_code_i;", "      assign code_d  = in_code_i;", "squash misses the new lookup")
+m(p, "      assign code_d  = squash_i ? 2'd3 : code_q[i-1];", "      assign code_d  = code_q[i-1];", "squash misses lookups in flight")
+m(p, "      assign valid_d = in_valid_i;", "      assign valid_d = 1'b1;", "stuck valid")
+m(p, "      assign valid_d = valid_q[i-1];", "      assign valid_d = valid_q[0];", "stage index off by one")
+m(p, "      assign base_d  = base_q[i-1];", "      assign base_d  = base_q[0];", "base not shifted")
+m(p, "      assign root_d  = root_q[i-1];", "      assign root_d  = root_q[0];", "root not shifted")
+m(p, "{1'b0, out_code} + 3'd1", "{1'b0, out_code} + 3'd0", "level off by one")
+m(p, "(out_code == 2'd3)   ? root_q[Lat-1]", "(out_code == 2'd2)   ? root_q[Lat-1]", "miss decoded as L4 hit")
+m(p, "{base_q[Lat-1], 12'h000}", "{base_q[Lat-1][50:0], 13'h0000}", "base shifted by one bit")
+m(p, "assign hit_valid_o = valid_q[Lat-1];", "assign hit_valid_o = valid_q[0];", "result one stage early")
+m(p, "        valid_q[i] <= 1'b0;", "        valid_q[i] <= 1'b1;", "valid reset to 1")
+m(p, "hit_valid_o ? {1'b0, out_code} + 3'd1 : 3'd0", "{1'b0, out_code} + 3'd1", "level not qualified by valid")
+
+import os
+with open(out, 'w') as fo:
+    n = {}
+    for f, occ, s, r, what in M:
+        text = open(os.path.join(rtl, f)).read()
+        cnt = text.count(s)
+        if cnt < occ:
+            sys.exit(f"mutate.sh: mutant '{what}' of {f}: search text not found:\n{s}")
+        n[f] = n.get(f, 0) + 1
+        mid = f"{f.split('.')[0]}_{n[f]:02d}"
+        fo.write("\x1f".join([mid, f, str(occ), s.encode('unicode_escape').decode(),
+                              r.encode('unicode_escape').decode(), what]) + "\n")
+PY
+
+run_mutant() {
+  local line=$1
+  local id file occ what dir kind params
+  IFS=$'\x1f' read -r id file occ _ _ what <<< "$line"
+  dir=$WORK/$id
+  rm -rf "$dir"
+  mkdir -p "$dir/rtl"
+  cp "$ROOT"/rtl/pwc_pipe.sv "$ROOT"/rtl/cpwc.sv "$ROOT"/rtl/tpc.sv "$dir/rtl/"
+  python3 - "$dir/rtl" "$line" <<'PY'
+import sys, os
+d, line = sys.argv[1], sys.argv[2]
+mid, f, occ, s, r, what = line.split("\x1f")
+s = s.encode().decode('unicode_escape'); r = r.encode().decode('unicode_escape')
+p = os.path.join(d, f); t = open(p).read()
+i = -1
+for _ in range(int(occ)):
+    i = t.index(s, i + 1)
+open(p, 'w').write(t[:i] + r + t[i + len(s):])
+PY
+  if [ "$file" = tpc.sv ]; then
+    kind=tpc; params="-GEntries=6 -GHitCycles=2 -GLru=1'b1"
+    echo "#include \"Vmut.h\"
+#include \"Vmut___024root.h\"
+#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) TPC(mut, 6, 2, 1)" > "$dir/rtl_pwc_variants.inc"
+  else
+    kind=cpwc; params="-GL4Entries=2 -GL3Entries=8 -GL2Blocks=5 -GBlockEntries=2 -GLookupCycles=1 -GMuxCycles=1 -GLru=1'b1"
+    echo "#include \"Vmut.h\"
+#include \"Vmut___024root.h\"
+#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) CPWC(mut, 2, 8, 5, 2, 1, 1, 1)" > "$dir/rtl_pwc_variants.inc"
+  fi
+  local verdict
+  # shellcheck disable=SC2086
+  if ! (cd "$dir" && verilator --cc --exe --build -j 1 -Wno-fatal --prefix Vmut --top-module $kind \
+        --x-assign unique --x-initial unique --assert $params \
+        -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
+        -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$dir" \
+        rtl/pwc_pipe.sv rtl/$kind.sv "$HERE/rtl_cpwc.cpp" \
+        "$WORK/pwc_bench.o" "$WORK/mutant_main.o" "$LIBMODELS" -o mut > build.log 2>&1); then
+    verdict="caught (does not build: see $dir/build.log)"
+    echo "$id|uncompilable|$what|$verdict" > "$dir/result"
+    return
+  fi
+  # shellcheck disable=SC2086
+  if (cd "$dir" && timeout 300 ./obj_dir/mut "$CYCLES" $SEEDS > run.log 2>&1); then
+    echo "$id|survived|$what|$(tail -1 "$dir/run.log")" > "$dir/result"
+  else
+    echo "$id|caught|$what|$(grep -m1 -A1 'FAILED' "$dir/run.log" | tail -1 | cut -c1-100)" > "$dir/result"
+  fi
+  rm -rf "$dir/obj_dir/"*.o
+}
+
+echo "mutate.sh: $(grep -c . "$WORK/mutants.txt") mutants, $JOBS at a time, seeds [$SEEDS] x $CYCLES cycles, in $WORK"
+while IFS= read -r line; do
+  id=${line%%$'\x1f'*}
+  [[ $id =~ $ONLY ]] || continue
+  run_mutant "$line" &
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
+done < "$WORK/mutants.txt"
+wait
+
+python3 - "$WORK" "$TARGET" "$ONLY" <<'PY'
+import sys, os, re
+work, target, only = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+per, lines, bad = {}, [], 0
+for l in open(os.path.join(work, "mutants.txt")):
+    mid, f = l.split("\x1f")[:2]
+    if not re.search(only, mid):
+        continue
+    r = open(os.path.join(work, mid, "result")).read().strip().split("|")
+    c, t, u = per.get(f, (0, 0, 0))
+    if r[1] == 'uncompilable':
+        u += 1
+    else:
+        t += 1
+        c += r[1] == 'caught'
+    per[f] = (c, t, u)
+    lines.append(f"  {r[0]:10s} {r[1]:12s} {r[2]}" + (f"   [{r[3]}]" if r[1] != 'caught' else ""))
+print("\n".join(lines))
+C = T = 0
+for f, (c, t, u) in per.items():
+    print(f"mutate.sh: {f}: caught {c}/{t}" + (f" ({100.0*c/t:.1f}%)" if t else "") +
+          (f", {u} did not build (not counted)" if u else ""))
+    C += c; T += t
+score = 100.0 * C / T if T else 0.0
+print(f"mutate.sh: total caught {C}/{T} ({score:.1f}%), target {target:.0f}%")
+sys.exit(0 if score >= target else 1)
+PY

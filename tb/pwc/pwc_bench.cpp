@@ -1,0 +1,753 @@
+// gmmu — CPWC/TPC RTL benches: address-space agent, walker, sequences,
+// scoreboard and lock-step runner. See pwc_bench.h and docs/rtl_pwc.md.
+#include "pwc_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+extern "C" {
+#include "gmmu/cpwc.h"
+#include "gmmu/pagetable.h"
+#include "gmmu/pwc.h"
+#include "gmmu/tpc.h"
+}
+
+namespace pwcbench {
+namespace {
+
+using gmmu::RtlPwc;
+using gmmu::RtlPwcField;
+
+std::string hex(uint64_t v)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+    return b;
+}
+
+uint64_t canon(unsigned i4, unsigned i3, unsigned i2, unsigned i1, uint64_t off)
+{
+    uint64_t va = (uint64_t(i4) << 39) | (uint64_t(i3) << 30) | (uint64_t(i2) << 21) |
+                  (uint64_t(i1) << 12) | off;
+    if (va & (1ull << 47))
+        va |= 0xFFFF000000000000ull;
+    return va;
+}
+
+// ---- agent: a sparse physical memory holding real x86-64 page tables --------
+struct Memory {
+    std::unordered_map<uint64_t, uint64_t> words;
+    uint64_t next_frame;
+    explicit Memory(uint64_t first_frame) : next_frame(first_frame) {}
+    static gmmu_status read64(void *ctx, uint64_t pa, uint64_t *v)
+    {
+        auto *m = static_cast<Memory *>(ctx);
+        auto it = m->words.find(pa >> 3);
+        *v = it == m->words.end() ? 0 : it->second;
+        return GMMU_OK;
+    }
+    static gmmu_status write64(void *ctx, uint64_t pa, uint64_t v)
+    {
+        static_cast<Memory *>(ctx)->words[pa >> 3] = v;
+        return GMMU_OK;
+    }
+    static gmmu_status alloc(void *ctx, uint64_t *pa)
+    {
+        auto *m = static_cast<Memory *>(ctx);
+        *pa = m->next_frame;
+        m->next_frame += 4096;
+        return GMMU_OK;
+    }
+};
+
+// The VA layout both address spaces map (same indices, different tables).
+struct Layout {
+    std::vector<uint64_t> small, large, holes;
+    struct Leaf {
+        uint64_t va;
+        unsigned shift;
+    };
+    std::vector<Leaf> leaves;
+};
+
+Layout make_layout(std::mt19937_64 &rng)
+{
+    Layout L;
+    auto pick = [&](unsigned n) { return unsigned(rng() % n); };
+    const unsigned n4 = 1 + pick(3);
+    const unsigned l2_budget[] = {3, 8, 24, 64, 160, 400};
+    const unsigned budget = l2_budget[pick(6)];
+    std::vector<unsigned> i4s;
+    while (i4s.size() < n4) {
+        unsigned v = pick(512);
+        if (std::find(i4s.begin(), i4s.end(), v) == i4s.end())
+            i4s.push_back(v);
+    }
+    unsigned total3 = 0;
+    std::vector<std::vector<unsigned>> i3s(n4);
+    for (unsigned a = 0; a < n4; a++) {
+        unsigned n3 = 1 + pick(6);
+        while (i3s[a].size() < n3) {
+            unsigned v = pick(512);
+            if (std::find(i3s[a].begin(), i3s[a].end(), v) == i3s[a].end())
+                i3s[a].push_back(v);
+        }
+        total3 += n3;
+    }
+    for (unsigned a = 0; a < n4; a++) {
+        for (unsigned i3 : i3s[a]) {
+            if (pick(100) < 4) { // a 1 GiB page
+                L.leaves.push_back({canon(i4s[a], i3, 0, 0, 0), 30});
+                continue;
+            }
+            unsigned n2 = 1 + pick(std::max(1u, 2 * budget / total3));
+            std::vector<unsigned> i2s;
+            while (i2s.size() < n2) {
+                unsigned v = pick(512);
+                if (std::find(i2s.begin(), i2s.end(), v) == i2s.end())
+                    i2s.push_back(v);
+            }
+            for (unsigned i2 : i2s) {
+                if (pick(100) < 5) {
+                    L.leaves.push_back({canon(i4s[a], i3, i2, 0, 0), 21});
+                    continue;
+                }
+                unsigned n1 = 1 + pick(3);
+                for (unsigned j = 0; j < n1; j++)
+                    L.leaves.push_back({canon(i4s[a], i3, i2, pick(512), 0), 12});
+            }
+            // an unmapped L2 index under this L3 entry (the walk faults at L2)
+            unsigned h2 = pick(512);
+            if (std::find(i2s.begin(), i2s.end(), h2) == i2s.end())
+                L.holes.push_back(canon(i4s[a], i3, h2, pick(512), 0));
+        }
+        unsigned h3 = pick(512);
+        if (std::find(i3s[a].begin(), i3s[a].end(), h3) == i3s[a].end())
+            L.holes.push_back(canon(i4s[a], h3, pick(512), pick(512), 0));
+    }
+    unsigned h4 = pick(512);
+    if (std::find(i4s.begin(), i4s.end(), h4) == i4s.end())
+        L.holes.push_back(canon(h4, pick(512), pick(512), pick(512), 0));
+    for (const auto &l : L.leaves)
+        (l.shift == 12 ? L.small : L.large).push_back(l.va);
+    return L;
+}
+
+struct Space {
+    Memory mem;
+    gmmu_mem_ops ops{};
+    gmmu_pt pt{};
+    Space(uint64_t first_frame, const Layout &L) : mem(first_frame)
+    {
+        ops = gmmu_mem_ops{&Memory::read64, &Memory::write64, &mem};
+        if (gmmu_pt_init(&pt, &ops, &Memory::alloc, &mem, nullptr) != GMMU_OK)
+            std::abort();
+        uint64_t data = 0x4000000000ull; // data frames from 256 GiB (never read)
+        // map in a shuffled-but-deterministic order so table frames differ per space
+        for (const auto &l : L.leaves) {
+            uint64_t sz = 1ull << l.shift;
+            data = (data + sz - 1) & ~(sz - 1);
+            gmmu_status s = gmmu_pt_map(&pt, l.va, data, l.shift, GMMU_MAP_W | GMMU_MAP_U, nullptr);
+            if (s != GMMU_OK && s != GMMU_EEXIST)
+                std::abort();
+            data += sz;
+        }
+    }
+    uint64_t root() const { return pt.root; }
+    gmmu_walk_result walk(uint64_t va)
+    {
+        gmmu_walk_result r;
+        std::memset(&r, 0, sizeof r);
+        if (gmmu_walk(&ops, pt.root, va, 0, &r) != GMMU_OK)
+            std::abort();
+        return r;
+    }
+};
+
+// Deepest table level the walk used (1 for a 4 KiB leaf), 5 if none.
+unsigned deepest_level(const gmmu_walk_result &w)
+{
+    if (w.nreads == 0 || w.fault == GMMU_FAULT_NONCANONICAL)
+        return 5;
+    if (w.fault != GMMU_FAULT_NONE)
+        return w.fault_level;
+    return w.page_shift == 30 ? 3 : w.page_shift == 21 ? 2 : 1;
+}
+
+// ---- scoreboard ------------------------------------------------------------------
+struct PwcDel {
+    void operator()(gmmu_pwc *p) const { gmmu_pwc_destroy(p); }
+};
+
+std::string in_str(const gmmu_pwc_cycle_in &in)
+{
+    std::ostringstream o;
+    o << "inputs: lookup " << unsigned(in.lookup_valid) << " va " << hex(in.lookup_va) << " root "
+      << hex(in.lookup_root) << " | fill " << unsigned(in.fill_valid) << " levels "
+      << unsigned(in.fill_levels) << " va " << hex(in.fill_va) << " l3 " << hex(in.fill_base_l3)
+      << " l2 " << hex(in.fill_base_l2) << " l1 " << hex(in.fill_base_l1) << " | inv "
+      << unsigned(in.inv_valid) << " all " << unsigned(in.inv_all) << " lo " << hex(in.inv_lo)
+      << " hi " << hex(in.inv_hi);
+    return o.str();
+}
+
+std::string out_diff(const gmmu_pwc_cycle_out &m, const gmmu_pwc_cycle_out &r)
+{
+    std::ostringstream o;
+    auto f = [&](const char *n, uint64_t a, uint64_t b) {
+        o << "  " << n << ": model " << hex(a) << " rtl " << hex(b) << (a != b ? "   <-- differs" : "")
+          << "\n";
+    };
+    f("hit_valid", m.hit_valid, r.hit_valid);
+    f("start_level", m.start_level, r.start_level);
+    f("table_base", m.table_base, r.table_base);
+    return o.str();
+}
+
+// Storage of the C model vs the RTL's; empty string when equal.
+std::string state_diff(const gmmu_pwc *p, const RtlPwc &rtl)
+{
+    std::ostringstream o;
+    int shown = 0;
+    auto bad = [&](const std::string &what, uint64_t m, uint64_t r) {
+        if (m == r)
+            return;
+        if (shown++ < 12)
+            o << "  " << what << ": model " << hex(m) << " rtl " << hex(r) << "\n";
+    };
+    const gmmu_pwc_config *cfg = gmmu_pwc_get_config(p);
+    if (cfg->kind == GMMU_PWC_CPWC) {
+        const gmmu_cpwc *c = gmmu_pwc_cpwc(p);
+        const unsigned l4 = cfg->cpwc.l4_entries, l3 = cfg->cpwc.l3_entries,
+                       nb = cfg->cpwc.l2_blocks, be = cfg->cpwc.block_entries;
+        gmmu_cpwc_entry_view v;
+        for (unsigned s = 0; s < l4; s++) {
+            gmmu_cpwc_l4_entry(c, s, &v);
+            std::string n = "L4[" + std::to_string(s) + "].";
+            bad(n + "valid", v.valid, rtl.field(RtlPwcField::L4Valid, s));
+            if (v.valid) {
+                bad(n + "tag", v.tag, rtl.field(RtlPwcField::L4Tag, s));
+                bad(n + "base", v.base >> 12, rtl.field(RtlPwcField::L4Base, s));
+            }
+        }
+        for (unsigned s = 0; s < l3; s++) {
+            gmmu_cpwc_l3_entry(c, s, &v);
+            std::string n = "L3[" + std::to_string(s) + "].";
+            bad(n + "valid", v.valid, rtl.field(RtlPwcField::L3Valid, s));
+            if (v.valid) {
+                bad(n + "tag", v.tag, rtl.field(RtlPwcField::L3Tag, s));
+                bad(n + "base", v.base >> 12, rtl.field(RtlPwcField::L3Base, s));
+            }
+            for (unsigned w = 0; w * 64 < nb; w++) {
+                unsigned width = std::min(64u, nb - w * 64);
+                uint64_t mm = width == 64 ? v.mask[w] : (v.mask[w] & ((1ull << width) - 1));
+                bad(n + "mask[" + std::to_string(w) + "]", mm,
+                    rtl.field(RtlPwcField::L3Mask, s, w * 64, width));
+            }
+        }
+        for (unsigned b = 0; b < nb; b++)
+            for (unsigned w = 0; w < be; w++) {
+                unsigned k = b * be + w;
+                gmmu_cpwc_l2_entry(c, b, w, &v);
+                std::string n = "L2[" + std::to_string(b) + "][" + std::to_string(w) + "].";
+                bad(n + "valid", v.valid, rtl.field(RtlPwcField::L2Valid, k));
+                if (v.valid) {
+                    bad(n + "tag", v.tag, rtl.field(RtlPwcField::L2Tag, k));
+                    bad(n + "base", v.base >> 12, rtl.field(RtlPwcField::L2Base, k));
+                }
+            }
+    } else {
+        const gmmu_tpc *t = gmmu_pwc_tpc(p);
+        for (unsigned i = 0; i < cfg->tpc.entries; i++) {
+            gmmu_tpc_entry_view v;
+            gmmu_tpc_entry(t, i, &v);
+            std::string n = "TPC[" + std::to_string(i) + "].";
+            bad(n + "valid", v.valid, rtl.field(RtlPwcField::TpcValid, i));
+            if (!v.valid)
+                continue;
+            uint64_t pv = rtl.field(RtlPwcField::TpcPartValid, i);
+            unsigned depth = (pv & 1) ? ((pv & 2) ? ((pv & 4) ? 3 : 2) : 1) : 0;
+            bad(n + "depth", v.depth, depth);
+            for (unsigned j = 0; j < v.depth && j < 3; j++) {
+                bad(n + "idx[" + std::to_string(j) + "]", v.idx[j],
+                    rtl.field(RtlPwcField::TpcIdx, i, 9 * j, 9));
+                const RtlPwcField bf[3] = {RtlPwcField::TpcBase0, RtlPwcField::TpcBase1,
+                                           RtlPwcField::TpcBase2};
+                bad(n + "base[" + std::to_string(j) + "]", v.base[j] >> 12, rtl.field(bf[j], i));
+            }
+        }
+    }
+    if (shown > 12)
+        o << "  ... " << (shown - 12) << " more\n";
+    return o.str();
+}
+
+// Lock-step pair: C model and RTL stepped with the same inputs, every output
+// compared, issued lookups matched to results at exactly the model latency.
+class Harness {
+public:
+    Harness(const std::string &variant, const RunOpts &opt) : opt_(opt)
+    {
+        gmmu::RtlPwcOptions ro;
+        ro.reset_values = opt.reset_values;
+        ro.seed = opt.seed;
+        ro.fst = opt.fst;
+        ro.coverage = opt.coverage;
+        rtl_ = gmmu::make_rtl_pwc(variant, ro);
+        if (!rtl_) {
+            fail(0, "no RTL variant named " + variant);
+            return;
+        }
+        gmmu_pwc *p = nullptr;
+        gmmu_error err{};
+        if (gmmu_pwc_create(&rtl_->config(), &p, &err) != GMMU_OK) {
+            fail(0, std::string("gmmu_pwc_create: ") + err.field + ": " + err.msg);
+            return;
+        }
+        model_.reset(p);
+        lat_ = gmmu_pwc_latency(p);
+    }
+    bool ok() const { return res_.ok; }
+    RunResult &result() { return res_; }
+    gmmu_pwc *model() { return model_.get(); }
+    RtlPwc &rtl() { return *rtl_; }
+    unsigned latency() const { return lat_; }
+    uint64_t now() const { return cycle_; }
+
+    struct Issued {
+        uint64_t cycle, va, root;
+    };
+
+    // One cycle; false on any mismatch (details in result()).
+    bool step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out *out, Issued *done)
+    {
+        gmmu_pwc_cycle_out m, r;
+        if (gmmu_pwc_step(model_.get(), &in, &m) != GMMU_OK)
+            return fail(cycle_, "gmmu_pwc_step rejected the inputs\n" + in_str(in));
+        if (rtl_->step(&in, &r) != GMMU_OK)
+            return fail(cycle_, "RTL step rejected the inputs\n" + in_str(in));
+        if (std::memcmp(&m, &r, sizeof m) != 0)
+            return fail(cycle_, "output mismatch\n" + out_diff(m, r) + "  " + in_str(in));
+        if (rtl_->assertion_failed())
+            return fail(cycle_, "SVA assertion failed (see the %Error line above)\n  " + in_str(in));
+        hash(m);
+        if (m.hit_valid) {
+            if (pending_.empty())
+                return fail(cycle_, "a result with no lookup in flight");
+            Issued is = pending_.front();
+            pending_.pop_front();
+            if (cycle_ - is.cycle != lat_)
+                return fail(cycle_, "lookup latency " + std::to_string(cycle_ - is.cycle) +
+                                        " cycles, model says " + std::to_string(lat_));
+            if (m.start_level == 4 && m.table_base != is.root)
+                return fail(cycle_, "a miss must return the lookup's root");
+            if (done)
+                *done = is;
+        }
+        if (in.lookup_valid)
+            pending_.push_back({cycle_, in.lookup_va, in.lookup_root});
+        cycle_++;
+        *out = m;
+        if (opt_.state_every && cycle_ % opt_.state_every == 0)
+            return check_state();
+        return true;
+    }
+    bool check_state()
+    {
+        std::string d = state_diff(model_.get(), *rtl_);
+        if (!d.empty())
+            return fail(cycle_ - 1, "storage differs after the cycle's clock edge\n" + d);
+        return true;
+    }
+    // Run idle cycles until both pipelines are empty; leftovers fail.
+    bool drain()
+    {
+        gmmu_pwc_cycle_in in;
+        std::memset(&in, 0, sizeof in);
+        gmmu_pwc_cycle_out o;
+        for (unsigned i = 0; i < lat_; i++)
+            if (!step(in, &o, nullptr))
+                return false;
+        if (!pending_.empty())
+            return fail(cycle_, std::to_string(pending_.size()) + " lookups never returned");
+        return check_state();
+    }
+    bool fail(uint64_t cycle, const std::string &why)
+    {
+        if (res_.ok) {
+            res_.ok = false;
+            res_.fail_cycle = cycle;
+            res_.why = why;
+        }
+        return false;
+    }
+    void finish() { res_.cycles = cycle_; }
+
+private:
+    void hash(const gmmu_pwc_cycle_out &o)
+    {
+        const unsigned char *b = reinterpret_cast<const unsigned char *>(&o);
+        uint64_t h = res_.trace_hash ? res_.trace_hash : 1469598103934665603ull;
+        for (size_t i = 0; i < sizeof o; i++)
+            h = (h ^ b[i]) * 1099511628211ull;
+        res_.trace_hash = h;
+    }
+    RunOpts opt_;
+    RunResult res_;
+    std::unique_ptr<RtlPwc> rtl_;
+    std::unique_ptr<gmmu_pwc, PwcDel> model_;
+    unsigned lat_ = 1;
+    uint64_t cycle_ = 0;
+    std::deque<Issued> pending_;
+};
+
+// ---- the walker: completes walks some cycles after a lookup result ------------
+struct WalkJob {
+    uint64_t due, va;
+    unsigned start_level;
+    int space;
+};
+
+RunResult rerun_with_fst(const std::string &variant, const RunOpts &opt, RunResult r,
+                         RunResult (*fn)(const std::string &, const RunOpts &))
+{
+    if (r.ok || !opt.fst_on_fail)
+        return r;
+    RunOpts o = opt;
+    o.cycles = std::min(opt.cycles, r.fail_cycle + 2);
+    o.fst_on_fail = false;
+    o.quiet = true;
+    o.coverage.clear();
+    o.fst = opt.fst_dir + "/" + variant + "_seed" + std::to_string(opt.seed) + ".fst";
+    RunResult again = fn(variant, o);
+    r.fst = o.fst;
+    if (again.ok || again.fail_cycle != r.fail_cycle)
+        r.why += "\n  (the FST re-run did not fail at the same cycle)";
+    return r;
+}
+
+RunResult run_random_once(const std::string &variant, const RunOpts &opt)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    Harness h(variant, opt);
+    if (!h.ok())
+        return h.result();
+    std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + 12345);
+    auto pct = [&](unsigned p) { return unsigned(rng() % 1000) < p; }; // per mille
+    auto pick = [&](size_t n) { return size_t(rng() % n); };
+
+    const Layout L = make_layout(rng);
+    Space sp0(0x100000ull, L), sp1(0x40000000ull, L);
+    Space *spaces[2] = {&sp0, &sp1};
+    int cur = 0;
+    bool coherent = true;
+
+    // per-seed regime
+    const unsigned p_lookup = 300 + unsigned(rng() % 650);
+    const unsigned p_inv = 1 + unsigned(rng() % 25);
+    const unsigned p_switch = unsigned(rng() % 3);
+    const unsigned p_prefetch = unsigned(rng() % 40);
+    const unsigned max_walk = 2 + unsigned(rng() % 40);
+    const size_t hot = 1 + pick(std::max<size_t>(1, L.small.size()));
+
+    std::vector<WalkJob> walks;
+    std::deque<std::pair<int, bool>> coherent_at; // space, coherent at issue
+    const bool debug = std::getenv("GMMU_PWC_DEBUG") != nullptr; // per lookup in flight
+    RunStats &st = h.result().st;
+    gmmu_pwc_cycle_in in;
+    gmmu_pwc_cycle_out out;
+
+    auto lookup_va = [&]() -> uint64_t {
+        unsigned r = unsigned(rng() % 100);
+        uint64_t off = rng() & 0xFFF;
+        if (r < 75 && !L.small.empty()) {
+            size_t base = (st.lookups / 64) % L.small.size();
+            return L.small[(base + pick(hot)) % L.small.size()] | off;
+        }
+        if (r < 83 && !L.large.empty())
+            return L.large[pick(L.large.size())] | (rng() & 0x1FFFFF);
+        if (r < 93 && !L.holes.empty())
+            return L.holes[pick(L.holes.size())] | off;
+        if (r < 98)
+            return canon(unsigned(rng() % 512), unsigned(rng() % 512), unsigned(rng() % 512),
+                         unsigned(rng() % 512), off);
+        st.noncanonical++;
+        return (rng() | (1ull << 50)) & ~(1ull << 63); // bits 63:47 mixed: non-canonical
+    };
+
+    for (uint64_t c = 0; c < opt.cycles; c++) {
+        std::memset(&in, 0, sizeof in);
+        // invalidation (and, rarely, an address-space switch with a full flush)
+        if (pct(p_inv)) {
+            in.inv_valid = 1;
+            unsigned k = unsigned(rng() % 100);
+            if (k < 15 || pct(p_switch * 100)) {
+                in.inv_all = 1;
+                if (pct(p_switch * 150)) {
+                    cur ^= 1;
+                    st.space_switches++;
+                    if (rng() & 1) // a walker that squashes its walks; else they fill stale
+                        walks.erase(std::remove_if(walks.begin(), walks.end(),
+                                                   [&](const WalkJob &w) { return w.space != cur; }),
+                                    walks.end());
+                }
+            } else if (k < 55 && !L.leaves.empty()) {
+                uint64_t va = L.leaves[pick(L.leaves.size())].va | (rng() & 0xFFF);
+                in.inv_lo = va & ~0xFFFull;
+                in.inv_hi = in.inv_lo + 0xFFF;
+            } else if (k < 80) {
+                in.inv_lo = canon(unsigned(rng() % 512), unsigned(rng() % 512), 0, 0, 0);
+                in.inv_hi = in.inv_lo + (rng() % (1ull << (20 + rng() % 24)));
+            } else if (k < 92) {
+                in.inv_lo = canon(unsigned(rng() % 512), 0, 0, 0, 0) + (rng() & 0xFFFFFFFFFull);
+                in.inv_hi = in.inv_lo - 1 - (rng() % 0x100000); // reversed range
+            } else {
+                in.inv_lo = 0x00007FFFFFFFF000ull; // spans the canonical hole
+                in.inv_hi = 0xFFFF800000000FFFull;
+            }
+            st.invalidations++;
+            st.inv_all += in.inv_all;
+            if (!walks.empty())
+                st.inv_during_walk++;
+            if (in.inv_all) {
+                bool stale = false;
+                for (const auto &w : walks)
+                    stale |= w.space != cur;
+                if (!stale)
+                    coherent = true;
+            }
+        }
+        // lookup
+        if (pct(p_lookup)) {
+            in.lookup_valid = 1;
+            in.lookup_va = lookup_va();
+            in.lookup_root = pct(30) ? rng() : spaces[cur]->root();
+            coherent_at.push_back({cur, coherent && in.lookup_root == spaces[cur]->root()});
+            st.lookups++;
+            if (in.inv_valid)
+                st.squashed_hits++;
+        }
+        // fill: the oldest due walk, or a prefetch-like fill of a mapped page
+        WalkJob job{0, 0, 4, -1};
+        auto due = std::min_element(walks.begin(), walks.end(),
+                                    [](const WalkJob &a, const WalkJob &b) { return a.due < b.due; });
+        if (due != walks.end() && due->due <= c) {
+            job = *due;
+            walks.erase(due);
+        } else if (pct(p_prefetch) && !L.leaves.empty()) {
+            job = WalkJob{c, L.leaves[pick(L.leaves.size())].va | (rng() & 0xFFF), 4, cur};
+        }
+        if (job.space >= 0 && gmmu_va_canonical(job.va)) {
+            gmmu_walk_result w = spaces[job.space]->walk(job.va);
+            unsigned deep = deepest_level(w);
+            unsigned known = 0;
+            for (unsigned k = std::max(1u, deep); k <= 3 && deep <= 3; k++)
+                known |= 1u << (k - 1);
+            unsigned mode = unsigned(rng() % 10);
+            if (mode >= 7 && mode < 9 && job.start_level < 4) { // the walker knows what it read
+                for (unsigned k = job.start_level + 1; k <= 3; k++)
+                    known &= ~(1u << (k - 1));
+                st.partial_fills++;
+            } else if (mode == 9) { // any subset of the known levels
+                known &= unsigned(rng() % 8);
+                st.partial_fills++;
+            }
+            if (known) {
+                in.fill_valid = 1;
+                in.fill_levels = uint8_t(known);
+                in.fill_va = job.va ^ (rng() & 0x1FFFFF); // offset bits are not used
+                uint64_t noise = pct(100) ? (rng() & 0xFFF) : 0;
+                in.fill_base_l3 = ((known & 4) ? w.table_base[3] : rng()) | noise;
+                in.fill_base_l2 = ((known & 2) ? w.table_base[2] : rng()) | noise;
+                in.fill_base_l1 = ((known & 1) ? w.table_base[1] : rng()) | noise;
+                st.fills++;
+                if (job.space != cur) {
+                    st.stale_fills++;
+                    coherent = false;
+                }
+            }
+        }
+
+        Harness::Issued done{};
+        if (!h.step(in, &out, &done))
+            break;
+        if (debug)
+            std::printf("cycle %llu space %d coherent %d walks %zu | %s | out %u %u %s\n",
+                        (unsigned long long)c, cur, int(coherent), walks.size(), in_str(in).c_str(),
+                        unsigned(out.hit_valid), unsigned(out.start_level),
+                        hex(out.table_base).c_str());
+        if (out.hit_valid) {
+            auto ca = coherent_at.front();
+            coherent_at.pop_front();
+            st.outcome[out.start_level]++;
+            // the base must be the one a real walk of the lookup's space uses
+            if (ca.second && out.start_level < 4) {
+                gmmu_walk_result w = spaces[ca.first]->walk(done.va);
+                st.walk_checks++;
+                if (deepest_level(w) > out.start_level ||
+                    w.table_base[out.start_level] != out.table_base) {
+                    h.fail(c, "hit at level " + std::to_string(out.start_level) + " for va " +
+                                  hex(done.va) + " returned " + hex(out.table_base) +
+                                  ", a walk uses " + hex(w.table_base[out.start_level]));
+                    break;
+                }
+            }
+            if (done.root == spaces[ca.first]->root() && walks.size() < max_walk)
+                walks.push_back(WalkJob{c + 2 + rng() % 40, done.va, out.start_level, ca.first});
+        }
+    }
+    if (h.ok())
+        h.drain();
+    h.finish();
+    RunResult r = h.result();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+RunResult run_worked_example_once(const std::string &variant, const RunOpts &opt)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    Harness h(variant, opt);
+    if (!h.ok())
+        return h.result();
+    const uint64_t vas[3] = {0x7F72B010F1F0ull, 0x7F72BC30F1F0ull, 0x7FF2FC30F1F0ull};
+    const unsigned want_level[3] = {4, 2, 4};
+    Layout L;
+    for (uint64_t va : vas)
+        L.leaves.push_back({va & ~0xFFFull, 12});
+    Space sp(0x100000ull, L);
+    gmmu_pwc_cycle_in in;
+    gmmu_pwc_cycle_out out;
+    for (unsigned i = 0; i < 3; i++) {
+        const uint64_t va = vas[i];
+        std::memset(&in, 0, sizeof in);
+        in.lookup_valid = 1;
+        in.lookup_va = va;
+        in.lookup_root = sp.root();
+        Harness::Issued done{};
+        if (!h.step(in, &out, &done))
+            break;
+        std::memset(&in, 0, sizeof in);
+        bool got = false;
+        for (unsigned c = 1; c <= h.latency() && h.ok(); c++) {
+            if (!h.step(in, &out, &done))
+                break;
+            if (out.hit_valid) {
+                got = true;
+                if (c != h.latency())
+                    h.fail(h.now(), "result after " + std::to_string(c) + " cycles");
+            }
+        }
+        if (!h.ok())
+            break;
+        gmmu_walk_result w = sp.walk(va);
+        if (!got || out.start_level != want_level[i]) {
+            h.fail(h.now(), "VA " + hex(va) + ": start level " + std::to_string(out.start_level) +
+                                " (" + std::to_string(out.start_level) + " reads), paper: " +
+                                std::to_string(want_level[i]));
+            break;
+        }
+        uint64_t want_base = want_level[i] == 4 ? sp.root() : w.table_base[want_level[i]];
+        if (out.table_base != want_base) {
+            h.fail(h.now(), "VA " + hex(va) + ": table base " + hex(out.table_base) + ", walk " +
+                                hex(want_base));
+            break;
+        }
+        // the walker fills the whole path it knows (the upper bases from the
+        // PWC entries that hit, as its registers hold them)
+        in.fill_valid = 1;
+        in.fill_levels = 7;
+        in.fill_va = va;
+        in.fill_base_l3 = w.table_base[3];
+        in.fill_base_l2 = w.table_base[2];
+        in.fill_base_l1 = w.table_base[1];
+        if (!h.step(in, &out, nullptr))
+            break;
+    }
+    if (h.ok())
+        h.drain();
+    if (h.ok()) {
+        // final contents, RTL and model (state_diff above already proved them equal)
+        RtlPwc &r = h.rtl();
+        uint64_t l2v = 0, l4v = 0, l3v = 0;
+        for (unsigned k = 0; k < 32; k++)
+            l2v |= r.field(RtlPwcField::L2Valid, k) << k;
+        for (unsigned s = 0; s < 2; s++)
+            l4v |= r.field(RtlPwcField::L4Valid, s) << s;
+        for (unsigned s = 0; s < 4; s++)
+            l3v |= r.field(RtlPwcField::L3Valid, s) << s;
+        struct Want {
+            uint64_t got, v;
+            const char *what;
+        } want[] = {
+            {l4v, 0x3, "L4 slots 0 and 1 valid"},
+            {r.field(RtlPwcField::L4Tag, 0), 254, "L4 slot 0 holds 254"},
+            {r.field(RtlPwcField::L4Tag, 1), 255, "L4 slot 1 holds 255"},
+            {l3v, 0x9, "L3 slots 0b00 and 0b11 valid"},
+            {r.field(RtlPwcField::L3Tag, 0), 458, "L3 slot 0b00 holds 458"},
+            {r.field(RtlPwcField::L3Tag, 3), 459, "L3 slot 0b11 holds 459"},
+            {r.field(RtlPwcField::L3Mask, 0), 0x8, "L3 slot 0b00 mask 0b1000 (block 1)"},
+            {r.field(RtlPwcField::L3Mask, 3), 0x4, "L3 slot 0b11 mask 0b0100 (block 2)"},
+            {l2v, 0x103, "block 1 ways 0,1 and block 2 way 0 valid, nothing else"},
+            {r.field(RtlPwcField::L2Tag, 0), 384, "block 1 holds 384"},
+            {r.field(RtlPwcField::L2Tag, 1), 481, "block 1 holds 481"},
+            {r.field(RtlPwcField::L2Tag, 8), 481, "block 2 holds 481"},
+        };
+        for (const auto &x : want)
+            if (x.got != x.v) {
+                h.fail(h.now(), std::string("final contents: want ") + x.what + ", RTL has " +
+                                    hex(x.got));
+                break;
+            }
+    }
+    h.finish();
+    RunResult res = h.result();
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+} // namespace
+
+RunResult run_random(const std::string &variant, const RunOpts &opt)
+{
+    RunResult r = run_random_once(variant, opt);
+    return rerun_with_fst(variant, opt, r, &run_random_once);
+}
+
+RunResult run_worked_example(const std::string &variant, const RunOpts &opt)
+{
+    RunResult r = run_worked_example_once(variant, opt);
+    return rerun_with_fst(variant, opt, r, &run_worked_example_once);
+}
+
+std::string summary(const std::string &variant, const RunOpts &opt, const RunResult &r)
+{
+    std::ostringstream o;
+    o << variant << " seed " << opt.seed << " reset " << opt.reset_values << ": " << r.cycles
+      << " cycles in " << r.seconds << " s (" << uint64_t(r.cycles / std::max(1e-9, r.seconds))
+      << " cycles/s); lookups " << r.st.lookups << " [L1 " << r.st.outcome[1] << ", L2 "
+      << r.st.outcome[2] << ", L3 " << r.st.outcome[3] << ", miss " << r.st.outcome[4]
+      << "], fills " << r.st.fills << " (partial " << r.st.partial_fills << ", stale "
+      << r.st.stale_fills << "), invalidations " << r.st.invalidations << " (all " << r.st.inv_all
+      << ", during a walk " << r.st.inv_during_walk << "), walk checks " << r.st.walk_checks;
+    if (!r.ok) {
+        o << "\nFAILED at cycle " << r.fail_cycle << " (seed " << opt.seed
+          << ", re-run with GMMU_TEST_SEED=" << opt.seed << "):\n"
+          << r.why;
+        if (!r.fst.empty())
+            o << "\n  FST of the failing run: " << r.fst;
+    }
+    return o.str();
+}
+
+} // namespace pwcbench
