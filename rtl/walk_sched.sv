@@ -101,13 +101,13 @@ module walk_sched #(
       2'd2:    r = vpn[26:18];
       default: r = vpn[35:27];
     endcase
-    return r;
+    va_index = r;
   endfunction
 
   // position of the pair (a < b) in a triangular age matrix of n entries
   function automatic int unsigned pair_idx(input int unsigned a, input int unsigned b,
                                            input int unsigned n);
-    return a * n - (a * (a + 1)) / 2 + (b - a - 1);
+    pair_idx = a * n - (a * (a + 1)) / 2 + (b - a - 1);
   endfunction
 
   // ---------------------------------------------------------------------------
@@ -142,6 +142,11 @@ module walk_sched #(
   // ---------------------------------------------------------------------------
   logic [1:0]          t_state, t_lvl;
   logic [SW-1:0]       t_tag;
+  logic                ref_at_v;
+  logic [SW-1:0]       ref_at;
+  logic [1:0]          pick_lvl;
+  logic [KW-1:0]       pick_key;
+  logic [8:0]          pick_idx;
   logic                t_live;
   logic [N-1:0]        consumer;
   logic [2:0]          cfault;
@@ -284,6 +289,11 @@ module walk_sched #(
     any_line      = 1'b0;
     issue         = 1'b0;
     pick_id       = '0;
+    pick_lvl      = 2'd0;
+    pick_key      = '0;
+    pick_idx      = 9'd0;
+    ref_at_v      = 1'b0;
+    ref_at        = '0;
     free_post     = '0;
     free_rank     = '0;
     free_cnt      = '0;
@@ -324,8 +334,14 @@ module walk_sched #(
     rdata  = resp_data_i;
     rframe = resp_data_i[51:12];
     t_tag  = resp_tag_i[SW-1:0];
-    t_state = s_state_q[t_tag*2 +: 2];
-    t_lvl   = s_lvl_q[t_tag*2 +: 2];
+    t_state = SlotFree;
+    t_lvl   = 2'd0;
+    for (int s = 0; s < S; s++) begin
+      if (SW'(s) == t_tag) begin
+        t_state = s_state_q[s*2 +: 2];
+        t_lvl   = s_lvl_q[s*2 +: 2];
+      end
+    end
     t_live  = resp_valid_i && (t_state != SlotOrphan);
 
     // first free slot before this cycle (SERIAL: the consumer's next read)
@@ -340,11 +356,23 @@ module walk_sched #(
     // 1. response (C: phase_response)
     // =========================================================================
     for (int i = 0; i < N; i++) begin
+      ref_at_v = 1'b0;
+      ref_at   = '0;
+      for (int l = 0; l < 4; l++) begin
+        if (2'(l) == t_lvl) begin
+          ref_at_v = m_refv_q[i*4 + l];
+          ref_at   = m_ref_q[(i*4 + l)*SW +: SW];
+        end
+      end
       if (t_live && m_valid_q[i] && !m_done_q[i] && m_lvl_q[i*2 +: 2] == t_lvl &&
-          m_refv_q[i*4 + int'(t_lvl)] && m_ref_q[(i*4 + int'(t_lvl))*SW +: SW] == t_tag) begin
+          ref_at_v && ref_at == t_tag) begin
         consumer[i] = 1'b1;
         // walk_consume: the same checks in the same order as gmmu_walk_from
-        m_refv_d[i*4 + int'(t_lvl)] = 1'b0;
+        for (int l = 0; l < 4; l++) begin
+          if (2'(l) == t_lvl) begin
+            m_refv_d[i*4 + l] = 1'b0;
+          end
+        end
         cleaf = (t_lvl == 2'd0) || rdata[7];
         if (!rdata[0]) begin
           cfault = FaultNotPres;
@@ -369,18 +397,22 @@ module walk_sched #(
             m_pte_d[i*64 +: 64] = rdata;
           end
           for (int k = 0; k < 3; k++) begin
-            if (k < int'(t_lvl)) begin
+            if (k < 32'(t_lvl)) begin
               m_refv_d[i*4 + k] = 1'b0;
             end
           end
         end else begin
           m_lvl_d[i*2 +: 2] = t_lvl - 2'd1;
-          m_tb_d[(i*4 + int'(t_lvl) - 1)*KW +: KW] = rframe;
-          if (Variant == VarSerial) begin
-            // serial_next_read: the walker asks for the next level at once
-            serial_new = 1'b1;
-            m_refv_d[i*4 + int'(t_lvl) - 1] = 1'b1;
-            m_ref_d[(i*4 + int'(t_lvl) - 1)*SW +: SW] = serial_new_id;
+          for (int l = 0; l < 3; l++) begin
+            if (2'(l + 1) == t_lvl) begin
+              m_tb_d[(i*4 + l)*KW +: KW] = rframe;
+              if (Variant == VarSerial) begin
+                // serial_next_read: the walker asks for the next level at once
+                serial_new = 1'b1;
+                m_refv_d[i*4 + l] = 1'b1;
+                m_ref_d[(i*4 + l)*SW +: SW] = serial_new_id;
+              end
+            end
           end
         end
       end
@@ -445,7 +477,7 @@ module walk_sched #(
     end
     for (int j = 0; j < 4; j++) begin
       for (int i = 0; i < N; i++) begin
-        if (j < int'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin
+        if (j < 32'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin
           nd = 3'(j + 1);
           m_valid_d[i] = 1'b0;
           scan_mask_d[i] = 1'b0;
@@ -511,17 +543,22 @@ module walk_sched #(
     issue = any_cand && mem_ready_i;
     for (int s = 0; s < S; s++) begin
       if (pick[s]) begin
-        pick_id = SW'(s);
+        pick_id  = SW'(s);
+        pick_lvl = s_lvl_q[s*2 +: 2];
+        pick_key = s_key_q[s*KW +: KW];
+        pick_idx = s_idx_q[s*9 +: 9];
+        if (issue) begin
+          s_state_d[s*2 +: 2] = SlotInflight;
+        end
       end
     end
     if (issue) begin
       req_valid_o = 1'b1;
       req_tag_o   = 8'(pick_id);
-      req_level_o = {1'b0, s_lvl_q[pick_id*2 +: 2]} + 3'd1;
-      req_pa_o    = {s_key_q[pick_id*KW +: KW], s_idx_q[pick_id*9 +: 9], 3'b000};
-      s_state_d[pick_id*2 +: 2] = SlotInflight;
+      req_level_o = {1'b0, pick_lvl} + 3'd1;
+      req_pa_o    = {pick_key, pick_idx, 3'b000};
       have_last_d = 1'b1;
-      last_line_d = {s_key_q[pick_id*KW +: KW], s_idx_q[pick_id*9 + 4 +: 5]};
+      last_line_d = {pick_key, pick_idx[8:4]};
     end
 
     // free slots after the response, and the rank of each among them
@@ -582,10 +619,14 @@ module walk_sched #(
         // how MSHR i names the table of plvl: by PA once known, else by the
         // slot of the upper-level read that returns it
         kn[i] = m_lvl_d[i*2 +: 2] == plvl;
-        if (kn[i]) begin
-          key[i*KW +: KW] = m_tb_d[(i*4 + int'(plvl))*KW +: KW];
-        end else begin
-          key[i*KW +: KW] = KW'(m_ref_d[(i*4 + int'(plvl) + 1)*SW +: SW]);
+        for (int l = 0; l < 4; l++) begin
+          if (2'(l) == plvl) begin
+            if (kn[i]) begin
+              key[i*KW +: KW] = m_tb_d[(i*4 + l)*KW +: KW];
+            end else if (l < 3) begin
+              key[i*KW +: KW] = KW'(m_ref_d[(i*4 + l + 1)*SW +: SW]);
+            end
+          end
         end
         idx[i*9 +: 9] = va_index(m_va_q[i*64 + 12 +: 36], plvl);
       end
@@ -662,8 +703,12 @@ module walk_sched #(
             end
           end
           if (grp[i]) begin
-            m_refv_d[i*4 + int'(plvl)] = 1'b1;
-            m_ref_d[(i*4 + int'(plvl))*SW +: SW] = slot_of[i*SW +: SW];
+            for (int l = 0; l < 4; l++) begin
+              if (2'(l) == plvl) begin
+                m_refv_d[i*4 + l] = 1'b1;
+                m_ref_d[(i*4 + l)*SW +: SW] = slot_of[i*SW +: SW];
+              end
+            end
             m_next_d[i*3 +: 3] = {1'b0, plvl};
           end
         end
@@ -711,10 +756,14 @@ module walk_sched #(
               s_state_d[s*2 +: 2] = SlotQueued;
               s_lvl_d[s*2 +: 2]   = m_lvl_d[i*2 +: 2];
               s_known_d[s]        = 1'b1;
-              s_key_d[s*KW +: KW] = m_tb_d[(i*4 + int'(m_lvl_d[i*2 +: 2]))*KW +: KW];
               s_idx_d[s*9 +: 9]   = va_index(m_va_q[i*64 + 12 +: 36], m_lvl_d[i*2 +: 2]);
-              m_refv_d[i*4 + int'(m_lvl_d[i*2 +: 2])] = 1'b1;
-              m_ref_d[(i*4 + int'(m_lvl_d[i*2 +: 2]))*SW +: SW] = SW'(s);
+              for (int l = 0; l < 4; l++) begin
+                if (2'(l) == m_lvl_d[i*2 +: 2]) begin
+                  s_key_d[s*KW +: KW] = m_tb_d[(i*4 + l)*KW +: KW];
+                  m_refv_d[i*4 + l] = 1'b1;
+                  m_ref_d[(i*4 + l)*SW +: SW] = SW'(s);
+                end
+              end
             end
           end
         end
@@ -759,8 +808,10 @@ module walk_sched #(
             m_fault_d[i*3 +: 3]   = canon ? FaultNone : FaultNonCanon;
             m_refv_d[i*4 +: 4]    = 4'd0;
             m_tb_d[i*4*KW +: 4*KW] = '0;
-            if (canon) begin
-              m_tb_d[(i*4 + int'(astart))*KW +: KW] = alloc_table_i[k*KW +: KW];
+            for (int l = 0; l < 4; l++) begin
+              if (canon && 2'(l) == astart) begin
+                m_tb_d[(i*4 + l)*KW +: KW] = alloc_table_i[k*KW +: KW];
+              end
             end
           end
         end
@@ -914,9 +965,10 @@ module walk_sched #(
         end
       end
     end
-    // no duplicate line reference in a line group: the slots one pass creates
-    // name distinct (known, table, index)
-    for (int a = 0; a < S; a++) begin
+    // no duplicate line reference in a line group: the slots one comparator
+    // pass creates name distinct (known, table, index). (SERIAL walkers never
+    // merge, so two of them may ask for the same PTE in one cycle.)
+    for (int a = 0; a < S && HasScan; a++) begin
       for (int b = a + 1; b < S; b++) begin
         if (created[a] && created[b] && s_known_d[a] == s_known_d[b] &&
             s_lvl_d[a*2 +: 2] == s_lvl_d[b*2 +: 2] &&
@@ -951,13 +1003,13 @@ module walk_sched #(
   a_leader_onehot: assert property (@(posedge clk_i) disable iff (!rst_ni) $onehot0(leader));
   // scans reserve slots before they start: every new reference finds a free slot
   a_slots_suffice: assert property (@(posedge clk_i) disable iff (!rst_ni)
-    $countones(need_new & rep) <= int'(free_cnt));
+    $countones(need_new & rep) <= 32'(free_cnt));
   a_serial_one_consumer: assert property (@(posedge clk_i) disable iff (!rst_ni)
     Variant != VarSerial || ($onehot0(consumer) && (!serial_new || free_pre != '0)));
   a_serial_walkers: assert property (@(posedge clk_i) disable iff (!rst_ni)
     Variant != VarSerial || active_walks <= CW'(Walkers));
   a_retired_were_done: assert property (@(posedge clk_i) disable iff (!rst_ni)
-    int'(n_done_o) <= int'(RetireWidth) && $countones(done_valid_o) == int'(n_done_o));
+    32'(n_done_o) <= 32'(RetireWidth) && $countones(done_valid_o) == 32'(n_done_o));
 
   // ---------------------------------------------------------------------------
   // Cover points (merged by the bench with verilator_coverage)
@@ -979,7 +1031,7 @@ module walk_sched #(
   c_mshrs_all_busy: cover property (@(posedge clk_i) m_valid_q == '1);
   c_four_allocs: cover property (@(posedge clk_i) alloc_accepted_o == 4'hF);
   c_retire_full_width: cover property (@(posedge clk_i)
-    int'(n_done_o) == int'(RetireWidth) && $countones(rdone) > int'(RetireWidth));
+    32'(n_done_o) == 32'(RetireWidth) && $countones(rdone) > 32'(RetireWidth));
   c_scan_waits_for_slots: cover property (@(posedge clk_i) dbg_scan_stall);
   c_pass_two_indices: cover property (@(posedge clk_i) $countones(grp & rep) >= 2);
   c_pass_two_groups: cover property (@(posedge clk_i)

@@ -158,6 +158,22 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
 {
     (void)sm_core_registered;
     mem_latency = g.mem->latency_cycles;
+    gmmu_sm_env env{};
+    env.translate = &sm_core::c_translate;
+    env.read64 = &sm_core::c_read;
+    env.write64 = &sm_core::c_write;
+    env.next_block = &sm_core::c_next;
+    env.block_done = &sm_core::c_done;
+    env.ctx = this;
+    gmmu_error err{};
+    if (gmmu_sm_init(&sm, &cfg, &env, &err) != GMMU_OK)
+        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
+    // Launch at cycle 0 now: occupancy and log partitions are checked at
+    // elaboration, and the first wave of blocks is handed out in SM order.
+    if (gmmu_sm_launch(&sm, &ks.kernel(), 0, &err) != GMMU_OK) {
+        gmmu_sm_destroy(&sm);
+        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
+    }
     gp.set_extension(&ext);
     gp.set_data_ptr(nullptr);
     gp.set_data_length(0);
@@ -172,20 +188,6 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
     ext.nlanes = warp_ext::lanes;
     ext.timing_only = true;
     isock.register_invalidate_direct_mem_ptr(this, &sm_core::invalidate_dmi);
-    gmmu_sm_env env{};
-    env.translate = &sm_core::c_translate;
-    env.read64 = &sm_core::c_read;
-    env.write64 = &sm_core::c_write;
-    env.next_block = &sm_core::c_next;
-    env.block_done = &sm_core::c_done;
-    env.ctx = this;
-    gmmu_error err{};
-    if (gmmu_sm_init(&sm, &cfg, &env, &err) != GMMU_OK)
-        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
-    // Launch at cycle 0 now: occupancy and log partitions are checked at
-    // elaboration, and the first wave of blocks is handed out in SM order.
-    if (gmmu_sm_launch(&sm, &ks.kernel(), 0, &err) != GMMU_OK)
-        throw config_error("config key '" + key_of_sm_field(err.field) + "': " + err.msg);
     SC_THREAD(run);
 }
 

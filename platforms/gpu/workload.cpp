@@ -88,6 +88,7 @@ class random_sample : public workload {
         if (scope == 0 || scope >= bytes)
             scope = bytes;
         scopes = (bytes + scope - 1) / scope;
+        arrived.assign(2 * scopes, 0);
         st.resize(size_t(sms) * warps);
         for (unsigned s = 0; s < sms; s++)
             for (unsigned w = 0; w < warps; w++)
@@ -99,12 +100,30 @@ class random_sample : public workload {
     // (workload.tlb_scope): each phase runs one pass per scope, and a pass
     // issues only the lanes whose sample falls in its scope, so the TLBs see
     // one scope at a time; every sample is still accessed exactly once.
+    // Passes are kernel launches: no warp starts a pass before every warp has
+    // finished the previous one (it waits), else the TLBs would see two scopes.
+    next_status poll(unsigned sm, unsigned warp, warp_op &op) override
+    {
+        if (next(sm, warp, op))
+            return next_status::issue;
+        return st[sm * warps + warp].at_barrier ? next_status::wait : next_status::done;
+    }
     bool next(unsigned sm, unsigned warp, warp_op &op) override
     {
         state &s = st[sm * warps + warp];
         const uint32_t want = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
         for (;;) {
             if (s.n == accesses) {
+                if (scopes > 1 && !(s.phase == 1 && s.pass + 1 == scopes)) {
+                    const size_t step = size_t(s.phase) * scopes + s.pass;
+                    if (!s.at_barrier) {
+                        s.at_barrier = true;
+                        arrived[step]++;
+                    }
+                    if (arrived[step] < st.size())
+                        return false; // poll() turns this into next_status::wait
+                    s.at_barrier = false;
+                }
                 if (++s.pass == scopes) {
                     if (s.phase == 1)
                         return false;
@@ -135,6 +154,7 @@ class random_sample : public workload {
         std::array<uint64_t, 32> x{};
         uint64_t n = 0, pass = 0;
         int phase = 0;
+        bool at_barrier = false;
     };
     void reset_lcg(state &s, unsigned sm, unsigned warp)
     {
@@ -151,6 +171,7 @@ class random_sample : public workload {
     uint64_t base, bytes, accesses, seed, elems;
     unsigned sms, warps, lanes_active;
     uint64_t scope, scopes;
+    std::vector<uint64_t> arrived; // warps that finished each pass (phase x scopes + pass)
     std::vector<state> st;
 };
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tb/pwc/cosim_long.sh — long lock-step runs (make cosim-long, not in CI):
-# at least 10^8 cycles per block. Each random variant runs 3 seeds of
-# COSIM_CYCLES (default 17M) cycles: CPWC 3 variants x 3 x 17M = 153M cycles,
-# TPC 2 x 3 x 17M = 102M. Seeds differ from CI's (COSIM_SEED_BASE, default
+# at least 10^8 cycles per block. Each random variant runs 3 seeds; cycles
+# per seed (x COSIM_SCALE, default 1): cpwc_paper 6M (the slowest model),
+# cpwc_example 14M, cpwc_fifo 14M -> CPWC 102M cycles; tpc_paper 17M,
+# tpc_fifo 17M -> TPC 102M. Seeds differ from CI's (COSIM_SEED_BASE, default
 # the date). Storage is compared every 16 cycles (every cycle in CI), outputs
 # every cycle. Then the merged coverage report.
 set -euo pipefail
@@ -10,16 +11,18 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-rtl-pwc}
 JOBS=${COSIM_JOBS:-2}
-export GMMU_COSIM_CYCLES=${COSIM_CYCLES:-17000000}
+SCALE=${COSIM_SCALE:-1}
 export GMMU_COSIM_SEED_BASE=${COSIM_SEED_BASE:-$(date +%Y%m%d)}
 export GMMU_COSIM_STATE_EVERY=${COSIM_STATE_EVERY:-16}
 cmake --build "$BUILD_DIR" --target test_rtl_pwc -j "$JOBS" >/dev/null
 BIN=$BUILD_DIR/bin/test_rtl_pwc
-echo "cosim_long.sh: $GMMU_COSIM_CYCLES cycles x 3 seeds per variant, seed base $GMMU_COSIM_SEED_BASE"
+echo "cosim_long.sh: 3 seeds per variant, seed base $GMMU_COSIM_SEED_BASE, scale $SCALE"
 pids=()
 fail=0
-for v in cpwc_paper cpwc_example cpwc_fifo tpc_paper tpc_fifo; do
-  "$BIN" --gtest_filter="Variants/PwcRtlRandom.LockStepWithCModel/$v" \
+for vc in cpwc_paper:6000000 cpwc_example:14000000 cpwc_fifo:14000000 \
+          tpc_paper:17000000 tpc_fifo:17000000; do
+  v=${vc%%:*}
+  GMMU_COSIM_CYCLES=$(python3 -c "print(int(${vc#*:} * $SCALE))") "$BIN" --gtest_filter="Variants/PwcRtlRandom.LockStepWithCModel/$v" \
     > "$BUILD_DIR/tb/pwc/cosim_long_$v.log" 2>&1 &
   pids+=("$!:$v")
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 2; done

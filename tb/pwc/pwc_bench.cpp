@@ -97,6 +97,12 @@ Layout make_layout(std::mt19937_64 &rng)
     std::vector<std::vector<unsigned>> i3s(n4);
     for (unsigned a = 0; a < n4; a++) {
         unsigned n3 = 1 + pick(6);
+        // often reuse the first L4 entry's L3 indices: VAs that differ only in
+        // the L4 index alias in the direct-mapped L3 store
+        if (a > 0 && pick(2))
+            for (unsigned v : i3s[0])
+                if (i3s[a].size() < n3)
+                    i3s[a].push_back(v);
         while (i3s[a].size() < n3) {
             unsigned v = pick(512);
             if (std::find(i3s[a].begin(), i3s[a].end(), v) == i3s[a].end())
@@ -476,8 +482,19 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
         }
         if (r < 83 && !L.large.empty())
             return L.large[pick(L.large.size())] | (rng() & 0x1FFFFF);
-        if (r < 93 && !L.holes.empty())
+        if (r < 90 && !L.holes.empty())
             return L.holes[pick(L.holes.size())] | off;
+        if (r < 95 && !L.small.empty()) {
+            // a mapped VA with the high bits of its L4 or L3 index changed:
+            // same L4/L3 slots, different tags
+            uint64_t va = L.small[pick(L.small.size())];
+            unsigned i4 = gmmu_va_index(va, 4), i3 = gmmu_va_index(va, 3);
+            if (rng() & 1)
+                i4 ^= (1u + unsigned(rng() % 511)) & ~1u & 0x1FFu;
+            else
+                i3 ^= (1u + unsigned(rng() % 511)) & ~1u & 0x1FFu;
+            return canon(i4, i3, gmmu_va_index(va, 2), gmmu_va_index(va, 1), off);
+        }
         if (r < 98)
             return canon(unsigned(rng() % 512), unsigned(rng() % 512), unsigned(rng() % 512),
                          unsigned(rng() % 512), off);

@@ -19,6 +19,7 @@
 // made present) must equal the interpreter's; a difference fails the run.
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -90,6 +91,30 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
     bool next(unsigned, unsigned, warp_op &) override { return false; }
     std::string name() const override { return "kernel"; }
+    // OUT/kernel.json: hashes of the final memory and registers (equal for
+    // every scheme, with or without faults) and the reference run's.
+    bool finish(const std::string &out_dir, std::string &error) override
+    {
+        uint64_t ref_mem = 0xcbf29ce484222325ull, ref_regs = 0;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            for (uint64_t v : ref[r])
+                ref_mem = (ref_mem ^ v) * 0x100000001b3ull;
+        for (uint32_t b = 0; b < reg_hash.size(); b++)
+            ref_regs += reg_hash[b] * (2 * uint64_t(b) + 1);
+        nlohmann::json j = {{"kernel", k->name},
+                            {"demand_paging", demand},
+                            {"memory_hash", run_mem_hash},
+                            {"register_hash", run_reg_hash},
+                            {"reference_memory_hash", ref_mem},
+                            {"reference_register_hash", ref_regs}};
+        std::ofstream f(out_dir + "/kernel.json");
+        f << j.dump(2) << "\n";
+        if (!f) {
+            error = "cannot write " + out_dir + "/kernel.json";
+            return false;
+        }
+        return true;
+    }
 
     // ---- kernel_source ----
     const gmmu_kernel &kernel() const override { return *k; }
@@ -112,6 +137,8 @@ class kernel_workload : public workload, public kernel_source, public pager {
                     data_checker &chk) override
     {
         chk.checked++;
+        const uint64_t h = hash_regs(regs, size_t(nw) * nr * 32, id);
+        run_reg_hash += h * (2 * uint64_t(id) + 1); // order-independent
         if (id >= reg_hash.size() || hash_regs(regs, size_t(nw) * nr * 32, id) != reg_hash[id]) {
             chk.mismatches++;
             if (chk.first_mismatch.empty())
@@ -131,6 +158,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
                     if (pa != ~0ull)
                         ops.read64(ops.ctx, pa + (w * 8 - pg), &v);
                     chk.checked++;
+                    run_mem_hash = (run_mem_hash ^ v) * 0x100000001b3ull;
                     if (v != ref[r][w]) {
                         chk.mismatches++;
                         if (chk.first_mismatch.empty()) {
@@ -237,6 +265,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     std::vector<uint64_t> reg_hash;         // reference final registers, per block
     driver *drv = nullptr;
     unsigned page_shift = 12;
+    uint64_t run_mem_hash = 0xcbf29ce484222325ull, run_reg_hash = 0;
 };
 
 const bool registered = register_workload("kernel", [](const config &c, uint64_t) {

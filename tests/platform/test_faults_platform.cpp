@@ -1,0 +1,312 @@
+// Preemptible GPU page faults on the platform: sm_core (sm.model=issue)
+// driving gmmu_sm through TLM, the fault_handler component, demand paging of
+// the kernel workload, block switching, and the data check.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "components/fault_handler.h"
+#include "gpu/platform.h"
+#include "gpu/sm_core.h"
+
+namespace {
+
+using nlohmann::json;
+
+gmmu::config cfg_of(std::vector<std::string> sets)
+{
+    std::vector<std::string> base = {"sm.count=4"};
+    base.insert(base.end(), sets.begin(), sets.end());
+    return gmmu::config::load("tanasic17", base);
+}
+
+gmmu::fault_handler *handler_of(gmmu::gpu_platform &gpu)
+{
+    for (auto &e : gpu.extras)
+        if (auto *f = dynamic_cast<gmmu::fault_handler *>(e.get()))
+            return f;
+    return nullptr;
+}
+
+json stats_of(const gmmu::stats_provider &s)
+{
+    json j;
+    s.dump_stats(j);
+    return j;
+}
+
+json sm_sum(gmmu::gpu_platform &gpu)
+{
+    json sum = json::object();
+    for (auto &s : gpu.sms) {
+        const json one = stats_of(*s);
+        for (auto &[k, v] : one.items())
+            if (v.is_number_unsigned())
+                sum[k] = sum.value(k, uint64_t(0)) + v.get<uint64_t>();
+    }
+    return sum;
+}
+
+struct SimRun {
+    int status;
+    std::string out;
+};
+
+SimRun sim(const std::string &args)
+{
+    std::string cmd = std::string(GMMU_SIM_BIN) + " --config tanasic17 --workload kernel " + args +
+                      " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out.append(buf, n);
+    int st = pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
+}
+
+std::string outdir(const std::string &name)
+{
+    auto d = std::filesystem::path(::testing::TempDir()) / "gmmu_faults_platform" / name;
+    std::filesystem::create_directories(d);
+    return d.string();
+}
+
+json load(const std::string &path)
+{
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+// ---- scheme selection -------------------------------------------------------------
+
+TEST(FaultsPlatformTest, SchemeKeySelectsTheIssueSmAndItsScheme)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=tiny", "sm.fault_scheme=oplog",
+                               "sm.oplog_bytes=8192"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    ASSERT_EQ(gpu.sms.size(), 4u);
+    auto *core = dynamic_cast<gmmu::sm_core *>(gpu.sms[0].get());
+    ASSERT_NE(core, nullptr);
+    ASSERT_NE(handler_of(gpu), nullptr);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    json s = stats_of(*core);
+    EXPECT_EQ(s["scheme"], "oplog");
+    // tiny: 16 resident blocks share 8 KiB = 512 B (2 entries) each.
+    EXPECT_EQ(s["oplog_partition_bytes"], 512u);
+    EXPECT_GT(r.warp_accesses, 0u);
+    EXPECT_GT(r.sim_time_ns, 0.0);
+    EXPECT_EQ(r.mismatches, 0u);
+}
+
+TEST(FaultsPlatformTest, FaultFreeRunMapsEveryPageBeforeTheRun)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=stencil-like", "workload.grid_blocks=16"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    auto *src = dynamic_cast<gmmu::kernel_source *>(wl.get());
+    ASSERT_NE(src, nullptr);
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < src->kernel().nregions; i++) {
+        bytes += src->kernel().region[i].bytes;
+        EXPECT_TRUE(gpu.drv->is_mapped(src->kernel().region[i].base));
+    }
+    EXPECT_EQ(stats_of(*gpu.drv)["bytes_mapped"], bytes);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(stats_of(*handler_of(gpu))["reports"], 0u);
+    EXPECT_EQ(sm_sum(gpu)["faults"], 0u);
+}
+
+// ---- a fault resolved and replayed ------------------------------------------------
+
+TEST(FaultsPlatformTest, FaultIsResolvedByMappingAndReplayedWithCorrectData)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=stencil-like", "workload.grid_blocks=16",
+                               "workload.faults=true", "sm.fault_scheme=replay-queue"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    auto *src = dynamic_cast<gmmu::kernel_source *>(wl.get());
+    const gmmu_region in = src->kernel().region[0];
+    ASSERT_EQ(in.kind, GMMU_REGION_INPUT);
+    EXPECT_FALSE(gpu.drv->is_mapped(in.base)); // demand paging: nothing mapped up front
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    json fh = stats_of(*handler_of(gpu));
+    json sm = sm_sum(gpu);
+    EXPECT_GT(fh["regions_migrated"].get<uint64_t>(), 0u);
+    EXPECT_GT(fh["regions_first_touch"].get<uint64_t>(), 0u);
+    EXPECT_EQ(fh["regions_resolved"], fh["faults"]);
+    EXPECT_GT(sm["faults"].get<uint64_t>(), 0u);
+    EXPECT_GT(sm["replayed"].get<uint64_t>(), 0u);
+    // The first input region was migrated: its GPU copy holds the CPU data.
+    ASSERT_TRUE(gpu.drv->is_mapped(in.base));
+    for (uint64_t off = 0; off < 65536; off += 4096 + 8) {
+        uint64_t pa = gpu.drv->translate(in.base + off);
+        EXPECT_EQ(gpu.mem->read64(pa), gmmu_kernel_input_value(in.base + off)) << off;
+    }
+    // Every block's registers and every word matched the reference run.
+    EXPECT_EQ(r.mismatches, 0u);
+    EXPECT_GT(r.lanes_checked, in.bytes / 8);
+    // A fault costs what the CPU path says: at least one 12-us migration.
+    EXPECT_GT(r.sim_time_ns, 12000.0);
+}
+
+TEST(FaultsPlatformTest, CorruptedMigrationFailsTheDataCheck)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=stencil-like", "workload.grid_blocks=16",
+                               "workload.faults=true", "sm.fault_scheme=oplog"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::fault_handler *fh = handler_of(gpu);
+    // Flip one word of every region the handler makes present.
+    fh->on_resolved = [&](uint64_t lo, uint64_t) {
+        uint64_t pa = gpu.drv->translate(lo + 64);
+        gpu.mem->write64(pa, gpu.mem->read64(pa) ^ 1);
+    };
+    gmmu::run_result r = gpu.run();
+    EXPECT_FALSE(r.ok);
+    EXPECT_GT(r.mismatches, 0u);
+    EXPECT_NE(r.error.find("data check failed"), std::string::npos) << r.error;
+}
+
+TEST(FaultsPlatformTest, LocalHandlingResolvesFirstTouchFaultsOnTheGpu)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=stencil-like", "workload.grid_blocks=16",
+                               "workload.faults=true", "sm.fault_scheme=replay-queue",
+                               "fault.local_first_touch=true"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    json fh = stats_of(*handler_of(gpu));
+    EXPECT_GT(fh["local"].get<uint64_t>(), 0u);
+    EXPECT_EQ(fh["local"], fh["regions_first_touch"]);
+    EXPECT_EQ(fh["cpu_alloc"], 0u);
+    EXPECT_GT(fh["cpu_migrate"].get<uint64_t>(), 0u);
+}
+
+// ---- every scheme: faults end exactly like the fault-free run ---------------------
+
+class EveryScheme : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(EveryScheme, RunWithFaultsEndsWithTheFaultFreeMemoryAndRegisters)
+{
+    const std::string scheme = GetParam();
+    for (const char *kernel : {"tiny", "stencil-like"}) {
+        const std::string common = std::string(" --set sm.count=4 --set workload.kernel=") +
+                                   kernel + " --set workload.grid_blocks=" +
+                                   (std::string(kernel) == "tiny" ? "8" : "24") + " --quiet";
+        const std::string d0 = outdir(scheme + "_" + kernel + "_free");
+        const std::string d1 = outdir(scheme + "_" + kernel + "_faults");
+        SimRun ref = sim("--set sm.fault_scheme=stall" + common + " --out " + d0);
+        ASSERT_EQ(ref.status, 0) << ref.out;
+        SimRun run = sim("--set sm.fault_scheme=" + scheme + " --set workload.faults=true" +
+                         common + " --out " + d1);
+        ASSERT_EQ(run.status, 0) << run.out;
+        json a = load(d0 + "/kernel.json"), b = load(d1 + "/kernel.json");
+        EXPECT_FALSE(a["demand_paging"].get<bool>());
+        EXPECT_TRUE(b["demand_paging"].get<bool>());
+        EXPECT_EQ(a["memory_hash"], b["memory_hash"]) << kernel;
+        EXPECT_EQ(a["register_hash"], b["register_hash"]) << kernel;
+        EXPECT_EQ(a["memory_hash"], a["reference_memory_hash"]) << kernel;
+        json s = load(d1 + "/stats.json");
+        EXPECT_GT(s["gpu"]["fault_handler"]["faults"].get<uint64_t>(), 0u) << kernel;
+        EXPECT_EQ(s["gpu"]["sm0"]["scheme"], scheme);
+        EXPECT_GT(s["sim_time_ns"].get<double>(), load(d0 + "/stats.json")["sim_time_ns"].get<double>());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(FaultsPlatform, EveryScheme,
+                         ::testing::Values("stall", "wd-commit", "wd-lastcheck", "replay-queue",
+                                           "oplog"),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                             std::string n = i.param;
+                             for (auto &c : n)
+                                 if (c == '-')
+                                     c = '_';
+                             return n;
+                         });
+
+// ---- block switching ---------------------------------------------------------------
+
+TEST(FaultsPlatformTest, BlockSwitchingOwnsAtMostMaxExtraBlocksAndKeepsTheData)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=sgemm-like", "workload.grid_blocks=256",
+                               "workload.faults=true", "sm.fault_scheme=replay-queue",
+                               "sm.block_switch=true", "sm.switch_threshold=0",
+                               "fault.cpu_servers=4"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    uint64_t peak = 0, outs = 0, restores = 0, ctx = 0;
+    for (auto &s : gpu.sms) {
+        json j = stats_of(*s);
+        peak = std::max(peak, j["peak_extra_blocks"].get<uint64_t>());
+        outs += j["switch_outs"].get<uint64_t>();
+        restores += j["restores"].get<uint64_t>();
+        ctx += j["ctx_cycles"].get<uint64_t>();
+    }
+    EXPECT_EQ(peak, 4u); // the limit, reached under pressure
+    EXPECT_GT(outs, 0u);
+    EXPECT_GT(restores, 0u);
+    EXPECT_GT(ctx, 0u);
+    EXPECT_EQ(r.mismatches, 0u);
+}
+
+TEST(FaultsPlatformTest, BlockSwitchLimitFollowsTheKey)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=sgemm-like", "workload.grid_blocks=256",
+                               "workload.faults=true", "sm.fault_scheme=oplog",
+                               "sm.block_switch=true", "sm.switch_threshold=0",
+                               "sm.max_extra_blocks=2", "fault.cpu_servers=4"});
+    auto wl = gmmu::make_workload("kernel", cfg, 1);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    uint64_t peak = 0, outs = 0;
+    for (auto &s : gpu.sms) {
+        json j = stats_of(*s);
+        peak = std::max(peak, j["peak_extra_blocks"].get<uint64_t>());
+        outs += j["switch_outs"].get<uint64_t>();
+    }
+    EXPECT_EQ(peak, 2u);
+    EXPECT_GT(outs, 0u);
+    EXPECT_EQ(r.mismatches, 0u);
+}
+
+// ---- bad keys ------------------------------------------------------------------------
+
+TEST(FaultsPlatformTest, BadKeysNameTheKey)
+{
+    struct Case {
+        std::string args, key;
+    } cases[] = {
+        {"--set sm.fault_scheme=eager", "sm.fault_scheme"},
+        {"--set sm.fault_scheme=oplog --set sm.oplog_bytes=1024", "sm.oplog_bytes"},
+        {"--set sm.oplog_bytes=100", "sm.oplog_bytes"},
+        {"--set fault.link=usb", "fault.link"},
+        {"--set fault.granularity_bytes=70000", "fault.granularity_bytes"},
+        {"--set sm.block_switch=true", "sm.block_switch"},
+        {"--set workload.kernel=nbody", "workload.kernel"},
+        {"--set sm.model=simple", "sm.model"},
+        {"--set sm.max_extra_blocks=65", "sm.max_extra_blocks"},
+    };
+    for (const Case &c : cases) {
+        SimRun r = sim(c.args + " --out " + outdir("bad"));
+        EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
+        EXPECT_NE(r.out.find(c.key), std::string::npos) << c.args << "\n" << r.out;
+    }
+}
+
+} // namespace
