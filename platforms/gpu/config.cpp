@@ -170,12 +170,15 @@ const std::vector<key_spec> &config_schema()
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
         S("workload.kind", "", {}, "Workload name (set by --workload)."),
         I("workload.region_bytes", 64ll << 20, 4096, 1ll << 45,
-          "random-sample/stream: size of the mapped region, bytes."),
+          "random-sample/stream: size of the mapped region, bytes; hash-group: size of the "
+          "hash table."),
         I("workload.accesses", 64, 1, 1ll << 32,
-          "random-sample: warp accesses per warp per phase (write phase, then read-back phase)."),
+          "random-sample: warp accesses per warp per phase (write phase, then read-back phase); "
+          "hash-group: input loads (32 values) per warp."),
         I("workload.passes", 1, 1, 1 << 20, "stream: read passes after the write pass."),
         I("workload.tlb_scope", 0, 0, 1ll << 45,
-          "random-sample: TLB-conscious passes over scopes of this many bytes (0 = off)."),
+          "random-sample, hash-group: TLB-conscious passes over scopes of this many bytes "
+          "(0 = off)."),
         I("workload.base_va", 0x7f0000000000ll, 0, 0x7fffffffffffll,
           "Virtual base address of the workload's region."),
         S("workload.path", "", {}, "trace: path of the trace file."),

@@ -138,7 +138,8 @@ static std::unique_ptr<sm_base> make_sm_core(const char *name, const sm_params &
         fault_handler_params fp;
         fp.model = fault_handler_config(gpu.cfg);
         fp.clock = gpu.clock;
-        if ((1ull << fp.model.granularity_shift) < uint64_t(gpu.cfg.i("page_size")))
+        if (ks->demand_paging() &&
+            (1ull << fp.model.granularity_shift) < uint64_t(gpu.cfg.i("page_size")))
             throw config_error("config key 'fault.granularity_bytes': smaller than page_size");
         auto u = std::make_unique<fault_handler>("fault_handler", fp, ks->os_pager());
         fh = u.get();

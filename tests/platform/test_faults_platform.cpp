@@ -237,6 +237,31 @@ INSTANTIATE_TEST_SUITE_P(FaultsPlatform, EveryScheme,
                              return n;
                          });
 
+// ---- fault costs ---------------------------------------------------------------------
+
+TEST(FaultsPlatformTest, CpuPathCostsFollowTheLink)
+{
+    // tiny: one input region (a migration) and two output regions (first
+    // touches), faulted one after the other: PCIe costs (25 + 2 x 12 us)
+    // exceed NVLink's (12 + 2 x 10 us) by exactly 17 us of simulated time.
+    double ns[2];
+    const char *links[2] = {"nvlink", "pcie"};
+    for (int i = 0; i < 2; i++) {
+        const std::string d = outdir(std::string("link_") + links[i]);
+        SimRun r = sim(std::string("--set workload.kernel=tiny --set sm.count=4 "
+                                   "--set workload.faults=true --set sm.fault_scheme=replay-queue "
+                                   "--set fault.link=") + links[i] + " --quiet --out " + d);
+        ASSERT_EQ(r.status, 0) << r.out;
+        json s = load(d + "/stats.json");
+        EXPECT_EQ(s["gpu"]["fault_handler"]["regions_migrated"], 1u);
+        EXPECT_EQ(s["gpu"]["fault_handler"]["regions_first_touch"], 2u);
+        EXPECT_EQ(s["gpu"]["fault_handler"]["peak_pending"], 1u);
+        ns[i] = s["sim_time_ns"].get<double>();
+    }
+    EXPECT_GT(ns[0], 32000.0);
+    EXPECT_NEAR(ns[1] - ns[0], 17000.0, 1.0);
+}
+
 // ---- block switching ---------------------------------------------------------------
 
 TEST(FaultsPlatformTest, BlockSwitchingOwnsAtMostMaxExtraBlocksAndKeepsTheData)

@@ -4,8 +4,12 @@
 // benchmark must find which SMs share each level.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -100,6 +104,19 @@ TEST(TlbProbeTest, FindsAHierarchyItHasNeverSeen)
                            "tlb_probe.json");
     // Walk = 3 page-table reads of 41 cycles with 2 MiB pages.
     expect_table(j, {{12, 256 * KiB, 3 * MiB, 23}, {48, 8 * MiB, 384 * MiB, 123}});
+}
+
+// The default config: 4 KiB pages (4-read walks of 100 cycles), a 32-entry
+// L1 and a 512-entry 16-way L2 of 32 sets, whose power-of-two set count keeps
+// the reach at 2 MiB for strides above the page, and whose rise coincides with
+// the L1's at 64 KiB.
+TEST(TlbProbeTest, FindsTheDefaultHierarchyWithFourKibPages)
+{
+    nlohmann::json j = run("default", "tlb-probe",
+                           {"workload.probe_distance_max=268435456", "workload.probe_stride_max=1048576"},
+                           "tlb_probe.json");
+    expect_table(j, {{32, 4 * KiB, 128 * KiB, 10}, {512, 4 * KiB, 2 * MiB, 400}});
+    EXPECT_DOUBLE_EQ(j["levels"][1]["miss_delay_cycles"].get<double>(), 400.0);
 }
 
 TEST(TlbProbeTest, AnalysisNeedsStridesOnBothSidesOfThePage)
@@ -206,6 +223,54 @@ TEST(TlbShareTest, P100SharingMatchesTheConfiguredGroups)
         pairs.push_back({s, s + 1});
     EXPECT_EQ(groups_of(j["levels"][0]), pairs);
     EXPECT_EQ(groups_of(j["levels"][1]), parse_groups("36-39;40-47;48-51"));
+}
+
+} // namespace
+
+namespace {
+
+// The sharing benchmark takes N and the page of each level from the probe's
+// own output (workload.share_from), as the paper did: probe first, then share.
+TEST(TlbShareTest, LevelsComeFromTheProbesJson)
+{
+    const std::string dir = out_dir("chain");
+    const std::string cfg = dir + "/odd.json";
+    std::ofstream(cfg) << R"({
+  "name": "odd", "page_size": 2097152,
+  "sm": { "count": 4, "warps": 2 },
+  "l1_tlb": { "entries": 8, "ways": 8, "page_bytes": 524288, "lookup_cycles": 1, "shared_by": 1 },
+  "l2_tlb": { "entries": 24, "ways": 24, "lookup_cycles": 17, "groups": "0,3;1;2" },
+  "memory": { "latency_cycles": 30 }
+})";
+    auto sim = [](const std::string &args) {
+        std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " --quiet > /dev/null 2>&1";
+        return std::system(cmd.c_str());
+    };
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-probe --set workload.probe_stride_min=131072 "
+                  "--set workload.probe_stride_max=8388608 --set workload.probe_distance_max=1073741824 "
+                  "--out " + dir + "/probe"),
+              0);
+    nlohmann::json p = load(dir + "/probe/tlb_probe.json");
+    expect_table(p, {{8, 512 * KiB, 4 * MiB, 17}, {24, 2 * MiB, 48 * MiB, 90}});
+    // Every measurement is in the CSV, one row each.
+    std::ifstream csv(dir + "/probe/tlb_probe.csv");
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    EXPECT_EQ(line, "stride,distance,cycles_per_access");
+    size_t rows = 0;
+    while (std::getline(csv, line))
+        rows++;
+    EXPECT_EQ(rows, p["method"]["points"].get<size_t>());
+    // tlb-share without levels is bad input, named.
+    EXPECT_EQ(WEXITSTATUS(sim("--config " + cfg + " --workload tlb-share --out " + dir + "/none")), 2);
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-share --set workload.share_from=" + dir +
+                  "/probe/tlb_probe.json --out " + dir + "/share"),
+              0);
+    nlohmann::json j = load(dir + "/share/tlb_share.json");
+    ASSERT_EQ(j["levels"].size(), 2u);
+    EXPECT_EQ(j["levels"][1]["entries"].get<uint64_t>(), 24u);
+    EXPECT_EQ(groups_of(j["levels"][0]), parse_groups("0;1;2;3"));
+    EXPECT_EQ(groups_of(j["levels"][1]), parse_groups("0,3;1;2"));
 }
 
 } // namespace

@@ -129,10 +129,13 @@ std::vector<probe_level> probe_analyze(const std::vector<probe_step> &steps_in,
             if (c.pts[q].complete)
                 h.push_back(c.pts[q].height());
         }
+        // The smallest complete rise at or above the page: where the rises of
+        // two levels coincide (both reaches at E x s) they add up, and a rise
+        // cut off by the end of the sweep is not complete.
         if (h.empty())
             h = h_any;
         std::sort(h.begin(), h.end());
-        lv.miss_delay_cycles = h.empty() ? 0.0 : h[h.size() / 2];
+        lv.miss_delay_cycles = h.empty() ? 0.0 : h.front();
         if (resolved)
             levels.push_back(lv);
         else if (unresolved)
@@ -402,7 +405,7 @@ class tlb_probe : public workload {
 };
 
 const bool keys_registered = register_config_keys({
-    key_int("workload.probe_stride_min", 4096, 8, 1ll << 40,
+    key_int("workload.probe_stride_min", 1024, 8, 1ll << 40,
             "tlb-probe: smallest stride of the sweep, bytes (power of two).", true),
     key_int("workload.probe_stride_max", 256ll << 20, 8, 1ll << 40,
             "tlb-probe: largest stride of the sweep, bytes (power of two).", true),

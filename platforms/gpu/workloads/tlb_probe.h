@@ -32,7 +32,7 @@ struct probe_step {
 
 struct probe_level {
     uint64_t entries = 0, page_bytes = 0, reach_bytes = 0;
-    double miss_delay_cycles = 0;
+    double miss_delay_cycles = 0; // smallest complete rise at strides >= page
     std::vector<probe_step> evidence; // the steps of this level, one per stride
 };
 

@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Report of experiments/tlb/run.sh: reads the run folders under WORK and writes
+OUT/tlb.md, OUT/tlb_share_{k80,p100}.png and OUT/tlb_access_{k80,p100}.png.
+
+usage: report.py WORK OUT [SECONDS]
+
+Every number in the report comes from the runs. The only constants below are
+the paper's table (SPECS.md §5), used as the reference column of the
+comparison, never as a result.
+"""
+import json
+import os
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+# karnagel-damon17 table 2 / SPECS.md §5: (entries, page, reach, miss delay, shared by)
+PAPER = {
+    "k80": [(16, 128 * KiB, 2 * MiB, 9, "1 SM"), (65, 2 * MiB, 130 * MiB, 55, "3 SMs"),
+            (1032, 2 * MiB, 2064 * MiB, 177, "all SMs")],
+    "p100": [(16, 2 * MiB, 32 * MiB, 9, "2 SMs"), (65, 32 * MiB, 2080 * MiB, 110, "10 SMs")],
+}
+SCOPES = [0, 128 * MiB, 2 * GiB]
+
+
+def human(b):
+    for unit, n in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
+        if b >= n:
+            v = b / n
+            return f"{v:g} {unit}" if abs(v - round(v)) < 1e-9 else f"{v:.4g} {unit}"
+    return f"{b} B"
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def probe_section(work, gpu, md):
+    j = load(f"{work}/probe_{gpu}/tlb_probe.json")
+    lv = j["levels"]
+    md.append(f"### {gpu}\n")
+    md.append(f"![tlb-probe {gpu}](tlb_probe_{gpu}.png)\n")
+    md.append(f"{j['method']['points']} measurements, strides "
+              f"{human(j['method']['strides'][0])}..{human(j['method']['strides'][-1])}, "
+              f"distances up to {human(j['method']['distance_max'])}.\n")
+    md.append("| level | entries | page seen | reach | miss delay (cycles) | paper: entries / page / reach / delay | match |")
+    md.append("|---|---|---|---|---|---|---|")
+    ok_all = len(lv) == len(PAPER[gpu])
+    for i in range(max(len(lv), len(PAPER[gpu]))):
+        got = lv[i] if i < len(lv) else None
+        ref = PAPER[gpu][i] if i < len(PAPER[gpu]) else None
+        ok = bool(got and ref and got["entries"] == ref[0] and got["page_bytes"] == ref[1]
+                  and got["reach_bytes"] == ref[2]
+                  and abs(got["miss_delay_cycles"] - ref[3]) <= 0.1 * ref[3])
+        ok_all = ok_all and ok
+        g = (f"{got['entries']} | {human(got['page_bytes'])} | {human(got['reach_bytes'])} | "
+             f"{got['miss_delay_cycles']:g}") if got else "- | - | - | -"
+        r = f"{ref[0]} / {human(ref[1])} / {human(ref[2])} / ~{ref[3]}" if ref else "-"
+        md.append(f"| L{i + 1} | {g} | {r} | {'yes' if ok else 'NO'} |")
+    if j.get("unresolved"):
+        md.append(f"\nUnresolved rises (no stride on both sides of a page): {len(j['unresolved'])}.")
+    md.append("")
+    return lv, ok_all
+
+
+def share_section(work, out, gpu, md):
+    j = load(f"{work}/share_{gpu}/tlb_share.json")
+    cfg = load(f"{work}/share_{gpu}/config.json")
+    n = len(j["sms"])
+    levels = j["levels"]
+    fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels), 4.4), squeeze=False)
+    md.append(f"### {gpu}\n")
+    md.append(f"![tlb-share {gpu}](tlb_share_{gpu}.png)\n")
+    md.append("| level | N pages x page | groups found (SM ids) | group sizes | paper | configured groups equal |")
+    md.append("|---|---|---|---|---|---|")
+    prefixes = ["l1_tlb", "l2_tlb", "l3_tlb"]
+    for i, l in enumerate(levels):
+        ax = axes[0][i]
+        ax.imshow(l["shared"], cmap="Greys", vmin=0, vmax=1.4, interpolation="nearest")
+        ax.set_title(f"L{l['level']}: {l['entries']} x {human(l['page_bytes'])}", fontsize=9)
+        ax.set_xlabel("SM k (evicts)")
+        ax.set_ylabel("SM i (measured)")
+        step = 1 if n <= 16 else 5
+        ax.set_xticks(range(0, n, step))
+        ax.set_yticks(range(0, n, step))
+        ax.tick_params(labelsize=6)
+        groups = sorted(sorted(g) for g in l["groups"])
+        sizes = sorted({len(g) for g in groups})
+        # The configured sharing (for the comparison only; the benchmark never reads it).
+        conf = cfg[prefixes[i]] if i < len(prefixes) and prefixes[i] in cfg else {}
+        want = configured_groups(conf, n)
+        same = want is not None and groups == want
+        ref = PAPER[gpu][i][4] if i < len(PAPER[gpu]) else "-"
+        gtxt = "; ".join(compact(g) for g in groups)
+        md.append(f"| L{l['level']} | {l['entries']} x {human(l['page_bytes'])} | {gtxt} | "
+                  f"{', '.join(map(str, sizes))} | {ref} | {'yes' if same else 'NO'} |")
+    fig.suptitle(f"{gpu}: TLB sharing (black: SM k evicts SM i's entries)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(f"{out}/tlb_share_{gpu}.png", dpi=100)
+    plt.close(fig)
+    md.append("")
+
+
+def compact(ids):
+    parts, i = [], 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        parts.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def configured_groups(conf, n):
+    spec = conf.get("groups", "")
+    if spec:
+        groups = []
+        for grp in spec.split(";"):
+            ids = []
+            for it in grp.split(","):
+                a, _, b = it.partition("-")
+                ids += list(range(int(a), int(b or a) + 1))
+            groups.append(sorted(ids))
+        return sorted(groups)
+    k = conf.get("shared_by", 0)
+    if k == 0 or k > n:
+        k = n
+    return sorted([list(range(s, min(n, s + k))) for s in range(0, n, k)])
+
+
+def time_ns(work, wl, gpu, scope, mib):
+    d = f"{work}/{wl}_{gpu}_{scope}_{mib}"
+    if not os.path.isdir(d):
+        return None
+    if wl == "hash-group":
+        return load(f"{d}/hash_group.json")["group_phase_ns"]
+    return load(f"{d}/stats.json")["sim_time_ns"]
+
+
+def access_section(work, out, gpu, probe_levels, md):
+    sizes = sorted({int(name.rsplit("_", 1)[1]) for name in os.listdir(work)
+                    if name.startswith(f"random-sample_{gpu}_")})
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    md.append(f"### {gpu}\n")
+    md.append(f"![random-sample and hash-group on {gpu}](tlb_access_{gpu}.png)\n")
+    st = load(f"{work}/random-sample_{gpu}_0_{sizes[0]}/stats.json")
+    cfgj = load(f"{work}/random-sample_{gpu}_0_{sizes[0]}/config.json")
+    md.append(f"{cfgj['sm']['count']} SMs x {cfgj['sm']['warps']} warps, "
+              f"{cfgj['workload']['accesses']} warp accesses of 32 lanes per warp and phase "
+              f"({st['warp_accesses']} warp accesses per random-sample run).\n")
+    summary = {}
+    for ax, wl in zip(axes, ["random-sample", "hash-group"]):
+        base = time_ns(work, wl, gpu, 0, sizes[0])
+        md.append(f"**{wl}** (time: {'whole run' if wl == 'random-sample' else 'grouping phase'}, "
+                  f"simulated µs; slowdown vs {human(sizes[0] * MiB)}; speedup of the scoped runs vs plain)\n")
+        md.append("| region | plain µs | slowdown | scope 128 MiB µs | speedup | scope 2 GiB µs | speedup |")
+        md.append("|---|---|---|---|---|---|---|")
+        for scope, label in zip(SCOPES, ["plain", "scope 128 MiB", "scope 2 GiB"]):
+            xs, ys = [], []
+            for mib in sizes:
+                t = time_ns(work, wl, gpu, scope, mib)
+                if t is None and scope >= mib * MiB:
+                    t = time_ns(work, wl, gpu, 0, mib)  # the scope holds the whole region
+                if t is not None:
+                    xs.append(mib * MiB / GiB)
+                    ys.append(t / base)
+            ax.plot(xs, ys, marker="o", ms=3, label=label)
+        for mib in sizes:
+            plain = time_ns(work, wl, gpu, 0, mib)
+            row = [human(mib * MiB), f"{plain / 1000:.1f}", f"{plain / base:.2f}x"]
+            for scope in SCOPES[1:]:
+                t = time_ns(work, wl, gpu, scope, mib)
+                row += [f"{t / 1000:.1f}", f"{plain / t:.2f}x"] if t else ["(plain)", "-"]
+            md.append("| " + " | ".join(row) + " |")
+        last = sizes[-1]
+        summary[wl] = {
+            "slowdown": time_ns(work, wl, gpu, 0, last) / base,
+            "speedup_128M": time_ns(work, wl, gpu, 0, last) / time_ns(work, wl, gpu, SCOPES[1], last),
+            "speedup_2G": time_ns(work, wl, gpu, 0, last) / time_ns(work, wl, gpu, SCOPES[2], last),
+        }
+        md.append("")
+        for i, l in enumerate(probe_levels):
+            r = l["reach_bytes"] / GiB
+            if sizes[0] * MiB / GiB <= r <= sizes[-1] * MiB / GiB:
+                ax.axvline(r, color="grey", ls=":", lw=1)
+                ax.text(r, 1, f" L{i + 1} reach", fontsize=7,
+                        color="dimgrey", rotation=90, va="bottom")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("region / hash table (GiB)")
+        ax.set_ylabel(f"time / plain time at {human(sizes[0] * MiB)}")
+        ax.set_title(f"{gpu}: {wl}", fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(f"{out}/tlb_access_{gpu}.png", dpi=100)
+    plt.close(fig)
+    return summary, sizes
+
+
+def main():
+    work, out = sys.argv[1], sys.argv[2]
+    secs = sys.argv[3] if len(sys.argv) > 3 else "?"
+    md = ["# TLB hierarchy rediscovered by pointer chasing (karnagel-damon17)", "",
+          "Generated by `experiments/tlb/run.sh` (" + secs + " s); method and discussion in",
+          "`docs/tlb_probe.md`. Every number below comes from a `gmmu-sim` run on the",
+          "`k80` / `p100` configs; the paper column is SPECS.md §5, for comparison.", "",
+          "## 1. TLB properties (`tlb-probe`)", ""]
+    probes = {}
+    for gpu in ["k80", "p100"]:
+        probes[gpu], _ = probe_section(work, gpu, md)
+    md += ["## 2. TLB sharing (`tlb-share`, N = the probe's entries at its page stride)", ""]
+    for gpu in ["k80", "p100"]:
+        share_section(work, out, gpu, md)
+    md += ["## 3. Random sampling and hash grouping over growing regions", ""]
+    summ = {}
+    for gpu in ["k80", "p100"]:
+        summ[gpu], sizes = access_section(work, out, gpu, probes[gpu], md)
+    md += ["## Summary", "", "| GPU | workload | slowdown at " + human(sizes[-1] * MiB) +
+           " | speedup, 128 MiB scopes | speedup, 2 GiB scopes |", "|---|---|---|---|---|"]
+    for gpu, d in summ.items():
+        for wl, v in d.items():
+            md.append(f"| {gpu} | {wl} | {v['slowdown']:.1f}x | {v['speedup_128M']:.2f}x | "
+                      f"{v['speedup_2G']:.2f}x |")
+    md.append("")
+    with open(f"{out}/tlb.md", "w") as f:
+        f.write("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
