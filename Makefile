@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install clean
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install example clean
 
 all: build
 
@@ -57,6 +57,14 @@ cosim-long: build
 lint:
 	@set -e; for f in rtl/*.sv rtl/*.v; do [ -f $$f ] || continue; \
 	  verilator --lint-only -Wall -Irtl $$f; done; echo "lint: clean"
+
+# Install into a scratch prefix and build + run an example against the package.
+example: build
+	rm -rf $(BUILD)/_install $(BUILD)/_example
+	cmake --install $(BUILD) --prefix $(abspath $(BUILD))/_install
+	cmake -S examples/standalone -B $(BUILD)/_example -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
+	cmake --build $(BUILD)/_example -j $(JOBS)
+	$(BUILD)/_example/smmu_demo
 
 install: build
 	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -4,6 +4,26 @@
 
 namespace gmmu {
 
+static pwc_rtl_factory &rtl_factory()
+{
+    static pwc_rtl_factory f;
+    return f;
+}
+void set_pwc_rtl_factory(pwc_rtl_factory f) { rtl_factory() = std::move(f); }
+bool have_pwc_rtl() { return static_cast<bool>(rtl_factory()); }
+
+namespace {
+struct c_pwc_device : pwc_cycle_device {
+    gmmu_pwc *p = nullptr;
+    ~c_pwc_device() override { gmmu_pwc_destroy(p); }
+    gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) override
+    {
+        return gmmu_pwc_step(p, in, out);
+    }
+    std::string name() const override { return "C model"; }
+};
+} // namespace
+
 ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
     : sc_module(name), tsock("tsock"), pt_isock("pt_isock"), p(params)
 {
@@ -13,6 +33,27 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
     gmmu_error err{};
     if (p.pwc.kind != GMMU_PWC_NONE && gmmu_pwc_create(&p.pwc, &pwc_, &err) != GMMU_OK)
         report_error("ptw", me + ": pwc." + err.field + ": " + err.msg);
+    if (pwc_ && (p.pwc_rtl || p.pwc_cosim)) {
+        if (p.pwc.kind != GMMU_PWC_TPC && p.pwc.kind != GMMU_PWC_CPWC)
+            report_error("ptw", me + ": pwc_impl: only TPC and CPWC have RTL twins");
+        if (!have_pwc_rtl())
+            report_error("ptw", me + ": pwc_impl: this program was built without the RTL (Verilator)");
+        std::string why;
+        std::unique_ptr<pwc_cycle_device> rtl = rtl_factory()(p.pwc, &why);
+        if (!rtl)
+            report_error("ptw", me + ": pwc_impl: " + why);
+        auto c = std::make_unique<c_pwc_device>();
+        c->p = pwc_; // the C model now runs through its cycle-step interface
+        pwc_ = nullptr;
+        if (p.pwc_rtl) {
+            pwc_dev = std::move(rtl);
+            if (p.pwc_cosim)
+                pwc_check = std::move(c);
+        } else {
+            pwc_dev = std::move(c);
+            pwc_check = std::move(rtl);
+        }
+    }
     if (p.line_cache && gmmu_line_cache_init(&lc, &p.lc, &err) != GMMU_OK)
         report_error("ptw", me + ": line_cache." + err.field + ": " + err.msg);
     if (p.sched.variant != GMMU_WS_SERIAL) {
@@ -34,6 +75,130 @@ ptw::~ptw()
     if (p.line_cache)
         gmmu_line_cache_destroy(&lc);
     delete ws;
+}
+
+// ---- page-walk cache through its cycle-step interface --------------------------
+void ptw::pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out)
+{
+    if (pwc_dev->step(&in, &out) != GMMU_OK)
+        report_error("ptw", std::string(name()) + ": " + pwc_dev->name() + " rejected a PWC input");
+    if (pwc_check) {
+        gmmu_pwc_cycle_out o2{};
+        if (pwc_check->step(&in, &o2) != GMMU_OK)
+            report_error("ptw", std::string(name()) + ": " + pwc_check->name() + " rejected a PWC input");
+        if (out.hit_valid != o2.hit_valid ||
+            (out.hit_valid && (out.start_level != o2.start_level || out.table_base != o2.table_base))) {
+            char buf[400];
+            snprintf(buf, sizeof buf,
+                     "%s: PWC co-simulation mismatch at PWC cycle %llu: %s {hit_valid=%u start_level=%u "
+                     "table_base=0x%llx} vs %s {hit_valid=%u start_level=%u table_base=0x%llx}",
+                     name(), (unsigned long long)pwc_cycle, pwc_dev->name().c_str(), out.hit_valid,
+                     out.start_level, (unsigned long long)out.table_base, pwc_check->name().c_str(),
+                     o2.hit_valid, o2.start_level, (unsigned long long)o2.table_base);
+            report_error("ptw", buf);
+        }
+    }
+    pwc_cycle++;
+}
+
+bool ptw::pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit)
+{
+    if (!pwc_stepped())
+        return pwc_ && gmmu_pwc_lookup(pwc_, root, va, &hit) == GMMU_OK;
+    gmmu_pwc_cycle_in in{};
+    gmmu_pwc_cycle_out out{};
+    in.lookup_valid = 1;
+    in.lookup_va = va;
+    in.lookup_root = root;
+    unsigned cycles = 0;
+    pwc_step(in, out);
+    in.lookup_valid = 0;
+    while (!out.hit_valid) {
+        if (++cycles > 64)
+            report_error("ptw", std::string(name()) + ": the PWC gave no lookup result in 64 cycles");
+        pwc_step(in, out);
+    }
+    hit.start_level = out.start_level;
+    hit.table_base = out.table_base;
+    hit.reads_left = out.start_level;
+    hit.cycles = cycles;
+    pwc_lookups++;
+    pwc_hit[out.start_level]++;
+    return true;
+}
+
+// A walk that started below the root knows only the lower tables; the upper
+// bases are those of the PWC entries that gave the hit, which the walker's
+// registers hold. They are what a walk from the root reads, so take them from
+// a debug walk of the tables (no traffic, no time). Both PWC implementations
+// (functional and cycle-stepped) then see the same complete path.
+static gmmu_status dbg_read(void *ctx, uint64_t pa, uint64_t *v)
+{
+    auto *sock = static_cast<tlm_utils::simple_initiator_socket<ptw> *>(ctx);
+    tlm::tlm_generic_payload g;
+    g.set_command(tlm::TLM_READ_COMMAND);
+    g.set_address(pa);
+    g.set_data_ptr(reinterpret_cast<unsigned char *>(v));
+    g.set_data_length(8);
+    g.set_streaming_width(8);
+    return (*sock)->transport_dbg(g) == 8 ? GMMU_OK : GMMU_EMEM;
+}
+
+void ptw::complete_path(gmmu_pwc_path &path, uint64_t root)
+{
+    if ((path.known & (1u << 3)) || path.known == 0)
+        return;
+    gmmu_mem_ops ops{&dbg_read, nullptr, &pt_isock};
+    gmmu_walk_result w;
+    if (gmmu_walk(&ops, root, path.va, 0, &w) != GMMU_OK)
+        return;
+    unsigned top = 0;
+    for (unsigned k = 1; k <= 3; k++)
+        if (path.known & (1u << k))
+            top = k;
+    for (unsigned k = top + 1; k <= 3; k++) {
+        if (!w.table_base[k] || (w.fault != GMMU_FAULT_NONE && w.fault_level > k))
+            break;
+        path.base[k] = w.table_base[k];
+        path.known |= 1u << k;
+    }
+}
+
+void ptw::pwc_fill_any(const gmmu_pwc_path &path)
+{
+    if (!pwc_stepped()) {
+        if (pwc_)
+            gmmu_pwc_fill_path(pwc_, &path);
+        return;
+    }
+    gmmu_pwc_cycle_in in{};
+    gmmu_pwc_cycle_out out{};
+    in.fill_valid = 1;
+    in.fill_va = path.va;
+    for (unsigned k = 1; k <= 3; k++)
+        if (path.known & (1u << k)) {
+            in.fill_levels |= uint8_t(1u << (k - 1));
+            (k == 3 ? in.fill_base_l3 : k == 2 ? in.fill_base_l2 : in.fill_base_l1) = path.base[k];
+        }
+    pwc_step(in, out);
+}
+
+void ptw::pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi)
+{
+    if (!pwc_stepped()) {
+        if (pwc_ && all)
+            gmmu_pwc_invalidate_all(pwc_);
+        else if (pwc_)
+            gmmu_pwc_invalidate_range(pwc_, lo, hi);
+        return;
+    }
+    gmmu_pwc_cycle_in in{};
+    gmmu_pwc_cycle_out out{};
+    in.inv_valid = 1;
+    in.inv_all = all;
+    in.inv_lo = lo;
+    in.inv_hi = hi;
+    pwc_step(in, out);
 }
 
 uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.clock.value(); }
@@ -62,8 +227,7 @@ void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
 
 void ptw::invalidate_all()
 {
-    if (pwc_)
-        gmmu_pwc_invalidate_all(pwc_);
+    pwc_invalidate_any(true, 0, ~0ull);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc);
     in_flight.assign(inflight_slots, inflight{});
@@ -71,8 +235,7 @@ void ptw::invalidate_all()
 
 void ptw::invalidate_range(uint64_t lo, uint64_t hi)
 {
-    if (pwc_)
-        gmmu_pwc_invalidate_range(pwc_, lo, hi);
+    pwc_invalidate_any(false, lo, hi);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
     in_flight.assign(inflight_slots, inflight{});
@@ -210,9 +373,9 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
 
     uint64_t table = it->second;
     unsigned level = 4;
-    if (pwc_ && !debug) {
+    if ((pwc_ || pwc_stepped()) && !debug) {
         gmmu_pwc_hit hit;
-        if (gmmu_pwc_lookup(pwc_, it->second, r.va, &hit) == GMMU_OK) {
+        if (pwc_lookup_any(it->second, r.va, hit)) {
             table = hit.table_base;
             level = hit.start_level;
             walk_delay += p.clock * hit.cycles;
@@ -238,8 +401,14 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         r.ready = sc_core::SC_ZERO_TIME;
         return;
     }
-    if (pwc_ && w.fault == GMMU_FAULT_NONE)
-        gmmu_pwc_fill(pwc_, r.va, &w);
+    if ((pwc_ || pwc_stepped()) && w.fault == GMMU_FAULT_NONE) {
+        gmmu_pwc_path path;
+        if (gmmu_pwc_path_from_walk(r.va, &w, &path) == GMMU_OK) {
+            path.known &= 0xEu; // levels 3..1 are cached; the root is CR3
+            complete_path(path, it->second);
+            pwc_fill_any(path);
+        }
+    }
     walks++;
     if (r.fault != GMMU_FAULT_NONE)
         faults++;
@@ -285,9 +454,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         a.start_level = 4;
         a.table_base = it->second;
         a.access = uint8_t(GMMU_ACC_USER | (r->write ? GMMU_ACC_WRITE : 0u));
-        if (pwc_) {
+        if (pwc_ || pwc_stepped()) {
             gmmu_pwc_hit hit;
-            if (gmmu_pwc_lookup(pwc_, it->second, r->va, &hit) == GMMU_OK) {
+            if (pwc_lookup_any(it->second, r->va, hit)) {
                 a.start_level = uint8_t(hit.start_level);
                 a.table_base = hit.table_base;
                 pwc_lat = std::max(pwc_lat, hit.cycles);
@@ -341,16 +510,17 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             continue;
         }
         record_inflight(r, done);
-        if (pwc_) {
+        if (pwc_ || pwc_stepped()) {
             gmmu_pwc_path path{};
             path.va = r.va;
             unsigned deepest = w.page_shift == GMMU_PAGE_1G_SHIFT ? 3u
                                : w.page_shift == GMMU_PAGE_2M_SHIFT ? 2u : 1u;
-            for (unsigned k = deepest; k <= allocs[i].start_level; k++) {
+            for (unsigned k = deepest; k <= allocs[i].start_level && k <= 3; k++) {
                 path.base[k] = w.table_base[k];
                 path.known |= 1u << k;
             }
-            gmmu_pwc_fill_path(pwc_, &path);
+            complete_path(path, roots[r.asid]);
+            pwc_fill_any(path);
         }
     }
     free_at[0] = now + base + p.clock * cycles;
@@ -430,7 +600,18 @@ void ptw::dump_stats(nlohmann::json &j) const
     if (p.line_cache)
         j["line_cache"] = {{"accesses", lc.st.accesses}, {"hits", lc.st.hits},
                            {"misses", lc.st.misses}, {"lines", p.lc.lines}};
-    if (pwc_) {
+    if (pwc_stepped()) {
+        j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
+                    {"impl", pwc_dev->name()},
+                    {"cosim", pwc_check ? pwc_check->name() : std::string("off")},
+                    {"cycles", pwc_cycle},
+                    {"lookups", pwc_lookups},
+                    {"misses", pwc_hit[4]},
+                    {"hit_l4", pwc_hit[3]},
+                    {"hit_l3", pwc_hit[2]},
+                    {"hit_l2", pwc_hit[1]},
+                    {"bits", gmmu_pwc_config_bits(&p.pwc)}};
+    } else if (pwc_) {
         const gmmu_pwc_stats *s = gmmu_pwc_get_stats(pwc_);
         j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
                     {"lookups", s->lookups},

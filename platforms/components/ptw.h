@@ -25,6 +25,9 @@
 // timing change). Per-ASID roots (CR3) are set with set_root().
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,11 +47,28 @@ extern "C" {
 
 namespace gmmu {
 
+// A page-walk cache driven through its cycle-step interface: the C model
+// (gmmu_pwc_step) or its Verilated RTL twin.
+struct pwc_cycle_device {
+    virtual ~pwc_cycle_device() = default;
+    virtual gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) = 0;
+    virtual std::string name() const = 0;
+};
+// The RTL twins live in tb/ (Verilator); a program that links them installs
+// a factory here (platforms/gpu/rtl_bridge.cpp). nullptr + *why when the
+// geometry has no RTL build.
+using pwc_rtl_factory =
+    std::function<std::unique_ptr<pwc_cycle_device>(const gmmu_pwc_config &, std::string *why)>;
+void set_pwc_rtl_factory(pwc_rtl_factory f);
+bool have_pwc_rtl();
+
 struct ptw_params {
     unsigned walkers = 1;            // serial variant: independent walkers
     unsigned fixed_walk_cycles = 0;  // 0: walk latency = what its reads cost
     bool set_accessed_dirty = false; // write A/D bits back like x86 hardware (serial only)
     gmmu_pwc_config pwc{};           // kind GMMU_PWC_NONE: no page-walk cache
+    bool pwc_rtl = false;            // drive the Verilated PWC instead of the C model
+    bool pwc_cosim = false;          // step C model and RTL in lock-step, stop on a mismatch
     bool line_cache = false;
     gmmu_line_cache_config lc{};
     gmmu_ws_config sched{};          // variant SERIAL uses the per-walker path
@@ -69,6 +89,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
     void invalidate_range(uint64_t va_lo, uint64_t va_hi);
     void dump_stats(nlohmann::json &j) const override;
     const gmmu_pwc *pwc() const { return pwc_; }
+    uint64_t pwc_cosim_cycles() const { return pwc_cycle; }
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
@@ -87,6 +108,15 @@ class ptw : public sc_core::sc_module, public stats_provider {
     std::unordered_map<uint16_t, uint64_t> roots;
     std::vector<sc_core::sc_time> free_at; // absolute time each walker (or the scheduler) frees up
     gmmu_pwc *pwc_ = nullptr;
+    // Stepped PWC (RTL or lock-step co-simulation): devices and own counters.
+    std::unique_ptr<pwc_cycle_device> pwc_dev, pwc_check;
+    uint64_t pwc_cycle = 0, pwc_lookups = 0, pwc_hit[5] = {};
+    bool pwc_stepped() const { return pwc_dev != nullptr; }
+    void pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out);
+    bool pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit);
+    void pwc_fill_any(const gmmu_pwc_path &path);
+    void complete_path(gmmu_pwc_path &path, uint64_t root);
+    void pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi);
     gmmu_line_cache lc{};
     gmmu_walk_sched *ws = nullptr;
     tlm::tlm_generic_payload pt_gp;

@@ -1,12 +1,13 @@
 #include "components/tlb.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace gmmu {
 
 tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     : sc_module(name), tsock("tsock"), isock("isock"), miss_isock("miss_isock"),
-      ldt_isock("ldt_isock"), p(params)
+      ldt_isock("ldt_isock"), shootdown_tsock("shootdown_tsock"), p(params)
 {
     gmmu_error err{};
     if (gmmu_tlb_init(&t, &p.model, &err) != GMMU_OK)
@@ -22,6 +23,7 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     tsock.register_transport_dbg(this, &tlb::transport_dbg);
     tsock.register_get_direct_mem_ptr(this, &tlb::get_direct_mem_ptr);
     isock.register_invalidate_direct_mem_ptr(this, &tlb::invalidate_from_below);
+    shootdown_tsock.register_b_transport(this, &tlb::shootdown);
     miss_gp.set_command(tlm::TLM_IGNORE_COMMAND);
     miss_gp.set_data_ptr(nullptr);
     miss_gp.set_data_length(0);
@@ -445,26 +447,79 @@ void tlb::invalidate_from_below(sc_dt::uint64, sc_dt::uint64)
     }
 }
 
+void tlb::revoke_dmi(uint64_t lo, uint64_t hi)
+{
+    if (!dmi_granted)
+        return;
+    dmi_invalidations++;
+    for (unsigned i = 0; i < tsock.size(); i++)
+        tsock[i]->invalidate_direct_mem_ptr(lo, hi);
+    if (lo == 0 && hi == ~0ull)
+        dmi_granted = false;
+}
+
 void tlb::invalidate_all()
 {
     gmmu_tlb_invalidate_all(&t);
-    if (dmi_granted) {
-        dmi_invalidations++;
-        for (unsigned i = 0; i < tsock.size(); i++)
-            tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
-        dmi_granted = false;
-    }
+    revoke_dmi(0, ~0ull);
 }
 
 void tlb::invalidate_page(uint16_t asid, uint64_t va)
 {
     gmmu_tlb_invalidate_page(&t, asid, va >> p.model.page_shift);
-    if (dmi_granted) {
-        dmi_invalidations++;
-        uint64_t lo = va & ~page_mask;
-        for (unsigned i = 0; i < tsock.size(); i++)
-            tsock[i]->invalidate_direct_mem_ptr(lo, lo + page_mask);
+    uint64_t lo = va & ~page_mask;
+    revoke_dmi(lo, lo + page_mask);
+}
+
+void tlb::invalidate_asid(uint16_t asid)
+{
+    gmmu_tlb_invalidate_asid(&t, asid);
+    revoke_dmi(0, ~0ull); // DMI regions are not tagged by ASID
+}
+
+void tlb::invalidate_range(uint16_t asid, uint64_t va_lo, uint64_t va_hi)
+{
+    gmmu_tlb_invalidate_range(&t, asid, va_lo, va_hi);
+    revoke_dmi(va_lo & ~page_mask, va_hi | page_mask);
+}
+
+void tlb::shootdown(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    const uint64_t off = gp.get_address();
+    if (gp.get_data_length() != 8 || !gp.get_data_ptr() || (off & 7) || off > 0x28 ||
+        gp.get_byte_enable_ptr()) {
+        gp.set_response_status(off > 0x28 ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                                          : tlm::TLM_BURST_ERROR_RESPONSE);
+        return;
     }
+    uint64_t v = 0;
+    if (gp.is_read()) {
+        v = off == 0x10 ? sd_lo : off == 0x18 ? sd_hi : off == 0x28 ? gmmu_tlb_generation(&t) : 0;
+        std::memcpy(gp.get_data_ptr(), &v, 8);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    std::memcpy(&v, gp.get_data_ptr(), 8);
+    switch (off) {
+    case 0x00: invalidate_all(); break;
+    case 0x08: invalidate_asid(uint16_t(v)); break;
+    case 0x10: sd_lo = v; break;
+    case 0x18: sd_hi = v; break;
+    case 0x20:
+        if (sd_hi < sd_lo) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        invalidate_range(uint16_t(v), sd_lo, sd_hi);
+        break;
+    default:
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE); // 0x28 is read-only
+        return;
+    }
+    if (off == 0x00 || off == 0x08 || off == 0x20)
+        shootdowns++;
+    delay += p.clock;
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void tlb::dump_stats(nlohmann::json &j) const
@@ -490,6 +545,7 @@ void tlb::dump_stats(nlohmann::json &j) const
     j["write_permission_rewalks"] = perm_upgrades;
     j["dmi_grants"] = dmi_grants;
     j["dmi_invalidations"] = dmi_invalidations;
+    j["shootdowns"] = shootdowns;
     if (t.st.prefetch_fills || prefetches_received || probes_answered || probe_fills) {
         j["prefetch"] = {{"received", prefetches_received},
                          {"fills", t.st.prefetch_fills},

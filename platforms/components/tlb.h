@@ -47,6 +47,16 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlm_utils::simple_initiator_socket_optional<tlb> isock;    // translated data out (L1 role)
     tlm_utils::simple_initiator_socket<tlb> miss_isock;        // misses to the next level
     tlm_utils::simple_initiator_socket_optional<tlb> ldt_isock; // PICLE side band (optional)
+    // Shootdown register block (optional; 64-bit registers, little-endian):
+    //   0x00 W  invalidate all            0x08 W  invalidate ASID (value = asid)
+    //   0x10 RW range start VA            0x18 RW range end VA (inclusive)
+    //   0x20 W  invalidate [start, end] of ASID (value = asid)
+    //   0x28 R  invalidation generation (count of invalidations performed)
+    tlm_utils::multi_passthrough_target_socket<tlb, 32, tlm::tlm_base_protocol_types, 0,
+                                               sc_core::SC_ZERO_OR_MORE_BOUND>
+        shootdown_tsock;
+    void invalidate_asid(uint16_t asid);
+    void invalidate_range(uint16_t asid, uint64_t va_lo, uint64_t va_hi);
 
     tlb(sc_core::sc_module_name name, const tlb_params &p);
     ~tlb() override;
@@ -66,6 +76,9 @@ class tlb : public sc_core::sc_module, public stats_provider {
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
     void invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi);
+    void shootdown(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void revoke_dmi(uint64_t lo, uint64_t hi);
+    uint64_t sd_lo = 0, sd_hi = 0, shootdowns = 0;
 
     // Translate reqs in place; returns the batch's completion delay.
     sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,

@@ -24,12 +24,6 @@ int bad_input(const std::string &msg)
     return 2;
 }
 
-double rate(const nlohmann::json &t)
-{
-    uint64_t a = t.value("accesses", uint64_t(0));
-    return a ? 100.0 * double(t.value("hits", uint64_t(0))) / double(a) : 0.0;
-}
-
 } // namespace
 
 int sc_main(int argc, char **argv)
@@ -115,17 +109,20 @@ int sc_main(int argc, char **argv)
                     cfg.b("mmu.bypass") ? ", translation bypassed" : "");
         std::printf("  warp accesses        %" PRIu64 "\n", r.warp_accesses);
         if (!cfg.b("mmu.bypass")) {
-            uint64_t a = 0, h = 0;
-            for (auto &[k, v] : g.items())
-                if (k.rfind("l1_tlb", 0) == 0) {
-                    a += v.value("accesses", uint64_t(0));
-                    h += v.value("hits", uint64_t(0));
-                }
-            std::printf("  L1 TLB hit rate      %.2f%% (%" PRIu64 " lookups, all SMs)\n",
-                        a ? 100.0 * double(h) / double(a) : 0.0, a);
-            if (g.contains("l2_tlb"))
-                std::printf("  L2 TLB hit rate      %.2f%% (%" PRIu64 " lookups)\n",
-                            rate(g["l2_tlb"]), g["l2_tlb"].value("accesses", uint64_t(0)));
+            for (int lv = 1; lv <= 3; lv++) {
+                const std::string pre = "l" + std::to_string(lv) + "_tlb";
+                uint64_t a = 0, h = 0, n = 0;
+                for (auto &[k, v] : g.items())
+                    if (k.rfind(pre, 0) == 0) {
+                        a += v.value("accesses", uint64_t(0));
+                        h += v.value("hits", uint64_t(0));
+                        n++;
+                    }
+                if (n)
+                    std::printf("  L%d TLB hit rate      %.2f%% (%" PRIu64 " lookups, %" PRIu64
+                                " instance%s)\n",
+                                lv, a ? 100.0 * double(h) / double(a) : 0.0, a, n, n > 1 ? "s" : "");
+            }
             uint64_t walks = 0, reads = 0;
             for (auto &[k, v] : g.items())
                 if (k.rfind("ptw", 0) == 0) {

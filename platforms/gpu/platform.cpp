@@ -158,6 +158,13 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         wp.set_accessed_dirty = c.b("ptw.set_accessed_dirty");
         wp.clock = clock;
         wp.pwc = pwc_config_from(c);
+        wp.pwc_rtl = c.s("ptw.pwc_impl") == "rtl";
+        wp.pwc_cosim = c.b("ptw.cosim");
+        if ((wp.pwc_rtl || wp.pwc_cosim) && wp.pwc.kind != GMMU_PWC_TPC && wp.pwc.kind != GMMU_PWC_CPWC)
+            throw config_error("config key 'ptw.pwc_impl': only ptw.pwc=tpc or cpwc have RTL twins");
+        if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl())
+            throw config_error("config key 'ptw.pwc_impl': this gmmu-sim was built without the RTL "
+                               "(Verilator not found)");
         wp.line_cache = c.i("ptw.line_cache.lines") > 0;
         if (wp.line_cache) {
             gmmu_line_cache_config_default(&wp.lc);

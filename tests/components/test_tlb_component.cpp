@@ -190,3 +190,70 @@ TEST_F(TlbComponentTest, InvalidationDropsEntriesAndRevokesDmiUpstream)
 }
 
 } // namespace
+
+namespace {
+
+struct ShootdownTest : TlbComponentTest {
+    TestInitiator cpu{"cpu"};
+    void SetUp() override
+    {
+        cpu.isock.bind(l1.shootdown_tsock);
+        TlbComponentTest::SetUp();
+    }
+    void reg_write(uint64_t off, uint64_t v)
+    {
+        sc_time d;
+        ASSERT_EQ(cpu.access(tlm::TLM_WRITE_COMMAND, off, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    }
+    bool cached(uint64_t va) { return gmmu_tlb_probe(&l1.model(), 0, va >> 12, nullptr); }
+    void touch(uint64_t va)
+    {
+        uint64_t v = 0;
+        sc_time d;
+        ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, va, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    }
+};
+
+TEST_F(ShootdownTest, RegisterBlockInvalidatesRangeAsidAndAll)
+{
+    for (unsigned p = 0; p < 4; p++)
+        touch(base + p * 4096);
+    reg_write(0x10, base + 4096);
+    reg_write(0x18, base + 2 * 4096 + 100);
+    reg_write(0x20, 0); // range of ASID 0: pages 1 and 2
+    EXPECT_TRUE(cached(base));
+    EXPECT_FALSE(cached(base + 4096));
+    EXPECT_FALSE(cached(base + 2 * 4096));
+    EXPECT_TRUE(cached(base + 3 * 4096));
+    reg_write(0x08, 5); // another ASID: nothing of ASID 0 goes
+    EXPECT_TRUE(cached(base));
+    reg_write(0x08, 0);
+    EXPECT_FALSE(cached(base));
+    touch(base);
+    reg_write(0x00, 1);
+    EXPECT_FALSE(cached(base));
+    uint64_t gen = 0;
+    sc_time d;
+    ASSERT_EQ(cpu.access(tlm::TLM_READ_COMMAND, 0x28, &gen, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_GE(gen, 3u);
+    uint64_t v = 0;
+    EXPECT_EQ(cpu.access(tlm::TLM_WRITE_COMMAND, 0x30, &v, 8, d), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(cpu.access(tlm::TLM_WRITE_COMMAND, 0x28, &v, 8, d), tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+TEST_F(ShootdownTest, ShootdownRevokesDmiGrantedUpstream)
+{
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(base + 0x1000);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    reg_write(0x10, base + 0x1000);
+    reg_write(0x18, base + 0x1fff);
+    reg_write(0x20, 0);
+    ASSERT_EQ(ini.invalidations.size(), 1u);
+    EXPECT_EQ(ini.invalidations[0].first, base + 0x1000);
+    EXPECT_EQ(ini.invalidations[0].second, base + 0x1fff);
+}
+
+} // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -340,3 +341,42 @@ TEST(CliTest, FuzzedConfigsNeverCrashTheLoader)
 }
 
 } // namespace
+
+#ifdef GMMU_HAVE_RTL
+namespace {
+
+// The same workload with the C page-walk cache, its RTL twin, and both in
+// lock-step gives identical statistics.
+TEST(CliTest, RtlPageWalkCacheGivesIdenticalStats)
+{
+    const std::string args = "--workload random-sample --set sm.count=2 --set sm.warps=4 "
+                             "--set workload.accesses=8 --set workload.region_bytes=268435456 "
+                             "--set ptw.pwc_bits=5280 --quiet";
+    for (const char *kind : {"cpwc", "tpc"}) {
+        nlohmann::json ref;
+        for (const char *mode : {"--set ptw.pwc_impl=c", "--set ptw.pwc_impl=rtl",
+                                 "--set ptw.pwc_impl=rtl --set ptw.cosim=true"}) {
+            std::string out = tmp(std::string("rtl_") + kind + std::to_string(std::strlen(mode)));
+            SimRun r = sim(args + " --set ptw.pwc=" + kind + " " + mode + " --out " + out);
+            ASSERT_EQ(r.status, 0) << mode << "\n" << r.out;
+            nlohmann::json st = load(out + "/stats.json");
+            nlohmann::json key = {st["sim_time_ns"], st["gpu"]["ptw"]["pt_reads"],
+                                  st["gpu"]["ptw"]["walks"], st["gpu"]["ptw"]["pwc"]["lookups"],
+                                  st["gpu"]["ptw"]["pwc"]["hit_l2"], st["gpu"]["ptw"]["pwc"]["hit_l3"],
+                                  st["gpu"]["ptw"]["pwc"]["misses"], st["gpu"]["l1_tlb0"]["hits"]};
+            if (ref.is_null())
+                ref = key;
+            EXPECT_EQ(key, ref) << kind << " " << mode;
+        }
+    }
+}
+
+TEST(CliTest, RtlNeedsAGeometryThatWasBuilt)
+{
+    expect_bad("--workload stream --set ptw.pwc=cpwc --set ptw.pwc_bits=9000 --set ptw.pwc_impl=rtl",
+               "pwc_impl");
+    expect_bad("--workload stream --set ptw.pwc=stc --set ptw.pwc_impl=rtl", "ptw.pwc_impl");
+}
+
+} // namespace
+#endif
