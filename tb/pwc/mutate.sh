@@ -5,7 +5,9 @@
 # off-by-one width or index, stuck valid, ...) to COPIES of rtl/cpwc.sv,
 # rtl/tpc.sv and rtl/pwc_pipe.sv in the build dir (the tracked RTL is never
 # touched), verilates each mutant with the bench's flags (--assert,
-# --x-assign/--x-initial unique) at a small geometry, and runs a short
+# --x-assign/--x-initial unique) at a small geometry (a survivor again at
+# a second geometry: other block size, entry count and a 3-cycle pipeline),
+# and runs a short
 # seeded lock-step random bench against the C model (outputs every cycle,
 # storage, latency, SVA). A mutant is caught when the bench fails. Prints
 # caught/total per file; exits 1 if the score is below MUTATE_TARGET (95%).
@@ -184,34 +186,50 @@ for _ in range(int(occ)):
     i = t.index(s, i + 1)
 open(p, 'w').write(t[:i] + r + t[i + len(s):])
 PY
+  # geometry 1 first; a survivor is tried again at geometry 2 (other block
+  # size / entry count), so a fault one geometry cannot show is still sought
+  local geoms g verdict="" last=""
   if [ "$file" = tpc.sv ]; then
-    kind=tpc; params="-GEntries=6 -GHitCycles=2 -GLru=1'b1"
-    echo "#include \"Vmut.h\"
-#include \"Vmut___024root.h\"
-#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) TPC(mut, 6, 2, 1)" > "$dir/rtl_pwc_variants.inc"
+    kind=tpc
+    geoms=("6 2" "3 3")
   else
-    kind=cpwc; params="-GL4Entries=2 -GL3Entries=8 -GL2Blocks=5 -GBlockEntries=2 -GLookupCycles=1 -GMuxCycles=1 -GLru=1'b1"
-    echo "#include \"Vmut.h\"
-#include \"Vmut___024root.h\"
-#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) CPWC(mut, 2, 8, 5, 2, 1, 1, 1)" > "$dir/rtl_pwc_variants.inc"
+    kind=cpwc
+    geoms=("2 8 5 2 1 1" "2 4 3 4 2 1")
   fi
-  local verdict
-  # shellcheck disable=SC2086
-  if ! (cd "$dir" && verilator --cc --exe --build -j 1 -Wno-fatal --prefix Vmut --top-module $kind \
-        --x-assign unique --x-initial unique --assert $params \
-        -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
-        -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$dir" \
-        rtl/pwc_pipe.sv rtl/$kind.sv "$HERE/rtl_cpwc.cpp" \
-        "$WORK/pwc_bench.o" "$WORK/mutant_main.o" "$LIBMODELS" -o mut > build.log 2>&1); then
-    verdict="caught (does not build: see $dir/build.log)"
-    echo "$id|uncompilable|$what|$verdict" > "$dir/result"
-    return
-  fi
-  # shellcheck disable=SC2086
-  if (cd "$dir" && timeout 300 ./obj_dir/mut "$CYCLES" $SEEDS > run.log 2>&1); then
-    echo "$id|survived|$what|$(tail -1 "$dir/run.log")" > "$dir/result"
+  for g in "${geoms[@]}"; do
+    set -- $g
+    if [ $kind = tpc ]; then
+      params="-GEntries=$1 -GHitCycles=$2 -GLru=1'b1"
+      printf '#include "Vmut.h"\n#include "Vmut___024root.h"\n#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) TPC(mut, %s, %s, 1)\n' \
+        "$1" "$2" > "$dir/rtl_pwc_variants.inc"
+    else
+      params="-GL4Entries=$1 -GL3Entries=$2 -GL2Blocks=$3 -GBlockEntries=$4 -GLookupCycles=$5 -GMuxCycles=$6 -GLru=1'b1"
+      printf '#include "Vmut.h"\n#include "Vmut___024root.h"\n#define GMMU_RTL_PWC_VARIANTS(CPWC, TPC) CPWC(mut, %s, %s, %s, %s, %s, %s, 1)\n' \
+        "$1" "$2" "$3" "$4" "$5" "$6" > "$dir/rtl_pwc_variants.inc"
+    fi
+    rm -rf "$dir/obj_dir"
+    # shellcheck disable=SC2086
+    if ! (cd "$dir" && verilator --cc --exe --build -j 1 -Wno-fatal --prefix Vmut --top-module $kind \
+          --x-assign unique --x-initial unique --assert $params \
+          -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
+          -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$dir" \
+          rtl/pwc_pipe.sv rtl/$kind.sv "$HERE/rtl_cpwc.cpp" \
+          "$WORK/pwc_bench.o" "$WORK/mutant_main.o" "$LIBMODELS" -o mut > build.log 2>&1); then
+      echo "$id|uncompilable|$what|does not build: see $dir/build.log" > "$dir/result"
+      return
+    fi
+    # shellcheck disable=SC2086
+    if (cd "$dir" && timeout 300 ./obj_dir/mut "$CYCLES" $SEEDS > run.log 2>&1); then
+      last="survived geometry [$g]: $(tail -1 "$dir/run.log")"
+    else
+      verdict="caught at geometry [$g]: $(grep -m1 -A1 'FAILED' "$dir/run.log" | tail -1 | cut -c1-100)"
+      break
+    fi
+  done
+  if [ -n "$verdict" ]; then
+    echo "$id|caught|$what|$verdict" > "$dir/result"
   else
-    echo "$id|caught|$what|$(grep -m1 -A1 'FAILED' "$dir/run.log" | tail -1 | cut -c1-100)" > "$dir/result"
+    echo "$id|survived|$what|$last" > "$dir/result"
   fi
   rm -rf "$dir/obj_dir/"*.o
 }

@@ -464,6 +464,7 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
     const unsigned p_switch = unsigned(rng() % 3);
     const unsigned p_prefetch = unsigned(rng() % 40);
     const unsigned max_walk = 2 + unsigned(rng() % 40);
+    const unsigned p_stale = unsigned(rng() % 30); // fills from the other space's tables
     const size_t hot = 1 + pick(std::max<size_t>(1, L.small.size()));
 
     std::vector<WalkJob> walks;
@@ -567,7 +568,10 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
             job = WalkJob{c, L.leaves[pick(L.leaves.size())].va | (rng() & 0xFFF), 4, cur};
         }
         if (job.space >= 0 && gmmu_va_canonical(job.va)) {
-            gmmu_walk_result w = spaces[job.space]->walk(job.va);
+            // a stale walk: the same VA read from the other space's tables
+            // (same indices, other bases), e.g. a walk that raced a remap
+            const int src = pct(p_stale) ? job.space ^ 1 : job.space;
+            gmmu_walk_result w = spaces[src]->walk(job.va);
             unsigned deep = deepest_level(w);
             unsigned known = 0;
             for (unsigned k = std::max(1u, deep); k <= 3 && deep <= 3; k++)
@@ -590,7 +594,7 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
                 in.fill_base_l2 = ((known & 2) ? w.table_base[2] : rng()) | noise;
                 in.fill_base_l1 = ((known & 1) ? w.table_base[1] : rng()) | noise;
                 st.fills++;
-                if (job.space != cur) {
+                if (src != cur) {
                     st.stale_fills++;
                     coherent = false;
                 }
