@@ -26,14 +26,17 @@ test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 $(BUILD_ASAN)/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGMMU_SANITIZE=ON
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DGMMU_SANITIZE=ON \
+	  -DGMMU_BUILD_EXPERIMENTS=OFF -DGMMU_BUILD_RTL=OFF
 
 test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) --timeout 900 -LE slow
+	  ctest --output-on-failure -j $(JOBS) --timeout 900 -LE 'slow|cosim'
 
-# make test = the normal build's tests, then the same tests under ASan+UBSan.
+# make test = the normal build's tests (RTL co-simulation included), then the
+# model and platform tests again under ASan+UBSan (the Verilated benches are
+# left out of the sanitizer build: they check the RTL, not our C/C++).
 test: test-unit test-asan
 
 bench: build
