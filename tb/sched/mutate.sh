@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Mutation check of rtl/walk_sched.sv: each mutant is a single-point change
+# (inverted comparison, dropped term, off-by-one index or width, stuck valid,
+# wrong constant) applied to a COPY of the RTL in the build folder; it is
+# Verilated with the bench's harness (tb/sched/mutate_main.cpp: seeded random
+# lock-step against the C model, RTL assertions on) and counts as caught when
+# the run reports a mismatch or an assertion. The tracked RTL is never touched.
+#
+# Usage: BUILD_DIR=<cmake build dir> tb/sched/mutate.sh [mutant-id ...]
+#   WS_MUT_JOBS (default 2) mutants at once; WS_MUT_CYCLES (default 20000)
+#   cycles per seed, WS_MUT_SEEDS (default 3) seeds per mutant.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+work=$build/tb/sched/mutate
+models=$build/libgmmu_models.a
+jobs_max=${WS_MUT_JOBS:-2}
+cycles=${WS_MUT_CYCLES:-20000}
+seeds=${WS_MUT_SEEDS:-3}
+copt=${WS_MUT_COPT:--O0}   # C++ optimization of the mutant models (compile time dominates)
+[ -f "$models" ] || { echo "mutate.sh: $models missing (build gmmu_models first)" >&2; exit 1; }
+mkdir -p "$work"
+
+# id|config|description|search|replace   (search must occur exactly once)
+# config: name variant mshrs walkers pass retire
+cat >"$work/mutants.txt" <<'EOF'
+m01|tree|wrong fault code: not-present reported as write|cfault = FaultNotPres;|cfault = FaultWrite;
+m02|tree|off-by-one level: PS checked at level 3 instead of 4|end else if (rdata[7] && t_lvl == 2'd3) begin|end else if (rdata[7] && t_lvl == 2'd2) begin
+m03|tree|wrong bit: user check reads W|end else if (m_acc_q[i*2 + 1] && !rdata[2]) begin|end else if (m_acc_q[i*2 + 1] && !rdata[1]) begin
+m04|tree|wrong index: write check reads the user flag|end else if (m_acc_q[i*2] && !rdata[1]) begin|end else if (m_acc_q[i*2 + 1] && !rdata[1]) begin
+m05|tree|off-by-one width: 2 MiB alignment check|(t_lvl == 2'd1 && rdata[20:12] != 9'd0)|(t_lvl == 2'd1 && rdata[20:13] != 8'd0)
+m06|tree|dropped term: PS no longer makes a leaf|cleaf = (t_lvl == 2'd0) \|\| rdata[7];|cleaf = (t_lvl == 2'd0);
+m07|tree|off-by-one index: next table stored one level too high|              m_tb_d[(i*4 + l)*KW +: KW] = rframe;|              m_tb_d[(i*4 + l + 1)*KW +: KW] = rframe;
+m08|tree|off-by-one level: children of the wrong level become known|s_lvl_q[s*2 +: 2] == t_lvl - 2'd1 && s_key_q[s*KW +: KW] == KW'(t_tag)) begin|s_lvl_q[s*2 +: 2] == t_lvl && s_key_q[s*KW +: KW] == KW'(t_tag)) begin
+m09|tree|dropped update: converted child stays unknown|        conv[s]             = 1'b1;\n        s_known_d[s]        = 1'b1;|        conv[s]             = 1'b1;
+m10|tree|stale holders: release uses the pre-response references|          if (m_refv_d[i*4 + l] && m_ref_d[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;|          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;
+m11|tree|stuck slot: a cancelled reference is never freed|        cancelled[s] = 1'b1;\n        s_state_d[s*2 +: 2] = SlotFree;|        cancelled[s] = 1'b1;
+m12|tree|wrong state: a read without consumers stays in flight|        s_state_d[s*2 +: 2] = SlotOrphan;|        s_state_d[s*2 +: 2] = SlotInflight;
+m13|tree|one cycle late: retire sees the pre-response done bits|rdone[i] = m_valid_q[i] && m_done_d[i];|rdone[i] = m_valid_q[i] && m_done_q[i];
+m14|tree4p3r1|off-by-one: one more walk retired than retire_width|if (j < 32'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin|if (j <= 32'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin
+m15|tree|off-by-one: nreads|                                      {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;|                                      {1'b0, m_lvl_d[i*2 +: 2]} + 3'd0;
+m16|tree|wrong constant: 2 MiB page shift|done_page_shift_o[j*6 +: 6] = 6'd21;|done_page_shift_o[j*6 +: 6] = 6'd20;
+m17|tree|off-by-one width: 2 MiB PA split|done_pa_o[j*52 +: 52] = {m_pte_d[i*64 + 21 +: 31], m_va_q[i*64 +: 21]};|done_pa_o[j*52 +: 52] = {m_pte_d[i*64 + 22 +: 30], m_va_q[i*64 +: 22]};
+m18|tree|off-by-one: fault level|done_fault_level_o[j*3 +: 3] = {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;|done_fault_level_o[j*3 +: 3] = {1'b0, m_lvl_d[i*2 +: 2]} + 3'd0;
+m19|tree|dropped term: unknown tables may issue|      cand[s] = s_state_q[s*2 +: 2] == SlotQueued && s_known_q[s] &&|      cand[s] = s_state_q[s*2 +: 2] == SlotQueued &&
+m20|tree|dropped term: references cancelled this cycle may issue|                s_state_d[s*2 +: 2] == SlotQueued;\n      cand_line[s]|                1'b1;\n      cand_line[s]
+m21|tree|dropped line lock|pick_set = any_line ? cand_line : cand;|pick_set = cand;
+m22|tree|inverted comparison: youngest slot issues first|        if (pick_set[b] && !s_age_q[pair_idx(a, b, S)]) begin|        if (pick_set[b] && s_age_q[pair_idx(a, b, S)]) begin
+m23|tree|dropped term: ignores mem_ready|issue = any_cand && mem_ready_i;|issue = any_cand;
+m24|tree|off-by-one index: line of the last request|last_line_d = {pick_key, pick_idx[8:4]};|last_line_d = {pick_key, pick_idx[7:3]};
+m25|tree|inverted comparison: scan waits with enough free slots|if (ecnt > free_cnt) begin|if (ecnt >= free_cnt) begin
+m26|tree|wrong constant: scan level wraps to PD instead of PML4|try_lvl = (try_lvl == 2'd0) ? 2'd3 : try_lvl - 2'd1;|try_lvl = (try_lvl == 2'd0) ? 2'd2 : try_lvl - 2'd1;
+m27|tree|stale level: scan key uses the pre-response walk level|kn[i] = m_lvl_d[i*2 +: 2] == plvl;|kn[i] = m_lvl_q[i*2 +: 2] == plvl;
+m28|tree|off-by-one width: line compare of the group|key[j*KW +: KW] == key[i*KW +: KW] && idx[j*9 + 4 +: 5] == idx[i*9 + 4 +: 5]) begin|key[j*KW +: KW] == key[i*KW +: KW] && idx[j*9 + 3 +: 5] == idx[i*9 + 3 +: 5]) begin
+m29|tree|dropped term: merge ignores known/unknown key kind|s_known_d[s] == kn[i] && s_key_d[s*KW +: KW] == key[i*KW +: KW] &&|s_key_d[s*KW +: KW] == key[i*KW +: KW] &&
+m30|tree|dropped update: an orphan read is not revived by a merge|              s_state_d[s*2 +: 2] = SlotInflight;   // an orphan read gets a consumer again|              s_state_d[s*2 +: 2] = SlotOrphan;
+m31|pair|inverted comparison: new slots in descending index order|idx[j*9 +: 9] < idx[i*9 +: 9]))) begin|idx[j*9 +: 9] > idx[i*9 +: 9]))) begin
+m32|pair|inverted comparison: groups in descending leader order|(gl[j*MshrIdW +: MshrIdW] < gl[i*MshrIdW +: MshrIdW] \|\||(gl[j*MshrIdW +: MshrIdW] > gl[i*MshrIdW +: MshrIdW] \|\|
+m33|tree4p3r1|stuck timer: passes every cycle after the first|        if ((elig & ~grp) != '0) begin\n          scan_timer_d = TimerLoad;|        if ((elig & ~grp) != '0) begin\n          scan_timer_d = '0;
+m34|serial|off-by-one: one walk more than idle walkers dispatched|if (elig[i] && prank[i*CW +: CW] < idle_walkers) begin|if (elig[i] && prank[i*CW +: CW] <= idle_walkers) begin
+m35|serial|dropped term: busy walkers not counted|idle_walkers = CW'(Walkers) - active_walks;|idle_walkers = CW'(Walkers);
+m36|serial|inverted comparison: youngest walk dispatched first|if (elig[i] && elig[j] && m_age_q[pair_idx(j, i, N)]) begin|if (elig[i] && elig[j] && !m_age_q[pair_idx(j, i, N)]) begin
+m37|tree|off-by-one width: canonical check|canon  = (ava[63:47] == 17'd0) \|\| (ava[63:47] == 17'h1FFFF);|canon  = (ava[63:48] == 16'd0) \|\| (ava[63:47] == 17'h1FFFF);
+m38|tree|stuck done: non-canonical walk never completes|m_done_d[i]           = !canon;|m_done_d[i]           = 1'b0;
+m39|tree|dropped term: one allocation takes every free MSHR|if (!found && fmask[i]) begin|if (fmask[i]) begin
+m40|tree|wrong source: MSHRs retired this cycle reusable at once|fmask = ~m_valid_q;|fmask = ~m_valid_d;
+m41|tree|inverted age: new slots older than existing ones|        if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b1;|        if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b0;
+m42|tree|off-by-one: request level|req_level_o = {1'b0, pick_lvl} + 3'd1;|req_level_o = {1'b0, pick_lvl} + 3'd0;
+m43|tree|dropped term: consumers of any level take the response|!m_done_q[i] && m_lvl_q[i*2 +: 2] == t_lvl &&|!m_done_q[i] &&
+m44|tree|dropped term: orphan responses treated as live|t_live  = resp_valid_i && (t_state != SlotOrphan);|t_live  = resp_valid_i;
+m45|tree|stuck valid: a retired MSHR stays busy|          m_valid_d[i] = 1'b0;\n          scan_mask_d[i] = 1'b0;|          scan_mask_d[i] = 1'b0;
+m46|serial|stuck valid: serial next read never requested|            serial_new = 1'b1;|            serial_new = 1'b0;
+EOF
+
+cfg_args() {
+  case $1 in
+    tree) echo "tree4p1r4 1 4 1 1 4" ;;
+    tree4p3r1) echo "tree4p3r1 1 4 1 3 1" ;;
+    pair) echo "pair4p1r2 2 4 1 1 2" ;;
+    serial) echo "serial4w2r2 0 4 2 1 2" ;;
+    *) echo "bad config $1" >&2; return 1 ;;
+  esac
+}
+
+# build one model: $1 = folder, $2 = RTL file, $3 = config key
+build_model() {
+  local dir=$1 rtl=$2 name variant mshrs walkers pass retire
+  read -r name variant mshrs walkers pass retire <<<"$(cfg_args "$3")"
+  mkdir -p "$dir"
+  echo "#include \"Vws_${name}.h\"" >"$dir/ws_headers.inc"
+  echo "WS_CFG(${name}, ${variant}, ${mshrs}, ${walkers}, ${pass}, ${retire})" >"$dir/ws_configs.inc"
+  verilator --cc --exe --build -j 1 --x-assign unique --x-initial unique --assert -O3 \
+    --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
+    -GWalkers="$walkers" -GScanPassCycles="$pass" -GRetireWidth="$retire" \
+    --Mdir "$dir/obj" -o vsim "$rtl" "$here/mutate_main.cpp" "$here/rtl_walk_sched.cpp" \
+    -CFLAGS "-std=c++17 $copt -I$here -I$dir -I$root/models/include" \
+    -LDFLAGS "$models" >"$dir/build.log" 2>&1
+}
+
+run_model() { "$1/obj/vsim" "$seeds" "$cycles" 0x6d757400 >"$1/run.log" 2>&1; }
+
+# ---- the unmutated RTL must pass every configuration used ----
+base() { build_model "$work/base_$1" "$root/rtl/walk_sched.sv" "$1" && run_model "$work/base_$1"; }
+bpids=()
+for key in tree tree4p3r1 pair serial; do base "$key" & bpids+=($!); done
+for i in 0 1 2 3; do
+  if ! wait "${bpids[$i]}"; then
+    echo "mutate.sh: the unmutated RTL fails to build or run (see $work/base_*/build.log, run.log)" >&2; exit 1
+  fi
+done
+
+# ---- mutants ----
+want=("$@")
+one() {
+  local line=$1 id key desc d
+  IFS='|' read -r id key desc _ _ <<<"$line"
+  d=$work/$id
+  rm -rf "$d"; mkdir -p "$d"
+  if ! python3 - "$root/rtl/walk_sched.sv" "$d/walk_sched.sv" "$line" <<'PY'
+import sys
+src, dst, line = sys.argv[1], sys.argv[2], sys.argv[3]
+import re
+f = re.split(r"(?<!\\)\|", line)
+unesc = lambda t: t.replace("\\n", "\n").replace("\\|", "|")
+search, repl = unesc(f[3]), unesc(f[4])
+text = open(src).read()
+if text.count(search) != 1:
+    sys.exit(f"search text occurs {text.count(search)} times")
+open(dst, "w").write(text.replace(search, repl))
+PY
+  then echo "$id|invalid|pattern" >"$d/result"; return; fi
+  if ! build_model "$d" "$d/walk_sched.sv" "$key"; then echo "$id|invalid|build" >"$d/result"; return; fi
+  if run_model "$d"; then echo "$id|survived|$desc" >"$d/result"; else echo "$id|caught|$desc" >"$d/result"; fi
+}
+# (the functions run in forked subshells; nothing to export)
+mapfile -t lines <"$work/mutants.txt"
+pids=()
+for line in "${lines[@]}"; do
+  id=${line%%|*}
+  if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $id "* ]]; then continue; fi
+  one "$line" &
+  pids+=($!)
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 1; done
+done
+for p in "${pids[@]}"; do wait "$p" || true; done
+
+caught=0 total=0 invalid=0
+for line in "${lines[@]}"; do
+  id=${line%%|*}
+  [ -f "$work/$id/result" ] || continue
+  IFS='|' read -r _ res desc <<<"$(cat "$work/$id/result")"
+  case $res in
+    caught) caught=$((caught + 1)); total=$((total + 1)); printf '  %-4s caught    %s\n' "$id" "$desc" ;;
+    survived) total=$((total + 1)); printf '  %-4s SURVIVED  %s\n' "$id" "$desc" ;;
+    *) invalid=$((invalid + 1)); printf '  %-4s invalid (%s)\n' "$id" "$desc" ;;
+  esac
+done
+pct=$(awk -v c=$caught -v t=$total 'BEGIN{printf "%.1f", t ? 100 * c / t : 0}')
+echo "walk_sched mutation score: $caught/$total caught ($pct%), $invalid invalid; $seeds seeds x $cycles cycles each"
+awk -v c=$caught -v t=$total 'BEGIN{exit !(t > 0 && c >= 0.95 * t)}' || { echo "mutate.sh: below the 95% target" >&2; exit 1; }
