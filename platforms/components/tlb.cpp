@@ -33,6 +33,11 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     ldt_gp.set_data_length(0);
     ldt_gp.set_extension(&ldt_ext);
     miss_reqs.reserve(warp_ext::lanes);
+    if (p.mshr.mshrs) {
+        if (gmmu_tlb_mshr_init(&mshr, &p.mshr, &err) != GMMU_OK)
+            report_error("tlb", std::string(this->name()) + ": mshr." + err.field + ": " + err.msg);
+        use_mshr = true;
+    }
     page_reqs.reserve(warp_ext::lanes);
 }
 
@@ -40,6 +45,8 @@ tlb::~tlb()
 {
     miss_gp.clear_extension(&miss_ext);
     ldt_gp.clear_extension(&ldt_ext);
+    if (use_mshr)
+        gmmu_tlb_mshr_destroy(&mshr);
     gmmu_tlb_destroy(&t);
 }
 
@@ -183,6 +190,156 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     return done;
 }
 
+// ---- L1 data path with the MSHR timing model ---------------------------------
+// Pass 1 finds the pages that will miss (probe, no state change) and are not
+// already waiting in an MSHR, and sends them down as one batch (so the walker
+// can coalesce them). Pass 2 runs gmmu_tlb_access_batch: ports, in-order
+// issue, MSHR allocation and merging, hits under misses, the limit on misses
+// in flight; its miss callback takes each miss's latency from pass 1's answer
+// and fills the TLB.
+void tlb::fill_from(const xlate_req &m)
+{
+    const unsigned shift = p.model.page_shift;
+    if (!m.done || m.fault != GMMU_FAULT_NONE)
+        return;
+    if (m.page_shift < shift) {
+        uncacheable++;
+        return;
+    }
+    uint32_t flags = GMMU_TLB_FILL_CHECK_GEN;
+    if (multi_page_log2 > shift && m.page_shift + m.contig_log2 >= multi_page_log2)
+        flags |= GMMU_TLB_FILL_CONTIG;
+    gmmu_tlb_fill_ex(&t, m.asid, m.va >> shift, m.pa >> shift, m.perms, flags, batch_gen, nullptr);
+}
+
+gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
+                              uint32_t *latency)
+{
+    auto *self = static_cast<tlb *>(ctx);
+    const unsigned shift = self->p.model.page_shift;
+    const sc_core::sc_time clk = self->p.clock;
+    xlate_req *m = nullptr;
+    for (auto &r : self->resolved)
+        if (r.asid == asid && (r.va >> shift) == vpn)
+            m = &r;
+    if (!m) {
+        // Not foreseen by pass 1 (an earlier fill of this batch evicted it):
+        // ask the next level now.
+        xlate_req q;
+        q.va = vpn << shift;
+        q.asid = asid;
+        self->miss_ext.reqs.assign(1, q);
+        self->miss_ext.op = xlate_ext::op_kind::translate;
+        self->miss_ext.debug = false;
+        self->miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time d = clk * (issue + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
+        self->miss_isock->b_transport(self->miss_gp, d);
+        self->batches_down++;
+        q = self->miss_ext.reqs[0];
+        q.ready = d;
+        self->resolved.push_back(q);
+        m = &self->resolved.back();
+    }
+    // The next level's time for this miss, measured when pass 1 (or the call
+    // above) asked it; applied from the cycle the miss got its MSHR, so a miss
+    // that waited for one also starts its walk late.
+    uint64_t ready = (sc_core::sc_time_stamp() + m->ready).value() / clk.value();
+    uint64_t asked = (m == &self->resolved.back() && self->resolved.size() > self->pass1_misses)
+                         ? issue + self->p.model.lookup_cycles
+                         : self->batch_now + self->p.model.lookup_cycles;
+    *latency = uint32_t(ready > asked ? ready - asked : 1);
+    self->fill_from(*m);
+    return GMMU_OK;
+}
+
+sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay)
+{
+    const unsigned shift = p.model.page_shift;
+    const sc_core::sc_time clk = p.clock;
+    batch_now = (sc_core::sc_time_stamp() + delay).value() / clk.value();
+    batch_gen = gmmu_tlb_generation(&t);
+    // Pass 1: the misses that need the next level.
+    miss_ext.reqs.clear();
+    for (auto &r : reqs) {
+        gmmu_tlb_entry e;
+        if (gmmu_tlb_probe(&t, r.asid, r.va >> shift, &e) && (!r.write || (e.perms & GMMU_PTE_W)))
+            continue;
+        bool waiting = false;
+        for (uint32_t k = 0; k < mshr.cfg.mshrs && !waiting; k++)
+            waiting = mshr.e[k].busy && mshr.e[k].done > batch_now && mshr.e[k].asid == r.asid &&
+                      mshr.e[k].vpn == (r.va >> shift);
+        if (waiting)
+            continue;
+        xlate_req m;
+        m.va = r.va;
+        m.asid = r.asid;
+        m.write = r.write;
+        miss_ext.reqs.push_back(m);
+    }
+    resolved.clear();
+    if (!miss_ext.reqs.empty()) {
+        miss_ext.op = xlate_ext::op_kind::translate;
+        miss_ext.debug = false;
+        miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time d = delay + clk * p.model.lookup_cycles;
+        batches_down++;
+        miss_isock->b_transport(miss_gp, d);
+        resolved = miss_ext.reqs;
+    }
+    pass1_misses = resolved.size();
+    // Pass 2: the timing model, with the functional lookups and fills.
+    acc.resize(reqs.size());
+    for (size_t i = 0; i < reqs.size(); i++)
+        acc[i].vpn = reqs[i].va >> shift;
+    const uint16_t asid = reqs.empty() ? 0 : reqs[0].asid;
+    gmmu_tlb_access_batch(&mshr, &t, asid, acc.data(), uint32_t(acc.size()), batch_now,
+                          &tlb::mshr_miss_cb, this, nullptr);
+    sc_core::sc_time done = delay;
+    for (size_t i = 0; i < reqs.size(); i++) {
+        xlate_req &r = reqs[i];
+        const gmmu_tlb_access &a = acc[i];
+        r.ready = delay + clk * (a.done - batch_now);
+        r.done = true;
+        r.fault = GMMU_FAULT_NONE;
+        bool have = false;
+        if (a.kind == GMMU_TLB_ACCESS_HIT && (!r.write || (a.perms & GMMU_PTE_W))) {
+            r.pa = (a.ppn << shift) | (r.va & page_mask);
+            r.perms = a.perms;
+            r.page_shift = shift;
+            r.level_hit = p.level;
+            have = true;
+        } else {
+            for (auto &m : resolved)
+                if ((m.va >> shift) == a.vpn && m.asid == r.asid) {
+                    sc_core::sc_time ready = r.ready;
+                    r = m;
+                    r.ready = ready;
+                    have = true;
+                }
+        }
+        if (!have) {
+            // Merged into an earlier batch's miss, or a write to a page cached
+            // read-only: the translation is in the TLB now, or the walker decides.
+            gmmu_tlb_entry e;
+            if (gmmu_tlb_probe(&t, r.asid, a.vpn, &e) && (!r.write || (e.perms & GMMU_PTE_W))) {
+                r.pa = ((e.ppn + (a.vpn - e.vpn)) << shift) | (r.va & page_mask);
+                r.perms = e.perms;
+                r.page_shift = shift;
+            } else {
+                std::vector<xlate_req> one(1, r);
+                one[0].done = false;
+                sc_core::sc_time late = translate(one, r.ready, false);
+                sc_core::sc_time ready = late;
+                r = one[0];
+                r.ready = ready;
+            }
+        }
+        if (r.ready > done)
+            done = r.ready;
+    }
+    return done;
+}
+
 void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug)
 {
     const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
@@ -219,7 +376,8 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         r.write = write;
         page_reqs.push_back(r);
     }
-    sc_core::sc_time t_done = translate(page_reqs, delay, debug);
+    sc_core::sc_time t_done = use_mshr && !debug ? translate_mshr(page_reqs, delay)
+                                                 : translate(page_reqs, delay, debug);
 
     if (!debug) {
         warp_accesses++;
@@ -534,6 +692,13 @@ void tlb::dump_stats(nlohmann::json &j) const
     j["entries"] = p.model.entries;
     j["ways"] = p.model.ways;
     j["page_bytes"] = 1ull << p.model.page_shift;
+    if (use_mshr)
+        j["mshr"] = {{"mshrs", p.mshr.mshrs},
+                     {"allocated", mshr.st.misses},
+                     {"merges", mshr.st.merges},
+                     {"replays", mshr.st.replays},
+                     {"stall_cycles", mshr.st.stall_cycles},
+                     {"max_in_flight", mshr.st.max_in_flight}};
     if (warp_accesses) {
         j["warp_accesses"] = warp_accesses;
         j["lanes"] = lanes;

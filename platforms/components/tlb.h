@@ -29,6 +29,7 @@
 
 extern "C" {
 #include "gmmu/tlb.h"
+#include "gmmu/tlb_mshr.h"
 }
 
 namespace gmmu {
@@ -38,6 +39,9 @@ struct tlb_params {
     unsigned ports = 32;          // lookups per cycle (data path)
     unsigned level = 1;           // 1 = L1, 2 = L2, ... (reported in xlate results)
     unsigned cu = 0;              // L1: this TLB's CU index for PICLE/Valkyrie
+    // L1 data path: MSHR timing model (gmmu_tlb_access_batch); mshr.mshrs = 0
+    // keeps the simple timing (lookup_cycles + one cycle per `ports` lookups).
+    gmmu_tlb_mshr_config mshr{};
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -84,6 +88,16 @@ class tlb : public sc_core::sc_module, public stats_provider {
     sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
                                bool debug);
     void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
+    sc_core::sc_time translate_mshr(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
+    static gmmu_status mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
+                                    uint32_t *latency);
+    void fill_from(const xlate_req &m);
+    bool use_mshr = false;
+    gmmu_tlb_mshr mshr{};
+    std::vector<gmmu_tlb_access> acc;
+    std::vector<xlate_req> resolved; // answers of this batch's misses, by page
+    uint64_t batch_now = 0, batch_gen = 0;
+    size_t pass1_misses = 0;
 
     tlb_params p;
     gmmu_tlb t{};

@@ -82,6 +82,13 @@ const std::vector<key_spec> &config_schema()
           "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
         I("l1_tlb.lookup_cycles", 1, 0, 100000, "L1 TLB lookup latency, cycles."),
         I("l1_tlb.ports", 4, 1, 32, "L1 TLB lookups per cycle."),
+        I("l1_tlb.mshrs", 0, 0, 4096,
+          "L1 TLB MSHRs; > 0 switches the L1 to the MSHR timing model (merging, hits under "
+          "misses, stalls when full; docs/tlb.md); 0 = lookup_cycles + one cycle per `ports` "
+          "lookups."),
+        I("l1_tlb.max_misses", 0, 0, 4096,
+          "With l1_tlb.mshrs: misses in flight at once (1 = no miss under miss); 0 = mshrs."),
+        B("l1_tlb.hits_under_miss", true, "With l1_tlb.mshrs: false makes the L1 TLB blocking."),
         S("l1_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L1 TLB replacement."),
         I("l1_tlb.page_bytes", 0, 0, 1ll << 32,
           "Bytes one L1 entry translates (the TLB page); 0 = page_size. Smaller than page_size: "

@@ -43,6 +43,15 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     p.model.lookup_cycles = uint32_t(c.i(prefix + ".lookup_cycles"));
     p.model.seed = 0x5eed0000ull + level;
     p.ports = unsigned(c.i(prefix + ".ports"));
+    if (level == 1 && c.i("l1_tlb.mshrs") > 0) {
+        p.mshr.ports = p.ports;
+        p.mshr.mshrs = uint32_t(c.i("l1_tlb.mshrs"));
+        p.mshr.max_outstanding = uint32_t(c.i("l1_tlb.max_misses"));
+        p.mshr.hits_under_miss = c.b("l1_tlb.hits_under_miss");
+        gmmu_error err{};
+        if (gmmu_tlb_mshr_config_check(&p.mshr, &err) != GMMU_OK)
+            throw config_error("config key 'l1_tlb." + std::string(err.field) + "': " + err.msg);
+    }
     p.level = level;
     p.clock = sc_core::sc_time(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS);
     // The C model validates the geometry too; surface its verdict as a config error.

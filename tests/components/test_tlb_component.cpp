@@ -257,3 +257,83 @@ TEST_F(ShootdownTest, ShootdownRevokesDmiGrantedUpstream)
 }
 
 } // namespace
+
+namespace {
+
+// L1 with the MSHR timing model in front of a 2-walker PTW (no L2).
+struct MshrTest : ::testing::Test {
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", 10, sc_time(1, SC_NS)};
+    gmmu::driver drv{"drv", mem};
+    std::unique_ptr<gmmu::tlb> l1;
+    std::unique_ptr<gmmu::ptw> walker;
+    const uint64_t base = 0x7f0000000000ull;
+    void build(unsigned mshrs)
+    {
+        gmmu::tlb_params p = params(16, 16, 1, 1);
+        p.mshr.ports = 4;
+        p.mshr.mshrs = mshrs;
+        p.mshr.hits_under_miss = true;
+        l1 = std::make_unique<gmmu::tlb>("l1", p);
+        gmmu::ptw_params wp;
+        wp.walkers = 8;
+        walker = std::make_unique<gmmu::ptw>("ptw", wp);
+        ini.isock.bind(l1->tsock);
+        l1->isock.bind(mem.tsock);
+        l1->miss_isock.bind(walker->tsock);
+        walker->pt_isock.bind(mem.tsock);
+        walker->set_root(0, drv.root());
+        drv.map(base, 64 * 4096, 12);
+        sc_start(SC_ZERO_TIME);
+    }
+    sc_time warp(unsigned pages, sc_time start = SC_ZERO_TIME)
+    {
+        gmmu::warp_ext ext;
+        ext.active = 0xFFFFFFFFu;
+        for (unsigned l = 0; l < 32; l++)
+            ext.va[l] = base + (l % pages) * 4096 + 8 * l;
+        sc_time d = start;
+        EXPECT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d), tlm::TLM_OK_RESPONSE);
+        for (unsigned l = 0; l < 32; l++)
+            EXPECT_EQ(ext.pa[l], drv.translate(ext.va[l]));
+        return d - start;
+    }
+    nlohmann::json stats()
+    {
+        nlohmann::json j;
+        l1->dump_stats(j);
+        return j;
+    }
+};
+
+TEST_F(MshrTest, FullMshrsStallLaterMisses)
+{
+    build(2);
+    sc_time two_mshrs = warp(4); // 4 misses, 2 MSHRs: the last two wait for a free one
+    EXPECT_GT(stats()["mshr"]["stall_cycles"].get<uint64_t>(), 0u);
+    EXPECT_EQ(stats()["mshr"]["max_in_flight"], 2u);
+    // Every miss takes a walk of 4 reads (40 ns); two rounds plus lookup and data.
+    EXPECT_GE(two_mshrs, sc_time(2 * 40 + 10, SC_NS));
+}
+
+TEST_F(MshrTest, EnoughMshrsOverlapTheMisses)
+{
+    build(8);
+    sc_time eight = warp(4);
+    EXPECT_EQ(stats()["mshr"]["stall_cycles"], 0u);
+    EXPECT_LT(eight, sc_time(2 * 40 + 10, SC_NS));
+}
+
+TEST_F(MshrTest, LaterWarpMergesIntoAnOutstandingMiss)
+{
+    build(8);
+    warp(1);                              // page 0 misses, fill at ~41 ns
+    sc_time d = warp(1, sc_time(5, SC_NS)); // same page while that miss is in flight
+    EXPECT_EQ(stats()["mshr"]["merges"], 1u);
+    nlohmann::json w;
+    walker->dump_stats(w);
+    EXPECT_EQ(w["walks"], 1u); // one walk for both
+    EXPECT_LT(d, sc_time(41 + 10, SC_NS));
+}
+
+} // namespace
