@@ -264,7 +264,8 @@ int main(int argc, char **argv)
 {
     uint64_t accesses = 150000, seed = 1;
     double jitter = 0.25; // headline interleaving: see docs/pwc.md for why this value
-    std::string out = ".";
+    std::string out = ".", traces;
+    uint64_t trace_len = 20000;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--accesses") && i + 1 < argc)
             accesses = std::strtoull(argv[++i], nullptr, 0);
@@ -274,8 +275,13 @@ int main(int argc, char **argv)
             jitter = std::strtod(argv[++i], nullptr);
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
             out = argv[++i];
+        else if (!std::strcmp(argv[i], "--traces") && i + 1 < argc)
+            traces = argv[++i]; // also write each headline stream as a gmmu-sim trace
+        else if (!std::strcmp(argv[i], "--trace-len") && i + 1 < argc)
+            trace_len = std::strtoull(argv[++i], nullptr, 0);
         else {
-            std::fprintf(stderr, "usage: %s [--accesses N] [--seed S] [--jitter J] [--out DIR]\n",
+            std::fprintf(stderr, "usage: %s [--accesses N] [--seed S] [--jitter J] [--out DIR] "
+                                 "[--traces DIR [--trace-len N]]\n",
                          argv[0]);
             return 2;
         }
@@ -330,6 +336,23 @@ int main(int argc, char **argv)
         for (double j : jitters) {
             const bool headline = j == jitter;
             Stream s = generate(spec, accesses, sseed, j);
+            if (headline && !traces.empty()) {
+                // One warp (SM 0, warp 0) reading each VA of the stream in order.
+                FILE *ft = std::fopen((traces + "/" + spec.name + ".trace").c_str(), "w");
+                if (!ft) {
+                    std::fprintf(stderr, "pwc_experiment: cannot write %s\n", traces.c_str());
+                    return 2;
+                }
+                std::fprintf(ft, "# %s (class %d), first %llu accesses of the pwc_experiment stream\n",
+                             spec.name, spec.cls, (unsigned long long)trace_len);
+                uint64_t k = 0;
+                for (uint64_t va : s.vas) {
+                    if (k++ == trace_len)
+                        break;
+                    std::fprintf(ft, "0 0 R 0x%llx\n", (unsigned long long)(va & ~7ull));
+                }
+                std::fclose(ft);
+            }
             if (headline)
                 std::fprintf(fs, "%s,%d,%llu,%llu,%zu,%llu,%u,%u,%.3f,%zu,%zu,%zu\n", spec.name,
                              spec.cls, (unsigned long long)sseed, (unsigned long long)accesses,
