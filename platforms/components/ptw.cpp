@@ -428,9 +428,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
-    std::vector<xlate_req *> todo;
+    std::vector<xlate_req *> pending;
     std::vector<gmmu_ws_alloc> allocs;
-    todo.reserve(reqs.size());
+    pending.reserve(reqs.size());
     allocs.reserve(reqs.size());
     unsigned pwc_lookups = 0, pwc_lat = 0;
     for (xlate_req *r : reqs) {
@@ -464,23 +464,23 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
                 pwc_lookups++;
             }
         }
-        todo.push_back(r);
+        pending.push_back(r);
         allocs.push_back(a);
     }
-    if (todo.empty())
+    if (pending.empty())
         return;
     // One PWC port, pipelined: lookups finish at latency + (n - 1).
     unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
     sc_core::sc_time start = std::max(abs_req, free_at[0]);
     walk_delay = start - now + p.clock * pwc_total; // base of the scheduler's reads
     const sc_core::sc_time base = walk_delay;
-    std::vector<gmmu_ws_result> res(todo.size());
+    std::vector<gmmu_ws_result> res(pending.size());
     uint64_t cycles = 0;
     gmmu_status s = gmmu_walk_sched_run(ws, allocs.data(), unsigned(allocs.size()),
                                         &ptw::sched_mem_cb, this, res.data(), &cycles);
     if (s != GMMU_OK) {
         gmmu_walk_sched_reset(ws); // keep the unit usable; report the batch as faulted
-        for (xlate_req *r : todo) {
+        for (xlate_req *r : pending) {
             r->done = true;
             r->fault = GMMU_FAULT_NOT_PRESENT;
             r->ready = base;
@@ -488,8 +488,8 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         }
         return;
     }
-    for (size_t i = 0; i < todo.size(); i++) {
-        xlate_req &r = *todo[i];
+    for (size_t i = 0; i < pending.size(); i++) {
+        xlate_req &r = *pending[i];
         const gmmu_ws_result &w = res[i];
         r.done = true;
         r.level_hit = 0;
