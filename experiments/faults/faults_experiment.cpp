@@ -458,19 +458,26 @@ std::vector<std::string> split(const std::string &s)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (std::strcmp(argv[1], "perf") != 0 && std::strcmp(argv[1], "faults") != 0)) {
-        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...] [--cpu-servers N] [--oplog-variants]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s perf|faults [--kernels a,b,...] [--grid-scale N] [--cpu-servers N] [--oplog-variants]\n", argv[0]);
         return 2;
     }
     const bool perf = std::strcmp(argv[1], "perf") == 0;
     std::vector<std::string> kernels = perf ? split("lbm-like,sgemm-like,stencil-like,histo-like,spmv-like,mriq-like")
                                             : split("sgemm-like,stencil-like,histo-like,lbm-like,spmv-like,mriq-like");
     uint32_t cpu_servers = 1;
+    uint32_t grid_scale = 1;
     bool oplog_variants = false;
     for (int i = 2; i < argc; i++) {
         if (std::strcmp(argv[i], "--kernels") == 0 && i + 1 < argc) {
             kernels = split(argv[++i]);
         } else if (std::strcmp(argv[i], "--oplog-variants") == 0) {
             oplog_variants = true;
+        } else if (std::strcmp(argv[i], "--grid-scale") == 0 && i + 1 < argc) {
+            grid_scale = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
+            if (grid_scale == 0 || grid_scale > 64) {
+                std::fprintf(stderr, "--grid-scale: %u out of range 1..64\n", grid_scale);
+                return 2;
+            }
         } else if (std::strcmp(argv[i], "--cpu-servers") == 0 && i + 1 < argc) {
             cpu_servers = (uint32_t)std::strtoul(argv[++i], nullptr, 10);
         } else {
@@ -488,7 +495,12 @@ int main(int argc, char **argv)
     for (const auto &name : kernels) {
         auto k = std::make_unique<gmmu_kernel>();
         gmmu_error err{};
-        if (gmmu_kernel_build(k.get(), name.c_str(), nullptr, &err) != GMMU_OK) {
+        gmmu_kernel_params kp{};
+        if (gmmu_kernel_build(k.get(), name.c_str(), nullptr, &err) == GMMU_OK && grid_scale > 1) {
+            kp.grid_blocks = k->grid_blocks * grid_scale;
+            gmmu_kernel_build(k.get(), name.c_str(), &kp, &err);
+        }
+        if (err.msg[0]) {
             std::fprintf(stderr, "%s: %s\n", err.field, err.msg);
             return 2;
         }

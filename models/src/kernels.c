@@ -320,7 +320,8 @@ static void build_spmv(emitter *e, uint32_t iters)
 
 /* lbm-like: register-heavy (128 registers: 2 blocks of 4 warps = 8 warps
  * per SM). Distribution-major lattice (one array per distribution, as in
- * Parboil's CUDA lbm): per cell 19 loads from 19 arrays, each address
+ * Parboil's CUDA lbm, padded as Parboil pads its lattice): per cell 19
+ * loads from 19 arrays, each address
  * materialised in one of 4 rotating temporaries (register pressure), a
  * collision step of ~40 ALU operations that updates the distributions in
  * place (the registers the loads filled hold the results), and 19 stores of
@@ -330,7 +331,11 @@ static void build_lbm(emitter *e, uint32_t iters)
     gmmu_kernel *k = e->k;
     const unsigned Q = 19;
     const uint64_t S = nthreads(k) * 8u;
-    const uint64_t ARR = round64k(S * iters);
+    /* Parboil pads its 120x120x150 lattice to 128x120x154 cells, so one
+     * distribution array is not a power-of-two number of pages (2310 pages
+     * of floats) and the 19 arrays' same-index pages spread over the TLB
+     * sets. Pad ours by the same ratio, rounded up to a page. */
+    const uint64_t ARR = ((S * iters * 2365440u / 2160000u) + 4095u) & ~4095ull;
     uint64_t src = add_region(k, ARR * Q, GMMU_REGION_INPUT);
     uint64_t dst = add_region(k, ARR * Q, GMMU_REGION_OUTPUT);
     E1(GMMU_OP_SHLI, 4, 0, 3);

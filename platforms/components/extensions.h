@@ -41,6 +41,8 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     gmmu_fault fault = GMMU_FAULT_NONE;
     uint64_t fault_va = 0;
     unsigned page_divergence = 0;     // unique pages after coalescing
+    sc_core::sc_time data_delay;      // filled by the memory: what the data access itself
+                                      // added to the delay (bandwidth queueing + latency)
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override

@@ -78,6 +78,28 @@ uint64_t memory::read64(uint64_t pa) const
 
 void memory::write64(uint64_t pa, uint64_t v) { write_bytes(pa, &v, 8); }
 
+void memory::move_lanes(warp_ext &w, bool write)
+{
+    for (unsigned l = 0; l < w.nlanes && !w.timing_only; l++) {
+        if (!(w.active & (1u << l)))
+            continue;
+        uint64_t pa = w.pa[l];
+        uint64_t off = pa & (page_size - 1);
+        if (off + w.lane_bytes <= page_size) {
+            if (write)
+                std::memcpy(page_for_write(pa) + off, &w.data[l], w.lane_bytes);
+            else {
+                w.data[l] = 0;
+                std::memcpy(&w.data[l], page_for_read(pa) + off, w.lane_bytes);
+            }
+        } else {
+            if (!write)
+                w.data[l] = 0;
+            copy(write, pa, reinterpret_cast<uint8_t *>(&w.data[l]), w.lane_bytes);
+        }
+    }
+}
+
 void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 {
     if (gp.get_byte_enable_ptr()) {
@@ -90,30 +112,16 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
         return;
     }
     bool write = cmd == tlm::TLM_WRITE_COMMAND;
-    if (auto *w = gp.get_extension<warp_ext>()) {
+    uint64_t moved = 0; // bytes for the bandwidth booking
+    warp_ext *wx = gp.get_extension<warp_ext>();
+    if (auto *w = wx) {
         if (w->lane_bytes == 0 || w->lane_bytes > 8 || w->nlanes > warp_ext::lanes) {
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
-        for (unsigned l = 0; l < w->nlanes && !w->timing_only; l++) {
-            if (!(w->active & (1u << l)))
-                continue;
-            uint64_t pa = w->pa[l];
-            uint64_t off = pa & (page_size - 1);
-            if (off + w->lane_bytes <= page_size) {
-                if (write)
-                    std::memcpy(page_for_write(pa) + off, &w->data[l], w->lane_bytes);
-                else {
-                    w->data[l] = 0;
-                    std::memcpy(&w->data[l], page_for_read(pa) + off, w->lane_bytes);
-                }
-            } else {
-                if (!write)
-                    w->data[l] = 0;
-                copy(write, pa, reinterpret_cast<uint8_t *>(&w->data[l]), w->lane_bytes);
-            }
-        }
+        move_lanes(*w, write);
         unsigned n = (unsigned)__builtin_popcount(w->active);
+        moved = (uint64_t(n) * w->lane_bytes + 31u) & ~uint64_t(31);
         if (write) {
             writes++;
             lane_writes += n;
@@ -130,6 +138,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             return;
         }
         copy(write, gp.get_address(), gp.get_data_ptr(), len);
+        moved = len;
         if (write) {
             writes++;
             bytes_written += len;
@@ -138,9 +147,55 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             bytes_read += len;
         }
     }
-    delay += clock * latency_cycles;
+    sc_core::sc_time added = clock * latency_cycles;
+    if (bw_capacity && moved) {
+        const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+        const uint64_t wait = book_bandwidth(uint64_t(at / clock), moved);
+        added += clock * double(wait);
+    }
+    delay += added;
+    if (wx)
+        wx->data_delay = added;
     gp.set_dmi_allowed(true);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void memory::set_bytes_per_cycle(unsigned bytes_per_cycle)
+{
+    bw_capacity = uint64_t(bytes_per_cycle) << bw_window_shift;
+    bw_used.assign(bw_capacity ? bw_ring : 0, 0);
+    bw_window.assign(bw_capacity ? bw_ring : 0, ~uint64_t(0));
+}
+
+uint64_t memory::book_bandwidth(uint64_t cycle, uint64_t bytes)
+{
+    bw_bytes += bytes;
+    uint64_t w = cycle >> bw_window_shift;
+    // Loosely-timed initiators arrive slightly out of time order: the first
+    // window at or after the access's own time with room takes it, so a
+    // booking ahead in time never delays an earlier one. An access larger
+    // than a window takes an empty one.
+    for (size_t tries = 0; tries < bw_ring; tries++, w++) {
+        const size_t i = size_t(w % bw_ring);
+        if (bw_window[i] != w) {
+            bw_window[i] = w;
+            bw_used[i] = 0;
+        }
+        if (bw_used[i] == 0 || bw_used[i] + bytes <= bw_capacity) {
+            bw_used[i] += bytes;
+            const uint64_t start = w << bw_window_shift;
+            const uint64_t wait = start > cycle ? start - cycle : 0;
+            if (wait) {
+                bw_waits++;
+                bw_wait_cycles += wait;
+            }
+            return wait;
+        }
+    }
+    const uint64_t wait = (w << bw_window_shift) - cycle; // saturated: a whole ring ahead
+    bw_waits++;
+    bw_wait_cycles += wait;
+    return wait;
 }
 
 unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
@@ -148,7 +203,17 @@ unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
     tlm::tlm_command cmd = gp.get_command();
     unsigned len = gp.get_data_length();
     dbg_accesses++;
-    if (cmd == tlm::TLM_IGNORE_COMMAND || !gp.get_data_ptr())
+    if (cmd == tlm::TLM_IGNORE_COMMAND)
+        return 0;
+    if (auto *w = gp.get_extension<warp_ext>()) {
+        // A warp payload (a data cache moving a hit's data): every active lane.
+        if (w->lane_bytes == 0 || w->lane_bytes > 8 || w->nlanes > warp_ext::lanes)
+            return 0;
+        move_lanes(*w, cmd == tlm::TLM_WRITE_COMMAND);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return unsigned(__builtin_popcount(w->active)) * w->lane_bytes;
+    }
+    if (!gp.get_data_ptr())
         return 0;
     copy(cmd == tlm::TLM_WRITE_COMMAND, gp.get_address(), gp.get_data_ptr(), len);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -181,6 +246,12 @@ void memory::dump_stats(nlohmann::json &j) const
     j["debug_accesses"] = dbg_accesses;
     j["dmi_grants"] = dmi_grants;
     j["pages_allocated"] = (uint64_t)pages.size();
+    if (bw_capacity) {
+        j["bandwidth"] = {{"bytes_per_cycle", bw_capacity >> bw_window_shift},
+                          {"bytes_booked", bw_bytes},
+                          {"accesses_waited", bw_waits},
+                          {"wait_cycles", bw_wait_cycles}};
+    }
 }
 
 } // namespace gmmu

@@ -3,13 +3,14 @@
 // allocating), so address spaces of many GiB cost only what is touched.
 //
 // Supports: b_transport (plain payloads and warp payloads: every active lane
-// at warp_ext::pa), transport_dbg, DMI (page-sized regions, read/write),
+// at warp_ext::pa), transport_dbg (plain and warp payloads), DMI (page-sized regions, read/write),
 // byte enables are rejected with TLM_BYTE_ENABLE_ERROR_RESPONSE.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -18,6 +19,8 @@
 #include "components/stats.h"
 
 namespace gmmu {
+
+struct warp_ext;
 
 class memory : public sc_core::sc_module, public stats_provider {
   public:
@@ -37,6 +40,14 @@ class memory : public sc_core::sc_module, public stats_provider {
     void write64(uint64_t pa, uint64_t v);
 
     uint64_t pages_allocated() const { return pages.size(); }
+
+    // Bandwidth (0 = unlimited, the default): b_transport moves at most this
+    // many bytes per clock cycle, booked in 64-cycle windows; an access that
+    // finds its window full starts in the first window with room, and the
+    // wait is added to its delay. A warp access moves its active lanes'
+    // bytes rounded up to 32-byte sectors. DMI and debug accesses are not
+    // booked.
+    void set_bytes_per_cycle(unsigned bytes_per_cycle);
     void dump_stats(nlohmann::json &j) const override;
 
     unsigned latency_cycles;
@@ -50,13 +61,21 @@ class memory : public sc_core::sc_module, public stats_provider {
     uint8_t *page_for_write(uint64_t pa);
     const uint8_t *page_for_read(uint64_t pa) const;
     void copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len);
+    void move_lanes(warp_ext &w, bool write);
 
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
     mutable uint64_t last_ppn = ~0ull;
     mutable uint8_t *last_page = nullptr;
 
+    static constexpr unsigned bw_window_shift = 6;   // 64-cycle windows
+    static constexpr size_t bw_ring = size_t(1) << 14; // windows booked ahead (1 M cycles)
+    uint64_t bw_capacity = 0;                          // bytes per window; 0 = unlimited
+    std::vector<uint64_t> bw_used, bw_window;
+    uint64_t book_bandwidth(uint64_t cycle, uint64_t bytes); // -> cycles waited
+
     uint64_t reads = 0, writes = 0, lane_reads = 0, lane_writes = 0, bytes_read = 0,
-             bytes_written = 0, dbg_accesses = 0, dmi_grants = 0;
+             bytes_written = 0, dbg_accesses = 0, dmi_grants = 0, bw_bytes = 0, bw_wait_cycles = 0,
+             bw_waits = 0;
 };
 
 } // namespace gmmu

@@ -95,6 +95,18 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             r.perms = perms;
             r.level_hit = p.level;
             r.ready = t_lookup;
+            if (!debug && !filling.empty()) {
+                // Times here are offsets from the global time (b_transport
+                // delays); the table holds absolute times.
+                const sc_core::sc_time now = sc_core::sc_time_stamp();
+                auto it = filling.find(fill_key(r.asid, vpn));
+                if (it != filling.end() && it->second > now + t_lookup) {
+                    r.ready = it->second - now; // the entry's translation is still on its way
+                    hits_under_fill++;
+                    if (r.ready > done)
+                        done = r.ready;
+                }
+            }
         } else {
             miss_idx.push_back(i);
             xlate_req m;
@@ -166,6 +178,8 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
                     flags |= GMMU_TLB_FILL_CONTIG; // the PTE vouches for the whole block
                 gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
                                  &fill_out);
+                if (r.ready > t_lookup)
+                    note_fill(r.asid, r.va >> shift, sc_core::sc_time_stamp() + r.ready);
                 if (p.level >= 2 && ldt_isock.size() > 0 && fill_out.nvictims) {
                     // PICLE: tell the LDT what this shared TLB evicted.
                     ldt_ext.reqs.clear();
@@ -188,6 +202,18 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         }
     }
     return done;
+}
+
+void tlb::note_fill(uint16_t asid, uint64_t vpn, const sc_core::sc_time &ready)
+{
+    if (filling.size() >= 1024) {
+        // Nothing runs behind the global time, so fills that arrived by
+        // then can no longer delay a hit.
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        for (auto it = filling.begin(); it != filling.end();)
+            it = it->second <= now ? filling.erase(it) : std::next(it);
+    }
+    filling[fill_key(asid, vpn)] = ready;
 }
 
 // ---- L1 data path with the MSHR timing model ---------------------------------
@@ -708,6 +734,7 @@ void tlb::dump_stats(nlohmann::json &j) const
     j["faults"] = faults;
     j["uncacheable_fills"] = uncacheable;
     j["write_permission_rewalks"] = perm_upgrades;
+    j["hits_under_fill"] = hits_under_fill;
     j["dmi_grants"] = dmi_grants;
     j["dmi_invalidations"] = dmi_invalidations;
     j["shootdowns"] = shootdowns;

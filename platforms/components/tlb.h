@@ -17,6 +17,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -111,6 +112,12 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlm::tlm_generic_payload ldt_gp;
     xlate_ext ldt_ext;
     gmmu_tlb_fill_out fill_out;
+    // Fills still in flight: (asid, vpn) -> the absolute time their
+    // translation arrives. A hit on such an entry (the model fills at call time, the
+    // loosely-timed answer comes later) waits for it, as an MSHR merge would.
+    std::unordered_map<uint64_t, sc_core::sc_time> filling;
+    static uint64_t fill_key(uint16_t asid, uint64_t vpn) { return (uint64_t(asid) << 52) ^ vpn; }
+    void note_fill(uint16_t asid, uint64_t vpn, const sc_core::sc_time &ready);
     void ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay);
     void side_band(xlate_ext &x, sc_core::sc_time &delay);
     bool dmi_granted = false;
@@ -118,7 +125,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
              uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
              perm_upgrades = 0, prefetches_received = 0, probes_answered = 0,
-             probe_fills = 0;
+             probe_fills = 0, hits_under_fill = 0;
 };
 
 } // namespace gmmu

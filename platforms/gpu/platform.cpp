@@ -156,6 +156,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
     mem = std::make_unique<memory>("memory", unsigned(c.i("memory.latency_cycles")), clock);
+    mem->set_bytes_per_cycle(unsigned(c.i("memory.bytes_per_cycle")));
     drv = std::make_unique<driver>("driver", *mem);
     const unsigned nsm = unsigned(c.i("sm.count"));
     const bool bypass = c.b("mmu.bypass");
@@ -260,7 +261,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             }
         }
         for (auto &t : l1)
-            t->isock.bind(mem->tsock);
+            t->isock.bind(data_target(c));
         walker = walkers.front().get();
 
         // PICLE / Valkyrie: an LDT unit beside each L2 instance.
@@ -315,7 +316,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             sms.push_back((*f)(nm.c_str(), sp, wl, *this));
         }
         if (bypass) {
-            sms.back()->socket().bind(mem->tsock);
+            sms.back()->socket().bind(data_target(c));
             continue;
         }
         for (size_t k = 0; k < groups[0].size(); k++)
@@ -323,6 +324,39 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                 sms.back()->socket().bind(l1[k]->tsock);
     }
     wl.setup(*drv, gmmu_log2_u64(uint64_t(c.i("page_size"))));
+}
+
+// The data side's next target for one more L1 client: a new L1 data cache
+// (l1_cache.enabled) in front of the shared L2 data cache (l2_cache.enabled)
+// in front of the memory, skipping the levels that are off.
+tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
+{
+    auto cache_cfg = [&c](const std::string &pre, bool write_allocate) {
+        gmmu_cache_config cc;
+        cc.bytes = uint64_t(c.i(pre + ".bytes"));
+        cc.ways = uint32_t(c.i(pre + ".ways"));
+        cc.line_bytes = uint32_t(c.i(pre + ".line_bytes"));
+        cc.hit_cycles = uint32_t(c.i(pre + ".hit_cycles"));
+        cc.write_allocate = write_allocate;
+        gmmu_error err{};
+        if (gmmu_cache_config_check(&cc, &err) != GMMU_OK)
+            throw config_error("config key '" + pre + "." + err.field + "': " + err.msg);
+        return cc;
+    };
+    tlm::tlm_base_target_socket_b<> *below = &mem->tsock;
+    if (c.b("l2_cache.enabled")) {
+        if (!l2_cache) {
+            l2_cache = std::make_unique<data_cache>("l2_cache", cache_cfg("l2_cache", true), clock);
+            l2_cache->isock.bind(mem->tsock);
+        }
+        below = &l2_cache->tsock;
+    }
+    if (!c.b("l1_cache.enabled"))
+        return *below;
+    const std::string nm = "l1_cache" + std::to_string(l1_caches.size());
+    l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), cache_cfg("l1_cache", false), clock));
+    l1_caches.back()->isock.bind(*below);
+    return l1_caches.back()->tsock;
 }
 
 run_result gpu_platform::run()

@@ -13,6 +13,7 @@
 
 #include <systemc>
 
+#include "components/cache.h"
 #include "components/ldt_unit.h"
 #include "components/memory.h"
 #include "components/ptw.h"
@@ -50,6 +51,9 @@ class gpu_platform : public sc_core::sc_module {
     std::vector<std::vector<std::vector<unsigned>>> groups; // per level: SM ids of each instance
     std::vector<std::unique_ptr<ldt_unit>> ldts;          // PICLE: one per L2 instance
     std::vector<std::unique_ptr<sm_base>> sms;
+    std::vector<std::unique_ptr<data_cache>> l1_caches; // per L1 TLB instance (per SM with mmu.bypass)
+    std::unique_ptr<data_cache> l2_cache;               // shared, in front of the memory
+    tlm::tlm_base_target_socket_b<> &data_target(const config &c);
     // Extra components SM models or workloads add (fault handler, ...), kept alive here.
     std::vector<std::unique_ptr<sc_core::sc_module>> extras;
     data_checker checker;

@@ -158,7 +158,6 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
     : sm_base(name), isock("isock"), fault_isock("fault_isock"), p(params), ks(k), gpu(g)
 {
     (void)sm_core_registered;
-    mem_latency = g.mem->latency_cycles;
     gmmu_sm_env env{};
     env.translate = &sm_core::c_translate;
     env.read64 = &sm_core::c_read;
@@ -257,6 +256,7 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.translated = false;
         ext.fault_mask = 0;
         ext.fault = GMMU_FAULT_NONE;
+        ext.data_delay = sc_core::SC_ZERO_TIME;
         gp.set_command(rq->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(rq->va);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -264,7 +264,11 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         isock->b_transport(gp, d);
         const uint64_t total = d > off ? cycles(d - off) : 0;
         if (gp.get_response_status() == tlm::TLM_OK_RESPONSE) {
-            const uint64_t data = total < mem_latency ? total : mem_latency;
+            // The memory reports what the data access added (latency and
+            // bandwidth queueing); the rest is translation.
+            uint64_t data = cycles(ext.data_delay);
+            if (data > total)
+                data = total;
             rs->fault = false;
             rs->tlb_cycles = uint32_t(total - data);
             rs->data_cycles = uint32_t(data);

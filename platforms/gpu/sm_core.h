@@ -104,7 +104,6 @@ class sm_core : public sm_base {
     kernel_source &ks;
     gpu_platform &gpu;
     gmmu_sm sm{};
-    unsigned mem_latency;
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload gp, fgp;
     warp_ext ext;

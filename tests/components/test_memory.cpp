@@ -109,3 +109,39 @@ TEST_F(MemoryTest, ByteEnablesAreRejected)
 }
 
 } // namespace
+
+namespace {
+
+TEST(MemoryBandwidthTest, AccessesBeyondTheWindowsBytesWaitForTheNextWindow)
+{
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", 7, sc_time(1, SC_NS)};
+    ini.isock.bind(mem.tsock);
+    mem.set_bytes_per_cycle(2); // 128 bytes per 64-cycle window
+    sc_start(SC_ZERO_TIME);
+    uint8_t buf[64] = {};
+    sc_time d1 = SC_ZERO_TIME, d2 = SC_ZERO_TIME, d3 = SC_ZERO_TIME;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 64, d1), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x40, buf, 64, d2), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x80, buf, 64, d3), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(d1, sc_time(7, SC_NS));
+    EXPECT_EQ(d2, sc_time(7, SC_NS));      // the window still had room
+    EXPECT_EQ(d3, sc_time(64 + 7, SC_NS)); // full: starts with the next window
+    nlohmann::json j;
+    mem.dump_stats(j);
+    EXPECT_EQ(j["bandwidth"]["accesses_waited"], 1u);
+    EXPECT_EQ(j["bandwidth"]["wait_cycles"], 64u);
+    EXPECT_EQ(j["bandwidth"]["bytes_booked"], 192u);
+    // A warp access books its active lanes' bytes in 32-byte sectors.
+    gmmu::warp_ext ext;
+    ext.active = 0x7; // 3 lanes x 8 B -> one 32-B sector
+    for (unsigned l = 0; l < 3; l++)
+        ext.va[l] = ext.pa[l] = 0x1000 + 8 * l;
+    sc_time d4 = sc_time(200, SC_NS);
+    ASSERT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d4), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(ext.data_delay, sc_time(7, SC_NS));
+    mem.dump_stats(j);
+    EXPECT_EQ(j["bandwidth"]["bytes_booked"], 224u);
+}
+
+} // namespace

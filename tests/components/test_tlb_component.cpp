@@ -60,12 +60,12 @@ TEST_F(TlbComponentTest, PlainPayloadIsTranslatedAsOneLaneWarp)
     EXPECT_EQ(mem.read64(pa), v); // the data landed at the physical address the tables give
     // Miss path: L1 lookup 1 + L2 lookup 5 + 4 PTE reads x 10 + data access 10.
     EXPECT_EQ(d, sc_time(1 + 5 + 4 * mem_lat + mem_lat, SC_NS));
-    // Second access to the page hits in L1: 1 + 10.
+    // Second access to the page, after the first completed, hits in L1: 1 + 10.
     uint64_t back = 0;
-    d = SC_ZERO_TIME;
+    const sc_time t1 = d;
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x3008, &back, 8, d), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(back, v);
-    EXPECT_EQ(d, sc_time(1 + mem_lat, SC_NS));
+    EXPECT_EQ(d - t1, sc_time(1 + mem_lat, SC_NS));
     EXPECT_EQ(l1.model().st.hits, 1u);
     EXPECT_EQ(l1.model().st.misses, 1u);
     EXPECT_EQ(l2.model().st.misses, 1u);
@@ -81,11 +81,32 @@ TEST_F(TlbComponentTest, L2HitAvoidsTheWalk)
     walker.dump_stats(j);
     EXPECT_EQ(j["walks"], 16u);
     EXPECT_EQ(j["pt_reads"], 64u);
-    d = SC_ZERO_TIME;
+    const sc_time t0 = d; // every fill has arrived by now
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base, &v, 8, d), tlm::TLM_OK_RESPONSE);
-    EXPECT_EQ(d, sc_time(1 + 5 + mem_lat, SC_NS));
+    EXPECT_EQ(d - t0, sc_time(1 + 5 + mem_lat, SC_NS));
     walker.dump_stats(j);
     EXPECT_EQ(j["walks"], 16u);
+}
+
+TEST_F(TlbComponentTest, HitOnAFillInFlightWaitsForTheFill)
+{
+    // Two accesses to one page issued at the same time: the first misses and
+    // walks; the second finds the entry (the model fills at call time) but
+    // its translation only arrives with the walk, so it completes no earlier.
+    uint64_t v = 7;
+    sc_time d1 = SC_ZERO_TIME, d2 = SC_ZERO_TIME;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + 0x5000, &v, 8, d1), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x5008, &v, 8, d2), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(d1, sc_time(1 + 5 + 4 * mem_lat + mem_lat, SC_NS));
+    EXPECT_EQ(d2, d1); // waits for the walk, then its own data access
+    EXPECT_EQ(l1.model().st.hits, 1u);
+    nlohmann::json j;
+    l1.dump_stats(j);
+    EXPECT_EQ(j["hits_under_fill"], 1u);
+    // Once the fill has arrived, a hit costs only the lookup.
+    sc_time d3 = d1;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x5010, &v, 8, d3), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(d3 - d1, sc_time(1 + mem_lat, SC_NS));
 }
 
 TEST_F(TlbComponentTest, WarpIsCoalescedIntoUniquePagesAndBatched)

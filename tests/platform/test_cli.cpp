@@ -226,6 +226,40 @@ TEST(CliTest, NonPowerOfTwoIsRejected)
     expect_bad("--workload stream --set page_size=8192", "page_size"); // pow2 but not x86
 }
 
+TEST(CliTest, DataCachesSitBetweenTheL1TlbsAndTheMemory)
+{
+    std::string out = tmp("caches");
+    SimRun r = sim("--config default --workload stream " + small +
+                   " --set l1_cache.enabled=true --set l2_cache.enabled=true"
+                   " --set memory.bytes_per_cycle=64 --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out; // includes the data check through the caches
+    nlohmann::json st = load(out + "/stats.json");
+    const nlohmann::json &g = st["gpu"];
+    for (unsigned i = 0; i < 2; i++) { // one L1 data cache per L1 TLB (the small run has 2 SMs)
+        const std::string n = std::to_string(i);
+        ASSERT_TRUE(g.contains("l1_cache" + n)) << g.dump();
+        EXPECT_EQ(g["l1_cache" + n]["accesses"], g["l1_tlb" + n]["warp_accesses"]);
+    }
+    EXPECT_FALSE(g.contains("l1_cache2"));
+    EXPECT_GT(g["l2_cache"]["accesses"].get<uint64_t>(), 0u);
+    // The stream's reads hit the lines its writes allocated in the L2: only
+    // the walker's PTE reads (it is not behind the caches) reach the memory.
+    EXPECT_GT(g["l2_cache"]["read_hits"].get<uint64_t>(), 0u);
+    EXPECT_EQ(g["memory"]["reads"].get<uint64_t>(),
+              g["l2_cache"]["forwarded"].get<uint64_t>() + g["ptw"]["pt_reads"].get<uint64_t>());
+    EXPECT_GT(g["memory"]["bandwidth"]["bytes_booked"].get<uint64_t>(), 0u);
+}
+
+TEST(CliTest, DataCacheGeometryErrorsNameTheKey)
+{
+    expect_bad("--workload stream --set l1_cache.enabled=true --set l1_cache.ways=3", "l1_cache.ways");
+    expect_bad("--workload stream --set l2_cache.enabled=true --set l2_cache.bytes=3000000",
+               "l2_cache.bytes");
+    expect_bad("--workload stream --set l1_cache.enabled=true --set l1_cache.line_bytes=96",
+               "l1_cache.line_bytes");
+    expect_bad("--workload stream --set memory.bytes_per_cycle=-1", "memory.bytes_per_cycle");
+}
+
 TEST(CliTest, UnreadableFilesAreNamed)
 {
     expect_bad("--config /nonexistent/x.json --workload stream", "/nonexistent/x.json");

@@ -1,0 +1,83 @@
+/* gmmu — set-associative data cache: tags, LRU and fill timing.
+ *
+ * A timing model: it holds no data (the platform keeps data in memory and
+ * moves it functionally). Each line carries the cycle its fill arrives, so a
+ * hit on a line still being filled completes with the fill (the merge an
+ * MSHR would do). The set index is the line number modulo the sets. Writes
+ * either allocate (write-back caches such as a GPU L2: the line is marked
+ * dirty and its eviction reports a write-back) or do not (write-through,
+ * no-allocate L1s: a write hit updates the line, a write miss leaves the
+ * cache unchanged). Times are absolute cycles. See docs/architecture.md. */
+#ifndef GMMU_CACHE_H
+#define GMMU_CACHE_H
+
+#include "gmmu/status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gmmu_cache_config {
+    uint64_t bytes;         /* capacity, a power of two, 1 KiB..1 GiB */
+    uint32_t ways;          /* associativity, 1..64, dividing bytes / line_bytes */
+    uint32_t line_bytes;    /* line size, a power of two, 32..4096 */
+    uint32_t hit_cycles;    /* tag + data latency, 0..100000 */
+    bool write_allocate;    /* true: write-back, write-allocate; false: write-through, no-allocate */
+} gmmu_cache_config;
+
+typedef struct gmmu_cache_stats {
+    uint64_t read_hits, read_misses, write_hits, write_misses;
+    uint64_t hits_under_fill; /* hits that waited for a fill still in flight */
+    uint64_t evictions, writebacks;
+} gmmu_cache_stats;
+
+typedef struct gmmu_cache_line {
+    uint64_t tag;   /* line number + 1; 0 = invalid */
+    uint64_t ready; /* cycle the fill arrives */
+    uint64_t stamp; /* LRU: last use */
+    bool dirty;
+} gmmu_cache_line;
+
+typedef struct gmmu_cache {
+    gmmu_cache_config cfg;
+    uint32_t sets;
+    unsigned line_shift;
+    gmmu_cache_line *lines; /* sets x ways */
+    uint64_t clock;         /* LRU counter */
+    gmmu_cache_stats st;
+} gmmu_cache;
+
+/* Result of one access. */
+typedef struct gmmu_cache_result {
+    bool hit;
+    uint64_t ready;          /* hit: cycle the data is there (>= now + hit_cycles) */
+    bool writeback;          /* the allocation evicted a dirty line ... */
+    uint64_t writeback_addr; /* ... at this byte address */
+} gmmu_cache_result;
+
+void gmmu_cache_config_default(gmmu_cache_config *c); /* 32 KiB, 4-way, 128 B, 40 cycles */
+gmmu_status gmmu_cache_config_check(const gmmu_cache_config *c, gmmu_error *err);
+gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err);
+void gmmu_cache_destroy(gmmu_cache *c);
+
+/* Access the line holding byte address `addr` at cycle `now`. A hit touches
+ * LRU (a write hit marks the line dirty under write_allocate). A miss that
+ * allocates (every read; writes under write_allocate) replaces the LRU way;
+ * the caller fetches the line and reports when it arrives with
+ * gmmu_cache_fill_ready() (until then the line is ready at `now`). */
+void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
+                       gmmu_cache_result *out);
+/* The fill of the line holding `addr` arrives at cycle `ready` (no effect if
+ * the line is no longer cached). */
+void gmmu_cache_fill_ready(gmmu_cache *c, uint64_t addr, uint64_t ready);
+/* True if the line holding `addr` is cached (no state change). */
+bool gmmu_cache_probe(const gmmu_cache *c, uint64_t addr);
+void gmmu_cache_invalidate_all(gmmu_cache *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

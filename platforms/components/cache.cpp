@@ -1,0 +1,151 @@
+#include "components/cache.h"
+
+#include <algorithm>
+
+namespace gmmu {
+
+data_cache::data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cfg,
+                       sc_core::sc_time clk)
+    : sc_module(name), tsock("tsock"), isock("isock"), clock(clk)
+{
+    gmmu_error err{};
+    if (gmmu_cache_init(&c, &cfg, &err) != GMMU_OK)
+        report_error("cache", std::string(this->name()) + ": " + err.field + ": " + err.msg);
+    tsock.register_b_transport(this, &data_cache::b_transport);
+    tsock.register_transport_dbg(this, &data_cache::transport_dbg);
+    tsock.register_get_direct_mem_ptr(this, &data_cache::get_direct_mem_ptr);
+    isock.register_invalidate_direct_mem_ptr(this, &data_cache::invalidate_from_below);
+    wb_ext.timing_only = true;
+    wb_ext.lane_bytes = 8;
+    const unsigned lanes = std::min<unsigned>(cfg.line_bytes / 8u, warp_ext::lanes);
+    wb_ext.nlanes = lanes;
+    wb_ext.active = lanes >= 32 ? ~0u : (1u << lanes) - 1u;
+    wb_gp.set_extension(&wb_ext);
+}
+
+data_cache::~data_cache()
+{
+    wb_gp.clear_extension(&wb_ext);
+    gmmu_cache_destroy(&c);
+}
+
+uint64_t data_cache::cycle_at(const sc_core::sc_time &delay) const
+{
+    return uint64_t((sc_core::sc_time_stamp() + delay) / clock);
+}
+
+void data_cache::write_back(uint64_t addr, const sc_core::sc_time &delay)
+{
+    wb_gp.set_command(tlm::TLM_WRITE_COMMAND);
+    wb_gp.set_address(addr);
+    for (unsigned l = 0; l < wb_ext.nlanes; l++)
+        wb_ext.pa[l] = wb_ext.va[l] = addr + 8u * l;
+    wb_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time d = delay; // the writer does not wait for it
+    isock->b_transport(wb_gp, d);
+}
+
+void data_cache::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    const tlm::tlm_command cmd = gp.get_command();
+    if (cmd == tlm::TLM_IGNORE_COMMAND) {
+        isock->b_transport(gp, delay);
+        return;
+    }
+    const bool write = cmd == tlm::TLM_WRITE_COMMAND;
+    const unsigned shift = c.line_shift;
+    warp_ext *w = gp.get_extension<warp_ext>();
+    lines.clear();
+    if (w) {
+        if (w->nlanes > warp_ext::lanes) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return;
+        }
+        for (unsigned l = 0; l < w->nlanes; l++)
+            if (w->active & (1u << l)) {
+                const uint64_t ln = w->pa[l] >> shift;
+                if (std::find(lines.begin(), lines.end(), ln) == lines.end())
+                    lines.push_back(ln);
+            }
+    } else {
+        const uint64_t len = gp.get_data_length() ? gp.get_data_length() : 1;
+        for (uint64_t ln = gp.get_address() >> shift; ln <= (gp.get_address() + len - 1) >> shift; ln++)
+            lines.push_back(ln);
+    }
+    accesses++;
+    const sc_core::sc_time in = delay;
+    const uint64_t now = cycle_at(delay);
+    uint64_t ready = now + c.cfg.hit_cycles;
+    missed.clear();
+    for (uint64_t ln : lines) {
+        gmmu_cache_result r;
+        gmmu_cache_access(&c, ln << shift, write, now, &r);
+        if (r.hit)
+            ready = std::max(ready, r.ready);
+        else
+            missed.push_back(ln);
+        if (r.writeback)
+            write_back(r.writeback_addr, delay);
+    }
+    const sc_core::sc_time hit_time = clock * double(c.cfg.hit_cycles);
+    if (write && !c.cfg.write_allocate) {
+        // Write-through: the next level books the write; the writer is done
+        // once this cache has it.
+        sc_core::sc_time d = delay + hit_time;
+        isock->b_transport(gp, d);
+        posted_writes++;
+        forwarded++;
+    } else if (write || missed.empty()) {
+        // A hit, or a write absorbed by a write-allocate cache: data moves
+        // functionally, no time is spent below.
+        isock->transport_dbg(gp);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    } else {
+        sc_core::sc_time d = delay + hit_time;
+        isock->b_transport(gp, d);
+        forwarded++;
+        const uint64_t done = std::max(cycle_at(d), now + c.cfg.hit_cycles);
+        for (uint64_t ln : missed)
+            gmmu_cache_fill_ready(&c, ln << shift, done);
+        ready = std::max(ready, done);
+    }
+    delay += clock * double(ready - now);
+    if (w)
+        w->data_delay = delay - in;
+    gp.set_dmi_allowed(false); // timed accesses go through the cache
+}
+
+unsigned data_cache::transport_dbg(int, tlm::tlm_generic_payload &gp)
+{
+    return isock->transport_dbg(gp);
+}
+
+bool data_cache::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi)
+{
+    return isock->get_direct_mem_ptr(gp, dmi);
+}
+
+void data_cache::invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi)
+{
+    for (unsigned i = 0; i < tsock.size(); i++)
+        tsock[i]->invalidate_direct_mem_ptr(lo, hi);
+}
+
+void data_cache::dump_stats(nlohmann::json &j) const
+{
+    const gmmu_cache_stats &s = c.st;
+    j["accesses"] = accesses;
+    j["read_hits"] = s.read_hits;
+    j["read_misses"] = s.read_misses;
+    j["write_hits"] = s.write_hits;
+    j["write_misses"] = s.write_misses;
+    j["hits_under_fill"] = s.hits_under_fill;
+    j["evictions"] = s.evictions;
+    j["writebacks"] = s.writebacks;
+    j["forwarded"] = forwarded;
+    j["posted_writes"] = posted_writes;
+    const uint64_t reads = s.read_hits + s.read_misses;
+    j["read_hit_rate"] = reads ? double(s.read_hits) / double(reads) : 0.0;
+}
+
+} // namespace gmmu

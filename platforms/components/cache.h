@@ -1,0 +1,67 @@
+// gmmu — data cache: a TLM-2.0 LT interconnect component between a data
+// initiator (an L1 TLB's data side, an SM, another cache) and the next level
+// (a cache or the memory), timed by the gmmu_cache C model.
+//
+// The cache holds tags, not data: data stays in the memory component and is
+// moved functionally. A read hit (or a write this cache absorbs) costs the
+// hit latency and reaches the next level through transport_dbg only, so it
+// books no time or bandwidth there; a read miss costs the hit latency plus
+// the next level's b_transport, and later hits on the line wait for that
+// fill. A write-through (no-allocate) cache posts writes: the writer waits
+// for this cache only, the next level books the write. A write-allocate cache
+// absorbs writes (no fetch: GPU L2s keep per-sector valid bits) and sends a
+// timing-only write-back of a dirty victim to the next level.
+//
+// Payloads: warp payloads (every active lane's line at warp_ext::pa) and
+// plain payloads (the lines of [address, address + length)). DMI requests and
+// invalidations pass through (DMI users bypass the cache's timing, as they
+// bypass every b_transport). warp_ext::data_delay is set to the time the
+// access spent from this cache on.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "components/extensions.h"
+#include "components/stats.h"
+
+extern "C" {
+#include "gmmu/cache.h"
+}
+
+namespace gmmu {
+
+class data_cache : public sc_core::sc_module, public stats_provider {
+  public:
+    tlm_utils::multi_passthrough_target_socket<data_cache> tsock;
+    tlm_utils::simple_initiator_socket<data_cache> isock;
+
+    // cfg is validated: a bad field raises an error report naming it.
+    data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cfg, sc_core::sc_time clock);
+    ~data_cache() override;
+
+    const gmmu_cache &model() const { return c; }
+    void dump_stats(nlohmann::json &j) const override;
+
+  private:
+    void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
+    void invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi);
+    void write_back(uint64_t addr, const sc_core::sc_time &delay);
+    uint64_t cycle_at(const sc_core::sc_time &delay) const;
+
+    gmmu_cache c{};
+    sc_core::sc_time clock;
+    std::vector<uint64_t> lines, missed; // scratch: lines of one access
+    tlm::tlm_generic_payload wb_gp;
+    warp_ext wb_ext;
+    uint64_t accesses = 0, forwarded = 0, posted_writes = 0;
+};
+
+} // namespace gmmu
