@@ -114,22 +114,25 @@ module walk_sched #(
   // State
   // ---------------------------------------------------------------------------
   // MSHRs (C: gmmu_ws_mshr)
-  logic [N-1:0]        m_valid_q, m_valid_d;
-  logic [N-1:0]        m_done_q, m_done_d;
+  // The registers marked public_flat_rd are read by the platform wrapper
+  // (tb/sched/rtl_walk_sched.cpp: Quiescent(), ScansStarted()) to skip idle
+  // cycles and count scans; the metacomments change nothing else.
+  logic [N-1:0]        m_valid_q /*verilator public_flat_rd*/, m_valid_d;
+  logic [N-1:0]        m_done_q /*verilator public_flat_rd*/, m_done_d;
   logic [N*64-1:0]     m_va_q, m_va_d;
   logic [N*2-1:0]      m_acc_q, m_acc_d;       // {user, write}
   logic [N*2-1:0]      m_start_q, m_start_d;   // start_level - 1
   logic [N*2-1:0]      m_lvl_q, m_lvl_d;       // level - 1
-  logic [N*3-1:0]      m_next_q, m_next_d;     // next_scan (0 none, 1..4)
+  logic [N*3-1:0]      m_next_q /*verilator public_flat_rd*/, m_next_d; // next_scan (0 none, 1..4)
   logic [N*3-1:0]      m_fault_q, m_fault_d;
   logic [N*64-1:0]     m_pte_q, m_pte_d;       // leaf PTE (valid when fault == 0)
   logic [N*4*KW-1:0]   m_tb_q, m_tb_d;         // tb[1..4] frame numbers
   logic [N*4-1:0]      m_refv_q, m_refv_d;     // ref[1..4] != NO_SLOT
   logic [N*4*SW-1:0]   m_ref_q, m_ref_d;
   // slots (C: gmmu_ws_slot)
-  logic [S*2-1:0]      s_state_q, s_state_d;
+  logic [S*2-1:0]      s_state_q /*verilator public_flat_rd*/, s_state_d;
   logic [S*2-1:0]      s_lvl_q, s_lvl_d;       // level - 1
-  logic [S-1:0]        s_known_q, s_known_d;
+  logic [S-1:0]        s_known_q /*verilator public_flat_rd*/, s_known_d;
   logic [S*KW-1:0]     s_key_q, s_key_d;       // known ? table frame : parent slot id
   logic [S*9-1:0]      s_idx_q, s_idx_d;
   logic [SPairs-1:0]   s_age_q, s_age_d;       // (a<b): 1 = a created before b
@@ -190,7 +193,7 @@ module walk_sched #(
   logic                dbg_scan_stall;
 
   // scan state / temporaries (declared for every variant, used by TREE/PAIRWISE)
-  logic                scan_active_q, scan_active_d;
+  logic                scan_active_q /*verilator public_flat_rd*/, scan_active_d;
   logic [1:0]          scan_lvl_q, scan_lvl_d;
   logic [1:0]          last_scan_lvl_q, last_scan_lvl_d;
   logic [TW-1:0]       scan_timer_q, scan_timer_d;
@@ -209,7 +212,8 @@ module walk_sched #(
   logic [N-1:0]        need_new;
   logic [N*CW-1:0]     nrank;
   logic [N*SW-1:0]     slot_of;
-  logic                do_pass, try_found, try_stall;
+  logic                do_pass, try_stall;
+  logic                try_found /*verilator public_flat_rd*/; // a scan starts this cycle
   logic [1:0]          try_lvl, plvl;
   logic [CW-1:0]       ecnt;
   logic [N-1:0]        leader;

@@ -577,10 +577,9 @@ gmmu_status gmmu_walk_sched_step(gmmu_walk_sched *ws, const gmmu_ws_in *in, gmmu
 
 /* ---- run loop -------------------------------------------------------------------- */
 
-/* Nothing changes until a memory response arrives (given no new allocation). */
-static bool quiescent(const gmmu_walk_sched *ws)
+bool gmmu_walk_sched_quiescent(const gmmu_walk_sched *ws)
 {
-    if (ws->scan_active)
+    if (!ws || ws->scan_active)
         return false;
     for (unsigned i = 0; i < ws->nslots; i++)
         if (ws->s[i].state == GMMU_WS_SLOT_QUEUED && ws->s[i].known)
@@ -600,36 +599,67 @@ static bool quiescent(const gmmu_walk_sched *ws)
     return true;
 }
 
+static gmmu_status c_dev_step(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out)
+{
+    return gmmu_walk_sched_step((gmmu_walk_sched *)ctx, in, out);
+}
+
+static bool c_dev_quiescent(void *ctx) { return gmmu_walk_sched_quiescent((gmmu_walk_sched *)ctx); }
+
+static void c_dev_skip(void *ctx, uint64_t cycles)
+{
+    gmmu_walk_sched *ws = (gmmu_walk_sched *)ctx;
+    ws->cycle += cycles;
+    ws->st.cycles += cycles;
+}
+
+void gmmu_walk_sched_device(gmmu_walk_sched *ws, gmmu_ws_device *dev)
+{
+    if (!dev)
+        return;
+    memset(dev, 0, sizeof *dev);
+    dev->step = &c_dev_step;
+    dev->quiescent = &c_dev_quiescent;
+    dev->skip = &c_dev_skip;
+    dev->ctx = ws;
+    dev->mshrs = ws ? ws->cfg.mshrs : 0;
+}
+
 typedef struct pending_resp {
     uint64_t arrive, order, data;
     uint16_t tag;
 } pending_resp;
 
-gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs, unsigned n,
-                                gmmu_ws_mem_fn mem, void *mem_ctx, gmmu_ws_result *results,
-                                uint64_t *cycles_out)
+gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
+                               const gmmu_ws_alloc *allocs, unsigned n, gmmu_ws_mem_fn mem,
+                               void *mem_ctx, gmmu_ws_result *results, uint64_t *cycles_out,
+                               gmmu_ws_run_stats *st)
 {
-    if (!ws)
+    if (!dev || !dev->step || dev->mshrs < 1 || dev->mshrs > GMMU_WS_MAX_MSHRS)
         return GMMU_EINVAL;
     if (n && (!allocs || !results || !mem))
         return GMMU_EINVAL;
-    if (!gmmu_walk_sched_idle(ws))
-        return GMMU_EBUSY;
     for (unsigned i = 0; i < n; i++)
         if (!alloc_ok(&allocs[i]))
             return GMMU_EINVAL;
+    gmmu_ws_run_stats own;
+    if (!st) {
+        memset(&own, 0, sizeof own);
+        st = &own;
+    }
     pending_resp pend[GMMU_WS_MAX_SLOTS];
     unsigned npend = 0;
     uint64_t order = 0;
     unsigned owner[GMMU_WS_MAX_MSHRS] = {0};
-    const uint64_t start = ws->cycle;
-    uint64_t last_done = start;
+    unsigned busy = 0;  /* MSHRs taken and not yet reported done */
+    uint64_t cyc = 0;   /* cycles since the run's start */
+    uint64_t last_done = 0;
     unsigned next = 0, completed = 0;
     while (completed < n) {
         gmmu_ws_in in;
         gmmu_ws_out out;
         memset(&in, 0, sizeof in);
-        unsigned offer = gmmu_walk_sched_free_mshrs(ws);
+        unsigned offer = dev->mshrs - busy;
         if (offer > GMMU_WS_ALLOC_MAX)
             offer = GMMU_WS_ALLOC_MAX;
         if (offer > n - next)
@@ -640,7 +670,7 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
         }
         int pick = -1;
         for (unsigned p = 0; p < npend; p++) {
-            if (pend[p].arrive > ws->cycle)
+            if (pend[p].arrive > cyc)
                 continue;
             if (pick < 0 || pend[p].arrive < pend[pick].arrive ||
                 (pend[p].arrive == pend[pick].arrive && pend[p].order < pend[pick].order))
@@ -653,27 +683,36 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
             pend[pick] = pend[--npend];
         }
         in.mem_ready = 1;
-        const uint64_t now = ws->cycle;
-        gmmu_status s = gmmu_walk_sched_step(ws, &in, &out);
+        const uint64_t now = cyc;
+        const uint64_t clock = st->cycles; /* the line cache's time base */
+        gmmu_status s = dev->step(dev->ctx, &in, &out);
         if (s != GMMU_OK)
             return s;
+        cyc++;
+        st->cycles++;
         for (unsigned k = 0; k < offer; k++) {
             if (!out.alloc_accepted[k])
                 continue;
+            if (out.alloc_mshr[k] >= dev->mshrs)
+                return GMMU_EINVAL;
             owner[out.alloc_mshr[k]] = next;
-            results[next].alloc_cycle = now - start;
+            results[next].alloc_cycle = now;
             next++;
+            busy++;
+            st->allocs++;
         }
         if (out.req.valid) {
             uint64_t data = 0;
             uint32_t lat = 1;
+            if (npend >= GMMU_WS_MAX_SLOTS)
+                return GMMU_EINVAL;
             if (mem(mem_ctx, out.req.pa, &data, &lat) != GMMU_OK)
                 return GMMU_EMEM;
             if (lat < 1)
                 lat = 1;
-            if (ws->lc) {
+            if (lc) {
                 uint32_t l2 = lat;
-                if (gmmu_line_cache_access(ws->lc, out.req.pa, now, lat, &l2, NULL) != GMMU_OK)
+                if (gmmu_line_cache_access(lc, out.req.pa, clock, lat, &l2, NULL) != GMMU_OK)
                     return GMMU_EINVAL;
                 lat = l2;
             }
@@ -682,26 +721,39 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
             pend[npend].data = data;
             pend[npend].tag = out.req.tag;
             npend++;
+            st->refs_issued++;
+            if (st->have_last && (out.req.pa >> 7) == st->last_line)
+                st->same_line_back_to_back++;
+            st->have_last = 1;
+            st->last_line = out.req.pa >> 7;
+            if (npend > st->max_inflight)
+                st->max_inflight = npend;
         }
-        for (unsigned d = 0; d < out.n_done; d++) {
+        for (unsigned d = 0; d < out.n_done && d < GMMU_WS_RETIRE_MAX; d++) {
             const gmmu_ws_done *dn = &out.done[d];
+            if (dn->mshr >= dev->mshrs || !busy)
+                return GMMU_EINVAL;
             gmmu_ws_result *r = &results[owner[dn->mshr]];
             r->va = dn->va;
             r->pa = dn->pa;
             r->pte = dn->pte;
             memcpy(r->table_base, dn->table_base, sizeof r->table_base);
-            r->done_cycle = now - start;
+            r->done_cycle = now;
             r->fault = (gmmu_fault)dn->fault;
             r->fault_level = dn->fault_level;
             r->page_shift = dn->page_shift;
             r->nreads = dn->nreads;
             r->mshr = dn->mshr;
             completed++;
+            busy--;
             last_done = now;
+            st->walks++;
+            st->faults += dn->fault != GMMU_FAULT_NONE;
+            st->refs_walked += dn->nreads;
         }
         /* Skip cycles in which nothing can happen (same result as stepping them). */
-        bool stalled = completed < n && (next == n || gmmu_walk_sched_free_mshrs(ws) == 0) &&
-                       quiescent(ws);
+        bool stalled = completed < n && (next == n || busy == dev->mshrs) && dev->quiescent &&
+                       dev->quiescent(dev->ctx);
         if (stalled && !npend)
             return GMMU_EBUSY; /* no read in flight and nothing can move: cannot happen */
         if (stalled) {
@@ -709,13 +761,34 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
             for (unsigned p = 1; p < npend; p++)
                 if (pend[p].arrive < t)
                     t = pend[p].arrive;
-            if (t > ws->cycle) {
-                ws->st.cycles += t - ws->cycle;
-                ws->cycle = t;
+            if (t > cyc) {
+                if (dev->skip)
+                    dev->skip(dev->ctx, t - cyc);
+                st->cycles += t - cyc;
+                cyc = t;
             }
         }
     }
     if (cycles_out)
-        *cycles_out = n ? last_done - start + 1 : 0;
+        *cycles_out = n ? last_done + 1 : 0;
+    st->runs++;
     return GMMU_OK;
+}
+
+gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs, unsigned n,
+                                gmmu_ws_mem_fn mem, void *mem_ctx, gmmu_ws_result *results,
+                                uint64_t *cycles_out)
+{
+    if (!ws)
+        return GMMU_EINVAL;
+    if (n && (!allocs || !results || !mem))
+        return GMMU_EINVAL;
+    if (!gmmu_walk_sched_idle(ws))
+        return GMMU_EBUSY;
+    gmmu_ws_device dev;
+    gmmu_walk_sched_device(ws, &dev);
+    gmmu_ws_run_stats st;
+    memset(&st, 0, sizeof st);
+    st.cycles = ws->cycle; /* the line cache keeps seeing the model's cycle */
+    return gmmu_ws_run_device(&dev, ws->lc, allocs, n, mem, mem_ctx, results, cycles_out, &st);
 }

@@ -12,7 +12,41 @@ static pwc_rtl_factory &rtl_factory()
 void set_pwc_rtl_factory(pwc_rtl_factory f) { rtl_factory() = std::move(f); }
 bool have_pwc_rtl() { return static_cast<bool>(rtl_factory()); }
 
+static ws_rtl_factory &sched_factory()
+{
+    static ws_rtl_factory f;
+    return f;
+}
+void set_ws_rtl_factory(ws_rtl_factory f) { sched_factory() = std::move(f); }
+bool have_ws_rtl() { return static_cast<bool>(sched_factory()); }
+bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why)
+{
+    if (!have_ws_rtl()) {
+        if (why)
+            *why = "this program was built without the RTL (Verilator)";
+        return false;
+    }
+    return sched_factory()(cfg, why) != nullptr;
+}
+
 namespace {
+struct c_ws_device : ws_step_device {
+    gmmu_walk_sched *ws = nullptr; // owned by the ptw
+    gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) override
+    {
+        return gmmu_walk_sched_step(ws, in, out);
+    }
+    bool quiescent() const override { return gmmu_walk_sched_quiescent(ws); }
+    void skip(uint64_t cycles) override
+    {
+        ws->cycle += cycles;
+        ws->st.cycles += cycles;
+    }
+    void reset() override { gmmu_walk_sched_reset(ws); }
+    uint64_t scans() const override { return ws->st.scans; }
+    std::string name() const override { return "C model"; }
+};
+
 struct c_pwc_device : pwc_cycle_device {
     gmmu_pwc *p = nullptr;
     ~c_pwc_device() override { gmmu_pwc_destroy(p); }
@@ -60,8 +94,27 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         ws = new gmmu_walk_sched;
         if (gmmu_walk_sched_init(ws, &p.sched, &err) != GMMU_OK)
             report_error("ptw", me + ": scheduler." + err.field + ": " + err.msg);
-        if (p.line_cache)
-            gmmu_walk_sched_attach_line_cache(ws, &lc);
+        auto c = std::make_unique<c_ws_device>();
+        c->ws = ws;
+        if (p.sched_rtl || p.sched_cosim) {
+            if (!have_ws_rtl())
+                report_error("ptw", me + ": scheduler_impl: this program was built without the RTL "
+                                         "(Verilator)");
+            std::string why;
+            std::unique_ptr<ws_step_device> rtl = sched_factory()(p.sched, &why);
+            if (!rtl)
+                report_error("ptw", me + ": scheduler_impl: " + why);
+            if (p.sched_rtl) {
+                ws_dev = std::move(rtl);
+                if (p.sched_cosim)
+                    ws_check = std::move(c);
+            } else {
+                ws_dev = std::move(c);
+                ws_check = std::move(rtl);
+            }
+        } else {
+            ws_dev = std::move(c);
+        }
     }
     free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
     in_flight.assign(inflight_slots, inflight{});
@@ -318,6 +371,105 @@ gmmu_status ptw::write_cb(void *ctx, uint64_t pa, uint64_t val)
     return g.get_response_status() == tlm::TLM_OK_RESPONSE ? GMMU_OK : GMMU_EMEM;
 }
 
+// ---- walk scheduler through its cycle-step interface ---------------------------
+static void ws_diff(std::string &d, const char *field, uint64_t a, uint64_t b)
+{
+    if (a == b)
+        return;
+    char buf[160];
+    snprintf(buf, sizeof buf, "\n  %-22s 0x%llx vs 0x%llx", field, (unsigned long long)a,
+             (unsigned long long)b);
+    d += buf;
+}
+
+gmmu_status ptw::ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out)
+{
+    auto *self = static_cast<ptw *>(ctx);
+    if (!self->ws_mismatch.empty())
+        return GMMU_EINVAL;
+    gmmu_status s = self->ws_dev->step(in, out);
+    if (s != GMMU_OK || !self->ws_check)
+        return s;
+    gmmu_ws_out o2;
+    if (self->ws_check->step(in, &o2) != GMMU_OK) {
+        self->ws_mismatch = self->ws_check->name() + " rejected a scheduler input that " +
+                            self->ws_dev->name() + " took";
+        return GMMU_EINVAL;
+    }
+    std::string d;
+    ws_diff(d, "req.valid", out->req.valid, o2.req.valid);
+    if (out->req.valid || o2.req.valid) {
+        ws_diff(d, "req.level", out->req.level, o2.req.level);
+        ws_diff(d, "req.tag", out->req.tag, o2.req.tag);
+        ws_diff(d, "req.pa", out->req.pa, o2.req.pa);
+    }
+    char f[64];
+    for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX; k++) {
+        snprintf(f, sizeof f, "alloc_accepted[%u]", k);
+        ws_diff(d, f, out->alloc_accepted[k], o2.alloc_accepted[k]);
+        if (out->alloc_accepted[k] || o2.alloc_accepted[k]) {
+            snprintf(f, sizeof f, "alloc_mshr[%u]", k);
+            ws_diff(d, f, out->alloc_mshr[k], o2.alloc_mshr[k]);
+        }
+    }
+    ws_diff(d, "n_done", out->n_done, o2.n_done);
+    for (unsigned j = 0; j < GMMU_WS_RETIRE_MAX && j < std::max(out->n_done, o2.n_done); j++) {
+        const gmmu_ws_done &a = out->done[j], &b = o2.done[j];
+        auto field = [&](const char *name, uint64_t x, uint64_t y) {
+            snprintf(f, sizeof f, "done[%u].%s", j, name);
+            ws_diff(d, f, x, y);
+        };
+        field("valid", a.valid, b.valid);
+        field("mshr", a.mshr, b.mshr);
+        field("fault", a.fault, b.fault);
+        field("fault_level", a.fault_level, b.fault_level);
+        field("page_shift", a.page_shift, b.page_shift);
+        field("nreads", a.nreads, b.nreads);
+        field("va", a.va, b.va);
+        field("pa", a.pa, b.pa);
+        field("pte", a.pte, b.pte);
+        for (unsigned l = 1; l <= GMMU_PT_LEVELS; l++) {
+            char tb[24];
+            snprintf(tb, sizeof tb, "table_base[%u]", l);
+            field(tb, a.table_base[l], b.table_base[l]);
+        }
+    }
+    if (!d.empty()) {
+        char head[160];
+        snprintf(head, sizeof head, "walk-scheduler co-simulation mismatch at scheduler cycle %llu (",
+                 (unsigned long long)self->ws_st.cycles);
+        self->ws_mismatch = std::string(head) + self->ws_dev->name() + " vs " +
+                            self->ws_check->name() + "):" + d;
+        return GMMU_EINVAL;
+    }
+    return GMMU_OK;
+}
+
+bool ptw::ws_quiescent_cb(void *ctx)
+{
+    auto *self = static_cast<ptw *>(ctx);
+    bool q = self->ws_dev->quiescent();
+    if (self->ws_check && self->ws_mismatch.empty() && self->ws_check->quiescent() != q) {
+        char buf[200];
+        snprintf(buf, sizeof buf,
+                 "walk-scheduler co-simulation mismatch after scheduler cycle %llu: quiescent %d "
+                 "(%s) vs %d (%s)",
+                 (unsigned long long)self->ws_st.cycles, q, self->ws_dev->name().c_str(), !q,
+                 self->ws_check->name().c_str());
+        self->ws_mismatch = buf;
+        return false; // the next step reports it
+    }
+    return q;
+}
+
+void ptw::ws_skip_cb(void *ctx, uint64_t cycles)
+{
+    auto *self = static_cast<ptw *>(ctx);
+    self->ws_dev->skip(cycles);
+    if (self->ws_check)
+        self->ws_check->skip(cycles);
+}
+
 gmmu_status ptw::sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat)
 {
     auto *self = static_cast<ptw *>(ctx);
@@ -476,10 +628,23 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     const sc_core::sc_time base = walk_delay;
     std::vector<gmmu_ws_result> res(pending.size());
     uint64_t cycles = 0;
-    gmmu_status s = gmmu_walk_sched_run(ws, allocs.data(), unsigned(allocs.size()),
-                                        &ptw::sched_mem_cb, this, res.data(), &cycles);
+    gmmu_ws_device dev{};
+    dev.step = &ptw::ws_step_cb;
+    dev.quiescent = &ptw::ws_quiescent_cb;
+    dev.skip = &ptw::ws_skip_cb;
+    dev.ctx = this;
+    dev.mshrs = p.sched.mshrs;
+    gmmu_status s = gmmu_ws_run_device(&dev, p.line_cache ? &lc : nullptr, allocs.data(),
+                                       unsigned(allocs.size()), &ptw::sched_mem_cb, this,
+                                       res.data(), &cycles, &ws_st);
+    if (!ws_mismatch.empty())
+        report_error("ptw", std::string(name()) + ": " + ws_mismatch);
     if (s != GMMU_OK) {
-        gmmu_walk_sched_reset(ws); // keep the unit usable; report the batch as faulted
+        // keep the unit usable; report the batch as faulted
+        ws_dev->reset();
+        if (ws_check)
+            ws_check->reset();
+        ws_st.have_last = 0;
         for (xlate_req *r : pending) {
             r->done = true;
             r->fault = GMMU_FAULT_NOT_PRESENT;
@@ -583,13 +748,21 @@ void ptw::dump_stats(nlohmann::json &j) const
     j["avg_walk_ns"] = walks ? walk_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
     j["avg_queue_ns"] = walks ? queue_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
     if (ws) {
+        // From the run loop's counters (the step outputs), so the C model and
+        // the RTL report the same numbers. refs_merged = reads the walks
+        // consumed minus reads issued (the model's refs_merged - refs_wasted;
+        // refs_wasted is 0 in every run, docs/rtl_walk_sched.md).
+        const uint64_t merged =
+            ws_st.refs_walked > ws_st.refs_issued ? ws_st.refs_walked - ws_st.refs_issued : 0;
         j["sched"] = {{"variant", p.sched.variant == GMMU_WS_TREE ? "tree" : "pairwise"},
-                      {"refs_issued", ws->st.refs_issued},
-                      {"refs_merged", ws->st.refs_merged},
-                      {"refs_walked", ws->st.refs_walked},
-                      {"same_line_back_to_back", ws->st.same_line_back_to_back},
-                      {"cycles", ws->st.cycles},
-                      {"scans", ws->st.scans}};
+                      {"impl", ws_dev->name()},
+                      {"cosim", ws_check ? ws_check->name() : std::string("off")},
+                      {"refs_issued", ws_st.refs_issued},
+                      {"refs_merged", merged},
+                      {"refs_walked", ws_st.refs_walked},
+                      {"same_line_back_to_back", ws_st.same_line_back_to_back},
+                      {"cycles", ws_st.cycles},
+                      {"scans", ws_dev->scans()}};
     } else {
         j["sched"] = {{"variant", "serial"},
                       {"refs_issued", pt_reads + line_hits},

@@ -13,9 +13,11 @@
 //               free walker at max(request time, free time).
 //      tree, pairwise
 //               the comparator-tree / pairwise walk scheduler
-//               (gmmu_walk_sched_run): a batch's misses are walked together,
-//               identical references issued once, same-line references back
-//               to back. The scheduler is one unit, busy until the batch ends.
+//               (gmmu_ws_run_device over the C model's step, its Verilated RTL
+//               twin's, or both in lock-step): a batch's misses are walked
+//               together, identical references issued once, same-line
+//               references back to back. The scheduler is one unit, busy
+//               until the batch ends.
 //  * walks in flight: a request for a page whose walk (from an earlier batch)
 //    completes later than the request's time waits for that walk instead of
 //    starting another (counted as inflight_merges).
@@ -62,6 +64,33 @@ using pwc_rtl_factory =
 void set_pwc_rtl_factory(pwc_rtl_factory f);
 bool have_pwc_rtl();
 
+// A walk scheduler driven through its cycle-step interface: the C model
+// (gmmu_walk_sched_step) or its Verilated RTL twin (rtl/walk_sched.sv). The
+// walker runs either through one loop (gmmu_ws_run_device), so both give the
+// same results, cycles and counters.
+struct ws_step_device {
+    virtual ~ws_step_device() = default;
+    virtual gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) = 0;
+    // gmmu_walk_sched_quiescent() of the state after the last step.
+    virtual bool quiescent() const = 0;
+    // The run loop skipped this many quiescent cycles.
+    virtual void skip(uint64_t cycles) = 0;
+    virtual void reset() = 0;
+    // Comparator scans started (not visible at the step outputs).
+    virtual uint64_t scans() const = 0;
+    virtual std::string name() const = 0;
+};
+// Installed by the program that links the Verilated scheduler (tb/sched,
+// platforms/rtl/rtl_bridge.cpp). nullptr + *why (naming the geometries that
+// were built) when the configuration has no RTL build.
+using ws_rtl_factory =
+    std::function<std::unique_ptr<ws_step_device>(const gmmu_ws_config &, std::string *why)>;
+void set_ws_rtl_factory(ws_rtl_factory f);
+bool have_ws_rtl();
+// The RTL factory's answer for cfg without keeping the device: true when the
+// geometry was built, else false + *why.
+bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why);
+
 struct ptw_params {
     unsigned walkers = 1;            // serial variant: independent walkers
     unsigned fixed_walk_cycles = 0;  // 0: walk latency = what its reads cost
@@ -72,6 +101,8 @@ struct ptw_params {
     bool line_cache = false;
     gmmu_line_cache_config lc{};
     gmmu_ws_config sched{};          // variant SERIAL uses the per-walker path
+    bool sched_rtl = false;          // drive the Verilated walk scheduler instead of the C model
+    bool sched_cosim = false;        // step scheduler C model and RTL in lock-step, stop on a mismatch
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -90,6 +121,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
     void dump_stats(nlohmann::json &j) const override;
     const gmmu_pwc *pwc() const { return pwc_; }
     uint64_t pwc_cosim_cycles() const { return pwc_cycle; }
+    uint64_t sched_cycles() const { return ws_st.cycles; }
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
@@ -118,7 +150,15 @@ class ptw : public sc_core::sc_module, public stats_provider {
     void complete_path(gmmu_pwc_path &path, uint64_t root);
     void pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi);
     gmmu_line_cache lc{};
-    gmmu_walk_sched *ws = nullptr;
+    gmmu_walk_sched *ws = nullptr; // the C model (TREE/PAIRWISE), driven by ws_dev or ws_check
+    // Stepped scheduler: the device the results come from, and in lock-step
+    // co-simulation the other implementation, checked every cycle.
+    std::unique_ptr<ws_step_device> ws_dev, ws_check;
+    gmmu_ws_run_stats ws_st{};     // counted by the run loop from the device's outputs
+    std::string ws_mismatch;       // first co-simulation difference
+    static gmmu_status ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out);
+    static bool ws_quiescent_cb(void *ctx);
+    static void ws_skip_cb(void *ctx, uint64_t cycles);
     tlm::tlm_generic_payload pt_gp;
     sc_core::sc_time walk_delay; // accumulates during one serial walk
     bool debug_walk = false;

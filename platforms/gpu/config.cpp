@@ -145,14 +145,18 @@ const std::vector<key_spec> &config_schema()
           "scheduler coalescing a batch's walks; pairwise = all-pairs comparators."),
         I("ptw.mshrs", 32, 1, 64, "Walk-scheduler MSHRs (tree, pairwise)."),
         I("ptw.scan_pass_cycles", 1, 1, 16, "Cycles of one comparator pass (tree, pairwise)."),
+        S("ptw.scheduler_impl", "c", {"c", "rtl"},
+          "Walk-scheduler implementation (tree, pairwise): the C model, or its Verilated RTL twin "
+          "rtl/walk_sched.sv (geometries built into tb/sched; docs/rtl_walk_sched.md)."),
         S("ptw.pwc", "none", {"none", "tpc", "stc", "uptc", "cpwc"},
           "Page-walk cache in the walker (docs/pwc.md)."),
         S("ptw.pwc_impl", "c", {"c", "rtl"},
           "Page-walk cache implementation: the C model, or its Verilated RTL twin (TPC and CPWC "
           "geometries built into tb/pwc)."),
         B("ptw.cosim", false,
-          "Step the C model and the RTL twin of the page-walk cache in lock-step; stop at the "
-          "first output mismatch with a diff."),
+          "Step the C models and the RTL twins of the page-walk cache (tpc, cpwc) and of the "
+          "walk scheduler (tree, pairwise) in lock-step; stop at the first output mismatch with "
+          "a field-by-field diff."),
         I("ptw.pwc_bits", 0, 0, 1 << 24,
           "If > 0, size ptw.pwc to the largest geometry that fits this many bits; 0 = the kind's "
           "default geometry."),

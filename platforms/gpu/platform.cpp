@@ -169,8 +169,15 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         wp.clock = clock;
         wp.pwc = pwc_config_from(c);
         wp.pwc_rtl = c.s("ptw.pwc_impl") == "rtl";
-        wp.pwc_cosim = c.b("ptw.cosim");
-        if ((wp.pwc_rtl || wp.pwc_cosim) && wp.pwc.kind != GMMU_PWC_TPC && wp.pwc.kind != GMMU_PWC_CPWC)
+        const bool cosim = c.b("ptw.cosim");
+        const bool pwc_twin = wp.pwc.kind == GMMU_PWC_TPC || wp.pwc.kind == GMMU_PWC_CPWC;
+        const bool sched_twin = c.s("ptw.scheduler") != "serial";
+        // ptw.cosim covers every block of the walker that has an RTL twin
+        wp.pwc_cosim = cosim && pwc_twin;
+        if (cosim && !pwc_twin && !sched_twin)
+            throw config_error("config key 'ptw.cosim': nothing to co-simulate: RTL twins exist for "
+                               "ptw.pwc=tpc or cpwc and ptw.scheduler=tree or pairwise");
+        if (wp.pwc_rtl && !pwc_twin)
             throw config_error("config key 'ptw.pwc_impl': only ptw.pwc=tpc or cpwc have RTL twins");
         if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl())
             throw config_error("config key 'ptw.pwc_impl': this gmmu-sim was built without the RTL "
@@ -197,6 +204,18 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             gmmu_error err{};
             if (gmmu_ws_config_check(&wp.sched, &err) != GMMU_OK)
                 throw config_error("config key 'ptw." + std::string(err.field) + "': " + err.msg);
+        }
+        wp.sched_rtl = c.s("ptw.scheduler_impl") == "rtl";
+        wp.sched_cosim = cosim && sched_twin;
+        if (wp.sched_rtl && !sched_twin)
+            throw config_error("config key 'ptw.scheduler_impl': rtl needs ptw.scheduler=tree or "
+                               "pairwise (the serial walkers have no RTL twin in the platform)");
+        if (wp.sched_rtl || wp.sched_cosim) {
+            // Verilator fixed the RTL's parameters at build time
+            std::string why;
+            if (!ws_rtl_geometry_ok(wp.sched, &why))
+                throw config_error(std::string("config key 'ptw.scheduler_impl'") +
+                                   (wp.sched_rtl ? "" : " (ptw.cosim=true)") + ": " + why);
         }
         wparams = wp;
 

@@ -89,6 +89,7 @@ build_model() {
   read -r name variant mshrs walkers pass retire <<<"$(cfg_args "$3")"
   mkdir -p "$dir"
   echo "#include \"Vws_${name}.h\"" >"$dir/ws_headers.inc"
+  echo "#include \"Vws_${name}___024root.h\"" >>"$dir/ws_headers.inc"
   echo "WS_CFG(${name}, ${variant}, ${mshrs}, ${walkers}, ${pass}, ${retire})" >"$dir/ws_configs.inc"
   verilator --cc --exe --build -j 1 --x-assign unique --x-initial unique --assert -O3 \
     --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \

@@ -97,6 +97,7 @@ public:
         top_->rst_ni = 1;
         Eval();
         inflight_.reset();
+        scans_ = 0;
     }
 
     gmmu_status Step(const gmmu_ws_in *in, gmmu_ws_out *out) override
@@ -151,6 +152,7 @@ public:
             for (unsigned l = 1; l <= GMMU_PT_LEVELS; l++)
                 d.table_base[l] = GetBits(top_->done_table_o, 160 * j + 40 * (l - 1), 40) << 12;
         }
+        scans_ += top_->rootp->walk_sched__DOT__try_found & 1u;
         // the clock edge ends the cycle; the clock falls with the next
         // cycle's inputs (one evaluation fewer per cycle)
         top_->clk_i = 1;
@@ -191,6 +193,34 @@ public:
 #endif
     bool AssertionFailed() const override { return ctx_->gotError(); }
     uint64_t Cycles() const override { return cycles_; }
+    uint64_t ScansStarted() const override { return scans_; }
+    bool Quiescent() const override
+    {
+        const auto *r = top_->rootp;
+        const unsigned n = cfg_.mshrs, slots = 4 * cfg_.mshrs;
+        if (r->walk_sched__DOT__scan_active_q & 1u)
+            return false;
+        for (unsigned s = 0; s < slots; s++)
+            if (GetBits(r->walk_sched__DOT__s_state_q, 2 * s, 2) == GMMU_WS_SLOT_QUEUED &&
+                GetBits(r->walk_sched__DOT__s_known_q, s, 1))
+                return false;
+        // SERIAL: a walker is busy with each MSHR dispatched and not done
+        unsigned busy_walkers = 0;
+        bool waiting = false;
+        for (unsigned i = 0; i < n; i++) {
+            if (!GetBits(r->walk_sched__DOT__m_valid_q, i, 1))
+                continue;
+            if (GetBits(r->walk_sched__DOT__m_done_q, i, 1))
+                return false;
+            if (GetBits(r->walk_sched__DOT__m_next_q, 3 * i, 3))
+                waiting = true;
+            else
+                busy_walkers++;
+        }
+        if (!waiting)
+            return true;
+        return cfg_.variant == GMMU_WS_SERIAL && busy_walkers >= cfg_.walkers;
+    }
 
 private:
     void ClearInputs()
@@ -226,6 +256,7 @@ private:
 #endif
     std::bitset<4 * GMMU_WS_MAX_MSHRS> inflight_;
     uint64_t cycles_ = 0;
+    uint64_t scans_ = 0;
 };
 
 struct Entry {

@@ -46,6 +46,13 @@ public:
     virtual bool AssertionFailed() const = 0;
     // Cycles stepped since Create().
     virtual uint64_t Cycles() const = 0;
+    // gmmu_walk_sched_quiescent() of the state after the last Step: no scan
+    // running, no issuable reference, no finished walk waiting, no walk
+    // waiting for a scan or an idle walker. Read from the RTL's registers.
+    virtual bool Quiescent() const = 0;
+    // Scans started since Create() or Reset() (the C model's st.scans), read
+    // from the RTL's scan-start signal each Step.
+    virtual uint64_t ScansStarted() const = 0;
     const gmmu_ws_config &Config() const { return cfg_; }
 
 protected:

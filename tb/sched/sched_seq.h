@@ -84,6 +84,14 @@ public:
         if (sc != GMMU_OK || sr != GMMU_OK)
             d = "  step status: C model " + std::to_string(sc) + ", RTL " + std::to_string(sr) + "\n";
         d += Scoreboard::Diff(out, r);
+        // what the platform reads besides the outputs (gmmu_ws_run_device's
+        // idle-cycle skip, the scans counter)
+        if (gmmu_walk_sched_quiescent(&ws_) != rtl_->Quiescent())
+            d += "  quiescent              C model " + std::to_string(gmmu_walk_sched_quiescent(&ws_)) +
+                 "  RTL " + std::to_string(rtl_->Quiescent()) + "\n";
+        if (ws_.st.scans != rtl_->ScansStarted())
+            d += "  scans started          C model " + std::to_string(ws_.st.scans) + "  RTL " +
+                 std::to_string(rtl_->ScansStarted()) + "\n";
         if (rtl_->AssertionFailed())
             d += "  an RTL assertion failed (see the %Error line above)\n";
         res.out_hash = Scoreboard::Hash(res.out_hash, r);

@@ -185,6 +185,96 @@ TEST_F(PtwTest, TreeSchedulerCoalescesFigure8IntoSevenReads)
     EXPECT_EQ(j["walks"], 3u);
 }
 
+// A second implementation of the walk scheduler for the step-device plumbing
+// (ptw.scheduler_impl / ptw.cosim) without Verilator: the C model under another
+// name, optionally with one output field corrupted at its n-th request.
+struct TwinSched : gmmu::ws_step_device {
+    gmmu_walk_sched ws{};
+    unsigned corrupt_at = 0, reqs = 0; // 0: never
+    explicit TwinSched(const gmmu_ws_config &c) { gmmu_walk_sched_init(&ws, &c, nullptr); }
+    gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) override
+    {
+        gmmu_status s = gmmu_walk_sched_step(&ws, in, out);
+        if (s == GMMU_OK && out->req.valid && ++reqs == corrupt_at)
+            out->req.pa ^= 0x40;
+        return s;
+    }
+    bool quiescent() const override { return gmmu_walk_sched_quiescent(&ws); }
+    void skip(uint64_t c) override
+    {
+        ws.cycle += c;
+        ws.st.cycles += c;
+    }
+    void reset() override { gmmu_walk_sched_reset(&ws); }
+    uint64_t scans() const override { return ws.st.scans; }
+    std::string name() const override { return "twin"; }
+};
+
+TEST_F(PtwTest, SchedulerRunsThroughAnyStepDeviceAndLockStep)
+{
+    gmmu::set_ws_rtl_factory([](const gmmu_ws_config &c, std::string *) {
+        return std::unique_ptr<gmmu::ws_step_device>(std::make_unique<TwinSched>(c));
+    });
+    gmmu::ptw_params p;
+    gmmu_ws_config_default(&p.sched);
+    p.sched.variant = GMMU_WS_TREE;
+    p.sched_rtl = true;
+    p.sched_cosim = true;
+    build(p);
+    for (uint64_t va : figure8_vas())
+        drv.map(va, 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    auto x = batch(figure8_vas(), d);
+    for (auto &r : x.reqs)
+        EXPECT_EQ(r.pa, drv.translate(r.va));
+    auto j = stats(*walker);
+    EXPECT_EQ(j["sched"]["impl"], "twin");
+    EXPECT_EQ(j["sched"]["cosim"], "C model");
+    EXPECT_EQ(j["pt_reads"], 7u);
+    EXPECT_EQ(j["sched"]["refs_issued"], 7u);
+    EXPECT_EQ(j["sched"]["refs_merged"], 5u);
+    EXPECT_EQ(j["sched"]["refs_walked"], 12u);
+    EXPECT_GT(j["sched"]["scans"].get<uint64_t>(), 0u);
+}
+
+TEST_F(PtwTest, SchedulerLockStepStopsAtTheFirstMismatchWithADiff)
+{
+    gmmu::set_ws_rtl_factory([](const gmmu_ws_config &c, std::string *) {
+        auto t = std::make_unique<TwinSched>(c);
+        t->corrupt_at = 3;
+        return std::unique_ptr<gmmu::ws_step_device>(std::move(t));
+    });
+    gmmu::ptw_params p;
+    gmmu_ws_config_default(&p.sched);
+    p.sched.variant = GMMU_WS_TREE;
+    p.sched_cosim = true; // the C model drives, the twin checks
+    build(p);
+    for (uint64_t va : figure8_vas())
+        drv.map(va, 4096, 12);
+    sc_time d = SC_ZERO_TIME;
+    gmmu::xlate_ext x;
+    for (uint64_t va : figure8_vas()) {
+        gmmu::xlate_req r;
+        r.va = va;
+        x.reqs.push_back(r);
+    }
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    gp.set_extension(&x);
+    std::string msg;
+    try {
+        ini.isock->b_transport(gp, d);
+    } catch (const sc_core::sc_report &e) {
+        msg = e.get_msg();
+    }
+    gp.clear_extension(&x); // x lives on the stack
+    EXPECT_NE(msg.find("walk-scheduler co-simulation mismatch at scheduler cycle"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("(C model vs twin)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("req.pa"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("req.tag"), std::string::npos) << msg; // only the fields that differ
+}
+
 TEST_F(PtwTest, SerialWalkerNeedsTwelveReadsForFigure8)
 {
     build(1);

@@ -278,6 +278,62 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
                                 gmmu_ws_mem_fn mem, void *mem_ctx, gmmu_ws_result *results,
                                 uint64_t *cycles_out);
 
+/* True when nothing can change until a memory response (or an allocation)
+ * arrives: no scan running, no issuable reference, no finished walk waiting
+ * to retire, no walk waiting for a scan (or, SERIAL, for an idle walker).
+ * Stepping such a scheduler with no response and no allocation only counts
+ * the cycle; the run loop skips those cycles. */
+bool gmmu_walk_sched_quiescent(const gmmu_walk_sched *ws);
+
+/* ---- the run loop over any step device ----------------------------------------
+ * gmmu_walk_sched_run() is this loop over the C model. A twin with the same
+ * per-cycle behaviour (the Verilated RTL, or the C model and the RTL in
+ * lock-step) runs through the same loop, so both give the same results,
+ * cycles and counters. */
+typedef struct gmmu_ws_device {
+    /* One clock cycle (gmmu_walk_sched_step's contract). Any status other
+     * than GMMU_OK aborts the run with that status. */
+    gmmu_status (*step)(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out);
+    /* Optional: gmmu_walk_sched_quiescent() of the device's state after the
+     * last step; NULL = never quiescent (every cycle is stepped). */
+    bool (*quiescent)(void *ctx);
+    /* Optional: the loop skipped `cycles` quiescent cycles (the C model
+     * advances its cycle counter; a twin without one has nothing to do). */
+    void (*skip)(void *ctx, uint64_t cycles);
+    void *ctx;
+    uint32_t mshrs; /* the device's MSHRs (cfg.mshrs) */
+} gmmu_ws_device;
+
+/* Counters the run loop keeps from the device's outputs only, so that every
+ * device gives the same numbers. They accumulate across runs; have_last /
+ * last_line carry the previous request's line from one run to the next (as
+ * the scheduler's own issue state does). Zero the struct to start. */
+typedef struct gmmu_ws_run_stats {
+    uint64_t cycles;                 /* cycles stepped or skipped; also the time base the
+                                        line cache sees (start it at the device's cycle) */
+    uint64_t runs;                   /* gmmu_ws_run_device() calls that completed */
+    uint64_t walks;                  /* walks reported done */
+    uint64_t faults;                 /* ... of which with a fault */
+    uint64_t allocs;                 /* MSHR allocations accepted */
+    uint64_t refs_issued;            /* read requests (out.req) */
+    uint64_t refs_walked;            /* PTE reads the walks consumed: sum of done.nreads */
+    uint64_t same_line_back_to_back; /* requests to the 128 B line of the previous request */
+    uint64_t max_inflight;           /* most reads in flight at once */
+    uint8_t have_last;
+    uint8_t pad_[7];
+    uint64_t last_line;              /* PA >> 7 of the previous request */
+} gmmu_ws_run_stats;
+
+/* gmmu_walk_sched_run() on a step device. The device must be idle (no walk
+ * in progress, no read in flight). lc (optional) times every request as in
+ * gmmu_walk_sched_run(); st (optional) accumulates the loop's counters. */
+gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
+                               const gmmu_ws_alloc *allocs, unsigned n, gmmu_ws_mem_fn mem,
+                               void *mem_ctx, gmmu_ws_result *results, uint64_t *cycles_out,
+                               gmmu_ws_run_stats *st);
+/* The C model as a step device (ctx = ws). */
+void gmmu_walk_sched_device(gmmu_walk_sched *ws, gmmu_ws_device *dev);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,165 @@
+// The Verilated walk scheduler (rtl/walk_sched.sv) inside the platform:
+// gmmu-sim with --set ptw.scheduler_impl=rtl and --set ptw.cosim=true, run as
+// users run it. ctest label "cosim" (docs/rtl_walk_sched.md).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct SimRun {
+    int status;
+    std::string out;
+};
+
+SimRun sim(const std::string &args)
+{
+    std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out.append(buf, n);
+    int st = pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
+}
+
+std::string tmp(const std::string &name)
+{
+    auto d = std::filesystem::path(::testing::TempDir()) / "gmmu_rtl_sched";
+    std::filesystem::create_directories(d);
+    return (d / name).string();
+}
+
+nlohmann::json load(const std::string &path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+// stats.json without what is allowed to differ between implementations: wall
+// time, and the strings naming the implementation.
+nlohmann::json counters(nlohmann::json j)
+{
+    j.erase("wall_s");
+    j.erase("warp_accesses_per_wall_s");
+    std::function<void(nlohmann::json &)> strip = [&](nlohmann::json &o) {
+        if (!o.is_object())
+            return;
+        if (o.contains("sched") && o["sched"].is_object()) {
+            o["sched"].erase("impl");
+            o["sched"].erase("cosim");
+        }
+        for (auto &kv : o.items())
+            strip(kv.value());
+    };
+    strip(j);
+    return j;
+}
+
+// Every walker's scheduler block (ptw, or ptw0.. with ptw.per_tlb).
+std::vector<nlohmann::json> sched_blocks(const nlohmann::json &st)
+{
+    std::vector<nlohmann::json> v;
+    for (auto &kv : st["gpu"].items())
+        if (kv.key().rfind("ptw", 0) == 0 && kv.value().contains("sched"))
+            v.push_back(kv.value()["sched"]);
+    return v;
+}
+
+struct Case {
+    const char *name;
+    std::string args;
+    const char *rtl; // RtlWalkSched::Name() of the geometry
+};
+
+// pichai14 (tree, 32 MSHRs, a scheduler per SM, line cache) on a small run,
+// and the pairwise scheduler at a geometry built into tb/sched.
+const Case kCases[] = {
+    {"pichai14",
+     "--config pichai14 --workload random-sample --set sm.count=2 --set sm.warps=2 "
+     "--set workload.accesses=2 --quiet",
+     "tree32p1r4"},
+    {"pairwise8",
+     "--workload random-sample --set ptw.scheduler=pairwise --set ptw.mshrs=8 "
+     "--set sm.count=2 --set sm.warps=4 --set workload.accesses=4 "
+     "--set workload.region_bytes=268435456 --set ptw.line_cache.lines=64 --quiet",
+     "pair8p1r4"},
+};
+
+void ExpectSameStats(const Case &c)
+{
+    {
+        nlohmann::json ref;
+        const char *const modes[] = {"--set ptw.scheduler_impl=c", "--set ptw.scheduler_impl=rtl",
+                                     "--set ptw.scheduler_impl=rtl --set ptw.cosim=true",
+                                     "--set ptw.scheduler_impl=c --set ptw.cosim=true"};
+        for (unsigned m = 0; m < 4; m++) {
+            std::string out = tmp(std::string(c.name) + "_" + std::to_string(m));
+            SimRun r = sim(c.args + " " + modes[m] + " --out " + out);
+            ASSERT_EQ(r.status, 0) << c.name << " " << modes[m] << "\n" << r.out;
+            nlohmann::json st = load(out + "/stats.json");
+            // the run went through the intended implementation(s)
+            std::vector<nlohmann::json> blocks = sched_blocks(st);
+            ASSERT_FALSE(blocks.empty()) << c.name;
+            uint64_t issued = 0, scans = 0;
+            const std::string rtl = std::string("RTL ") + c.rtl;
+            for (const nlohmann::json &b : blocks) {
+                EXPECT_EQ(b["impl"], m == 1 || m == 2 ? rtl : std::string("C model")) << modes[m];
+                EXPECT_EQ(b["cosim"], m == 2 ? std::string("C model") : m == 3 ? rtl : "off")
+                    << modes[m];
+                issued += b["refs_issued"].get<uint64_t>();
+                scans += b["scans"].get<uint64_t>();
+            }
+            EXPECT_GT(issued, 0u) << c.name << ": the scheduler issued no read";
+            EXPECT_GT(scans, 0u) << c.name;
+            EXPECT_EQ(st["data_check"]["mismatches"], 0) << c.name << " " << modes[m];
+            nlohmann::json key = counters(st);
+            if (ref.is_null()) {
+                ref = key;
+                continue;
+            }
+            EXPECT_EQ(key["sim_time_ns"], ref["sim_time_ns"]) << c.name << " " << modes[m];
+            EXPECT_EQ(key, ref) << c.name << " " << modes[m] << ": stats.json differs:\n"
+                                << nlohmann::json::diff(ref, key).dump(1);
+        }
+    }
+}
+
+// scheduler_impl=c, rtl, rtl + cosim, c + cosim: identical stats.json
+// counters and simulated time.
+TEST(RtlSchedPlatform, Pichai14RtlAndLockStepGiveTheCModelsStats) { ExpectSameStats(kCases[0]); }
+TEST(RtlSchedPlatform, PairwiseRtlAndLockStepGiveTheCModelsStats) { ExpectSameStats(kCases[1]); }
+
+TEST(RtlSchedPlatform, GeometryNotBuiltExitsTwoNamingTheKey)
+{
+    for (const char *mode : {"--set ptw.scheduler_impl=rtl", "--set ptw.cosim=true"}) {
+        SimRun r = sim(std::string("--workload stream --set ptw.scheduler=tree --set ptw.mshrs=12 ") +
+                       mode + " --out " + tmp("bad"));
+        EXPECT_EQ(r.status, 2) << mode << "\n" << r.out;
+        EXPECT_NE(r.out.find("ptw.scheduler_impl"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("ptw.mshrs=12"), std::string::npos) << r.out;
+        // the geometries that were built, pichai14's among them
+        EXPECT_NE(r.out.find("ptw.scheduler=tree ptw.mshrs=32 ptw.scan_pass_cycles=1"),
+                  std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find("gmmu-sim: error: config key 'ptw.scheduler_impl'"), std::string::npos)
+            << r.out;
+    }
+    SimRun r = sim("--workload stream --set ptw.scheduler=serial --set ptw.scheduler_impl=rtl --out " +
+                   tmp("bad_serial"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("ptw.scheduler_impl"), std::string::npos) << r.out;
+}
+
+} // namespace
