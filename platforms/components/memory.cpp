@@ -129,7 +129,15 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
-        copy(write, gp.get_address(), gp.get_data_ptr(), len);
+        const uint64_t pa = gp.get_address(), off = pa & (page_size - 1);
+        if (len == 8 && off + 8 <= page_size) { // a PTE or any aligned word: no copy loop
+            if (write)
+                std::memcpy(page_for_write(pa) + off, gp.get_data_ptr(), 8);
+            else
+                std::memcpy(gp.get_data_ptr(), page_for_read(pa) + off, 8);
+        } else {
+            copy(write, pa, gp.get_data_ptr(), len);
+        }
         if (write) {
             writes++;
             bytes_written += len;
@@ -138,7 +146,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             bytes_read += len;
         }
     }
-    delay += clock * latency_cycles;
+    delay += latency_time.get(clock, latency_cycles);
     gp.set_dmi_allowed(true);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -15,6 +15,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "components/extensions.h"
 #include "components/stats.h"
 
 namespace gmmu {
@@ -41,6 +42,7 @@ class memory : public sc_core::sc_module, public stats_provider {
 
     unsigned latency_cycles;
     sc_core::sc_time clock;
+    cycles_time_memo latency_time; // latency_cycles as a time
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
