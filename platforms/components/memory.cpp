@@ -18,30 +18,38 @@ memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time 
 
 uint8_t *memory::page_for_write(uint64_t pa)
 {
-    uint64_t ppn = pa >> page_shift;
+    const uint64_t ppn = pa >> page_shift;
     if (ppn == last_ppn)
         return last_page;
+    page_slot &c = page_cache[page_slot_of(ppn)];
+    if (c.ppn == ppn) {
+        last_ppn = ppn;
+        return last_page = c.page;
+    }
     auto &slot = pages[ppn];
     if (!slot) {
         slot.reset(new uint8_t[page_size]);
         std::memset(slot.get(), 0, page_size);
     }
-    last_ppn = ppn;
-    last_page = slot.get();
-    return last_page;
+    c.ppn = last_ppn = ppn;
+    return c.page = last_page = slot.get();
 }
 
 const uint8_t *memory::page_for_read(uint64_t pa) const
 {
-    uint64_t ppn = pa >> page_shift;
+    const uint64_t ppn = pa >> page_shift;
     if (ppn == last_ppn)
         return last_page;
+    page_slot &c = page_cache[page_slot_of(ppn)];
+    if (c.ppn == ppn) {
+        last_ppn = ppn;
+        return last_page = c.page;
+    }
     auto it = pages.find(ppn);
     if (it == pages.end())
-        return zero_page;
-    last_ppn = ppn;
-    last_page = it->second.get();
-    return last_page;
+        return zero_page; // not cached: a later write allocates the page
+    c.ppn = last_ppn = ppn;
+    return c.page = last_page = it->second.get();
 }
 
 void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)

@@ -7,6 +7,7 @@
 // byte enables are rejected with TLM_BYTE_ENABLE_ERROR_RESPONSE.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -54,8 +55,22 @@ class memory : public sc_core::sc_module, public stats_provider {
     void copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len);
 
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
-    mutable uint64_t last_ppn = ~0ull;
+    // Direct-mapped cache of allocated pages in front of the map (pages are
+    // never freed, so an entry stays valid): the warps of an SM and the page
+    // walker interleave accesses to a few hundred pages, each a hash-map
+    // lookup otherwise.
+    struct page_slot {
+        uint64_t ppn = ~0ull;
+        uint8_t *page = nullptr;
+    };
+    mutable uint64_t last_ppn = ~0ull; // the page of the previous access
     mutable uint8_t *last_page = nullptr;
+    static constexpr unsigned page_cache_log2 = 9;
+    mutable std::array<page_slot, 1u << page_cache_log2> page_cache{};
+    static unsigned page_slot_of(uint64_t ppn)
+    {
+        return unsigned((ppn * 0x9E3779B97F4A7C15ull) >> (64 - page_cache_log2));
+    }
 
     uint64_t reads = 0, writes = 0, lane_reads = 0, lane_writes = 0, bytes_read = 0,
              bytes_written = 0, dbg_accesses = 0, dmi_grants = 0;
