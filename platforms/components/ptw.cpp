@@ -214,7 +214,7 @@ size_t ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) c
     const inflight &f = in_flight[s];
     if (f.key != key || f.done <= abs_req)
         return no_inflight;
-    if (r.write && !(in_flight_result[s].perms & GMMU_PTE_W))
+    if (r.write && !(f.perms & GMMU_PTE_W))
         return no_inflight; // the walker must decide a write to a read-only page itself
     return s;
 }
@@ -222,17 +222,38 @@ size_t ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) c
 void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
 {
     const uint64_t key = flight_key(r);
-    const size_t s = flight_slot(key);
-    in_flight[s].key = key;
-    in_flight[s].done = done;
-    in_flight_result[s] = r;
+    inflight &f = in_flight[flight_slot(key)];
+    f.key = key;
+    f.done = done;
+    f.va = r.va;
+    f.pa = r.pa;
+    f.perms = r.perms;
+    f.asid = r.asid;
+    f.page_shift = uint8_t(r.page_shift);
+    f.contig_log2 = uint8_t(r.contig_log2);
+    f.level_hit = uint8_t(r.level_hit);
+    f.fault = uint8_t(r.fault);
+    f.write = r.write;
+    f.req_done = r.done;
 }
 
-void ptw::clear_inflight()
+void ptw::merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const
 {
-    in_flight.assign(inflight_slots, inflight{});
-    in_flight_result.assign(inflight_slots, xlate_req{});
+    const inflight &f = in_flight[s];
+    r.va = f.va;
+    r.asid = f.asid;
+    r.write = f.write;
+    r.done = f.req_done;
+    r.fault = gmmu_fault(f.fault);
+    r.pa = f.pa;
+    r.page_shift = f.page_shift;
+    r.perms = f.perms;
+    r.contig_log2 = f.contig_log2;
+    r.level_hit = f.level_hit;
+    r.ready = f.done - now;
 }
+
+void ptw::clear_inflight() { in_flight.assign(inflight_slots, inflight{}); }
 
 bool ptw::find_root(uint16_t asid, uint64_t &root)
 {
@@ -376,8 +397,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     if (!debug) {
         const size_t f = find_inflight(r, abs_req);
         if (f != no_inflight) {
-            r = in_flight_result[f];
-            r.ready = in_flight[f].done - now;
+            merge_inflight(f, r, now);
             inflight_merges++;
             return;
         }
@@ -466,8 +486,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     for (xlate_req *r : reqs) {
         const size_t f = find_inflight(*r, abs_req);
         if (f != no_inflight) {
-            *r = in_flight_result[f];
-            r->ready = in_flight[f].done - now;
+            merge_inflight(f, *r, now);
             inflight_merges++;
             continue;
         }

@@ -129,18 +129,24 @@ class ptw : public sc_core::sc_module, public stats_provider {
 
     // Walks that may still be in flight: a direct-mapped table keyed by
     // (asid, 4 KiB VPN). Overwriting a slot only loses a merge opportunity.
-    // Keys and completion times (read by every walk) are kept apart from the
-    // results (read on a merge only), so the probe touches 16 bytes a slot.
-    struct inflight {
+    // A slot is one cache line: key, completion time and the walk's result
+    // (the fields of its xlate_req), so a probe and a record touch one line.
+    struct alignas(64) inflight {
         uint64_t key = ~0ull;
         sc_core::sc_time done; // absolute
+        uint64_t va = 0, pa = 0, perms = 0;
+        uint16_t asid = 0;
+        uint8_t page_shift = 0, contig_log2 = 0, level_hit = 0, fault = 0;
+        bool write = false, req_done = false;
     };
+    static_assert(sizeof(inflight) == 64, "an in-flight slot is one cache line");
     static constexpr size_t inflight_slots = 4096;
     static constexpr size_t no_inflight = ~size_t(0);
     std::vector<inflight> in_flight;
-    std::vector<xlate_req> in_flight_result;
     size_t find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) const;
     void record_inflight(const xlate_req &r, const sc_core::sc_time &done);
+    // r = the recorded walk of slot s, ready at its completion (relative to now).
+    void merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const;
     void clear_inflight();
     // Last (asid, root) pair found in roots.
     uint16_t last_root_asid = 0;
