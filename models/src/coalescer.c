@@ -2,6 +2,10 @@
 
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, unsigned page_shift,
                           gmmu_coalesced *out)
 {
@@ -19,8 +23,20 @@ gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, 
         uint32_t first = (uint32_t)__builtin_ctz(active);
         uint64_t va0 = va[first], diff = 0;
         if (active == 0xFFFFFFFFu && nlanes == GMMU_WARP_LANES) {
+#if defined(__SSE2__)
+            /* Two lanes per step. */
+            const __m128i v0 = _mm_set1_epi64x((long long)va0);
+            __m128i acc = _mm_setzero_si128();
+            for (uint32_t lane = 0; lane < GMMU_WARP_LANES; lane += 2)
+                acc = _mm_or_si128(
+                    acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(va + lane)),
+                                       v0));
+            acc = _mm_or_si128(acc, _mm_unpackhi_epi64(acc, acc));
+            diff = (uint64_t)_mm_cvtsi128_si64(acc);
+#else
             for (uint32_t lane = 0; lane < GMMU_WARP_LANES; lane++)
                 diff |= va[lane] ^ va0;
+#endif
         } else {
             for (uint32_t lane = first; lane < nlanes; lane++)
                 diff |= (va[lane] ^ va0) & (0ull - (uint64_t)((active >> lane) & 1u));

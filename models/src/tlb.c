@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* The SWAR code maps byte k of a loaded word to array element k. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "gmmu tlb.c assumes a little-endian host"
@@ -66,6 +70,8 @@ static void free_arrays(gmmu_tlb *t)
     free(t->fp);
     free(t->rank8);
     free(t->rank32);
+    free(t->vmask);
+    t->vmask = NULL;
     t->e = NULL;
     t->plru = NULL;
     t->fp = NULL;
@@ -156,6 +162,78 @@ static void rank_drop(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
         t->rank32[base + w] = nways - 1;
 }
 
+/* ---- fast-path byte groups -------------------------------------------------
+ * The fast path (uniform power-of-two sets of <= 64 ways, byte ranks) keeps a
+ * set's fingerprints and ranks as `chunks` groups of 16 bytes and works on a
+ * whole group at once (SSE2 where the host has it, a plain loop otherwise).
+ * Groups may reach into the next set's bytes (or the 16 bytes of padding at
+ * the end of the arrays): compare results are masked with way_mask, and rank
+ * updates leave bytes outside the set unchanged. */
+
+#define GROUP 16u
+
+/* Bit w of the result: byte w of the set's `chunks` groups equals v. */
+static inline uint64_t group_match(const uint8_t *p, uint8_t v, uint32_t chunks)
+{
+    uint64_t m = 0;
+#if defined(__SSE2__)
+    const __m128i pat = _mm_set1_epi8((char)v);
+    for (uint32_t c = 0; c < chunks; c++) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + GROUP * c));
+        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, pat)) << (GROUP * c);
+    }
+#else
+    for (uint32_t k = 0; k < GROUP * chunks; k++)
+        m |= (uint64_t)(p[k] == v) << k;
+#endif
+    return m;
+}
+
+/* Ranks of a set (n ways, n <= 64, so every rank < 128) below d move down one
+ * place (+1): a hit or fill of the way of rank d. */
+static inline void group_rank_up(uint8_t *rk, uint32_t d, uint32_t chunks, uint32_t tail_lanes)
+{
+#if defined(__SSE2__)
+    const __m128i dv = _mm_set1_epi8((char)d);
+    for (uint32_t c = 0; c < chunks; c++) {
+        __m128i *q = (__m128i *)(void *)(rk + GROUP * c);
+        const __m128i v = _mm_loadu_si128(q);
+        __m128i lt = _mm_cmpgt_epi8(dv, v); /* -1 where v < d */
+        if (c == chunks - 1 && tail_lanes < GROUP)
+            lt = _mm_and_si128(lt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
+                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                                11, 12, 13, 14, 15)));
+        _mm_storeu_si128(q, _mm_sub_epi8(v, lt));
+    }
+#else
+    const uint32_t n = GROUP * (chunks - 1) + tail_lanes;
+    for (uint32_t k = 0; k < n; k++)
+        rk[k] = (uint8_t)(rk[k] + (rk[k] < d));
+#endif
+}
+
+/* Ranks above d move up one place (-1): the way of rank d was freed. */
+static inline void group_rank_down(uint8_t *rk, uint32_t d, uint32_t chunks, uint32_t tail_lanes)
+{
+#if defined(__SSE2__)
+    const __m128i dv = _mm_set1_epi8((char)d);
+    for (uint32_t c = 0; c < chunks; c++) {
+        __m128i *q = (__m128i *)(void *)(rk + GROUP * c);
+        const __m128i v = _mm_loadu_si128(q);
+        __m128i gt = _mm_cmpgt_epi8(v, dv); /* -1 where v > d */
+        if (c == chunks - 1 && tail_lanes < GROUP)
+            gt = _mm_and_si128(gt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
+                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                                11, 12, 13, 14, 15)));
+        _mm_storeu_si128(q, _mm_add_epi8(v, gt));
+    }
+#else
+    const uint32_t n = GROUP * (chunks - 1) + tail_lanes;
+    for (uint32_t k = 0; k < n; k++)
+        rk[k] = (uint8_t)(rk[k] - (rk[k] > d));
+#endif
+}
+
 /* 8-bit filter of (tag, asid): the tag bits just above the set index (the
  * bits that tell apart the tags of one set) folded with the ASID. Cheap on
  * purpose: it sits on the lookup's critical path. Collisions cost a check of
@@ -186,10 +264,10 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
     t->set_mask = t->sets - 1;
     t->e = calloc(cfg->entries, sizeof *t->e);
     t->plru = calloc(t->sets, sizeof *t->plru);
-    /* 8 bytes of padding: the lookup reads the byte arrays a word at a time. */
-    t->fp = calloc((size_t)cfg->entries + 8, 1);
+    /* 16 bytes of padding: the fast path reads the byte arrays 16 at a time. */
+    t->fp = calloc((size_t)cfg->entries + GROUP, 1);
     if (t->last_set_ways <= RANK8_MAX_WAYS && cfg->ways <= RANK8_MAX_WAYS)
-        t->rank8 = calloc((size_t)cfg->entries + 8, 1);
+        t->rank8 = calloc((size_t)cfg->entries + GROUP, 1);
     else
         t->rank32 = calloc(cfg->entries, sizeof *t->rank32);
     if (!t->e || !t->plru || !t->fp || (!t->rank8 && !t->rank32)) {
@@ -198,12 +276,17 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
     }
     reset_ranks(t);
     t->fp_shift = t->set_pow2 ? gmmu_log2_u64(t->sets) : 0;
-    t->fast = t->set_pow2 && t->last_set_ways == cfg->ways && cfg->ways <= 64 && t->rank8;
-    t->words = (cfg->ways + 7) / 8;
-    t->tail = cfg->ways % 8 ? (1ull << (8 * (cfg->ways % 8))) - 1 : ~0ull;
-    t->way_mask = 0; /* in scan_words' bit order: way w at bit 8 (w % 8) + w / 8 */
-    for (uint32_t w = 0; w < cfg->ways && w < 64; w++)
-        t->way_mask |= 1ull << (8 * (w % 8) + w / 8);
+    if (t->set_pow2 && t->last_set_ways == cfg->ways && cfg->ways <= 64 && t->rank8) {
+        t->vmask = calloc(t->sets, sizeof *t->vmask);
+        if (!t->vmask) {
+            free_arrays(t);
+            return GMMU_ENOMEM;
+        }
+        t->fast = true;
+        t->chunks = (cfg->ways + GROUP - 1) / GROUP;
+        t->tail_lanes = cfg->ways - GROUP * (t->chunks - 1);
+        t->way_mask = cfg->ways == 64 ? ~0ull : (1ull << cfg->ways) - 1;
+    }
     t->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
     return GMMU_OK;
 }
@@ -346,40 +429,6 @@ static inline uint64_t gather_highs(uint64_t z)
     return ((z >> 7) * 0x0102040810204080ull) >> 56; /* byte high bits -> 8-bit mask */
 }
 
-/* Candidate ways of a set (<= 64 ways) whose fingerprint byte equals pat's:
- * SWAR zero-byte test per word; word i's flags (byte high bits) are shifted
- * down to bit i of each byte, so bit 8j + i of the result stands for way
- * 8i + j (see way_of_bit). */
-static inline uint64_t scan_words(const uint8_t *fp, uint64_t pat, uint32_t nw)
-{
-    uint64_t m = 0;
-    for (uint32_t i = 0; i < nw; i++) {
-        const uint64_t x = load64(fp + 8 * i) ^ pat;
-        m |= ((x - LANES) & ~x & HIGHS) >> (7 - i);
-    }
-    return m;
-}
-
-static inline uint32_t way_of_bit(uint32_t p)
-{
-    return (p & 7) * 8 + (p >> 3);
-}
-
-/* Byte ranks below d move down one place (SWAR); the last word is limited to
- * the set's own bytes by tail. */
-static inline void rank_words(uint8_t *rk, uint32_t d, uint32_t nw, uint64_t tail)
-{
-    const uint64_t cmp = LANES * (0x80u | (d - 1));
-    const uint64_t dmask = d ? HIGHS : 0;
-    for (uint32_t i = 0; i < nw; i++) {
-        const uint64_t v = load64(rk + 8 * i);
-        uint64_t inc = ((cmp - v) & dmask) >> 7;
-        if (i == nw - 1)
-            inc &= tail;
-        store64(rk + 8 * i, v + inc);
-    }
-}
-
 /* Hit bookkeeping shared by both lookup paths. */
 static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint32_t nways,
                               uint32_t w, uint64_t now)
@@ -397,29 +446,29 @@ static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint
 }
 
 /* Hot path, for the usual geometry (uniform power-of-two set count, <= 64
- * ways, byte ranks). The filter compares the set's 8-bit fingerprints eight
- * at a time (SWAR zero-byte test) without a branch per way; only candidates
- * touch the entry array, where valid bit, ASID and page are checked. The
- * zero-byte test may also flag the byte above a true match (borrow): that
- * costs one extra check, never a wrong answer. */
+ * ways, byte ranks). The filter compares the set's 8-bit fingerprints 16 at
+ * a time (one SSE2 compare and movemask per group) into a bit mask of
+ * candidate ways without a branch per way; only candidates touch the entry
+ * array, where valid bit, ASID and page are checked. */
 static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
                                       gmmu_tlb_result *r)
 {
     const uint64_t tag = vpn >> t->cov_k;
-    const uint32_t base = (uint32_t)(tag & t->set_mask) * t->cfg.ways;
-    const uint64_t pat = LANES * fingerprint(t, tag, asid);
+    const uint32_t set = (uint32_t)(tag & t->set_mask);
+    const uint32_t base = set * t->cfg.ways;
+    const uint8_t f = fingerprint(t, tag, asid);
     const uint8_t *fp = t->fp + base;
     uint64_t m;
     r->cycles = t->cfg.lookup_cycles;
     t->st.accesses++;
-    switch (t->words) { /* constant word counts unrolled: 8 and 16 ways are the usual TLBs */
-    case 1: m = scan_words(fp, pat, 1); break;
-    case 2: m = scan_words(fp, pat, 2); break;
-    default: m = scan_words(fp, pat, t->words); break;
+    switch (t->chunks) { /* constant group counts unrolled: <= 16 and 32 ways are the usual TLBs */
+    case 1: m = group_match(fp, f, 1); break;
+    case 2: m = group_match(fp, f, 2); break;
+    default: m = group_match(fp, f, t->chunks); break;
     }
     m &= t->way_mask;
     while (m) {
-        const uint32_t w = way_of_bit(ctz64(m));
+        const uint32_t w = ctz64(m);
         m &= m - 1;
         gmmu_tlb_entry *e = &t->e[base + w];
         if (!entry_maps(e, asid, vpn))
@@ -430,13 +479,13 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
         r->lru_depth = d;
-        switch (t->words) {
-        case 1: rank_words(rk, d, 1, t->tail); break;
-        case 2: rank_words(rk, d, 2, t->tail); break;
-        default: rank_words(rk, d, t->words, t->tail); break;
+        switch (t->chunks) {
+        case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;
+        case 2: group_rank_up(rk, d, 2, t->tail_lanes); break;
+        default: group_rank_up(rk, d, t->chunks, t->tail_lanes); break;
         }
         rk[w] = 0;
-        hit_update(t, e, (uint32_t)(tag & t->set_mask), t->cfg.ways, w, ++t->clock);
+        hit_update(t, e, set, t->cfg.ways, w, ++t->clock);
         return GMMU_OK;
     }
     t->clock++;
@@ -523,6 +572,21 @@ bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_ent
     const uint32_t set = set_of_tag(t, tag);
     const uint32_t nways = nways_of(t, set);
     const gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
+    if (t->fast) { /* the lookup's filter, valid ways only */
+        uint64_t m = group_match(t->fp + (uint64_t)set * t->cfg.ways,
+                                 fingerprint(t, tag, asid), t->chunks) &
+                     t->vmask[set];
+        while (m) {
+            const uint32_t w = ctz64(m);
+            m &= m - 1;
+            if (entry_maps(&b[w], asid, vpn)) {
+                if (out)
+                    *out = b[w];
+                return true;
+            }
+        }
+        return false;
+    }
     for (uint32_t w = 0; w < nways; w++)
         if (entry_maps(&b[w], asid, vpn)) {
             if (out)
@@ -548,7 +612,34 @@ static void clear_slot(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
 {
     t->e[base + w].valid = false;
     t->e[base + w].prefetched = false;
-    rank_drop(t, base, nways, w);
+    if (t->fast) {
+        uint8_t *rk = t->rank8 + base;
+        const uint32_t d = rk[w];
+        t->vmask[base / t->cfg.ways] &= ~(1ull << w);
+        group_rank_down(rk, d, t->chunks, t->tail_lanes);
+        rk[w] = (uint8_t)(nways - 1);
+    } else {
+        rank_drop(t, base, nways, w);
+    }
+}
+
+/* An entry of the set that overlaps pages [vpn, last] of asid: 0 = it does not
+ * (or is invalid); 1 = it did and was cleared; 2 = the fill is a prefetch of
+ * the translation the entry already holds (nothing to do). */
+static inline int take_overlap(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w,
+                               uint16_t asid, uint64_t vpn, uint64_t last, uint64_t ppn,
+                               bool prefetch)
+{
+    const gmmu_tlb_entry *e = &t->e[base + w];
+    if (!e->valid || e->asid != asid)
+        return 0;
+    const uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
+    if (e->vpn > last || elast < vpn)
+        return 0;
+    if (prefetch && e->vpn <= vpn && elast >= last && e->ppn + (vpn - e->vpn) == ppn)
+        return 2;
+    clear_slot(t, base, nways, w);
+    return 1;
 }
 
 static void clear_index(gmmu_tlb *t, uint32_t i)
@@ -571,33 +662,55 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     const uint64_t last = vpn + ((1ull << span) - 1);
     uint32_t slot = nways;
 
+    const uint8_t f = fingerprint(t, tag, asid);
+
     *evicted = false;
     /* Entries overlapping the new one (same ASID) are replaced: at most one
      * entry ever maps a page. A prefetch of a translation already present
-     * changes nothing. */
-    for (uint32_t w = 0; w < nways; w++) {
-        gmmu_tlb_entry *e = &b[w];
-        if (!e->valid || e->asid != asid)
-            continue;
-        uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
-        if (e->vpn > last || elast < vpn)
-            continue;
-        if (prefetch && e->vpn <= vpn && elast >= last && e->ppn + (vpn - e->vpn) == ppn) {
-            t->st.prefetch_redundant++;
-            return false;
+     * changes nothing. An entry lies inside one coverage region (its span is
+     * one page or the whole region), so an overlapping entry has the new
+     * entry's tag and ASID, hence its fingerprint: the fast path checks only
+     * the valid ways whose fingerprint matches, in way order like the full
+     * scan of the general path. */
+    if (t->fast) {
+        uint64_t m = group_match(t->fp + base, f, t->chunks) & t->vmask[set];
+        while (m) {
+            const uint32_t w = ctz64(m);
+            m &= m - 1;
+            const int o = take_overlap(t, base, nways, w, asid, vpn, last, ppn, prefetch);
+            if (o == 2) {
+                t->st.prefetch_redundant++;
+                return false;
+            }
+            if (o == 1 && slot == nways)
+                slot = w;
         }
-        clear_slot(t, base, nways, w);
-        if (slot == nways)
-            slot = w;
+    } else {
+        for (uint32_t w = 0; w < nways; w++) {
+            const int o = take_overlap(t, base, nways, w, asid, vpn, last, ppn, prefetch);
+            if (o == 2) {
+                t->st.prefetch_redundant++;
+                return false;
+            }
+            if (o == 1 && slot == nways)
+                slot = w;
+        }
     }
     const uint64_t now = ++t->clock;
     t->st.fills++;
-    if (slot == nways)
-        for (uint32_t w = 0; w < nways; w++)
-            if (!b[w].valid) {
-                slot = w;
-                break;
-            }
+    if (slot == nways) {
+        if (t->fast) {
+            const uint64_t free_ways = ~t->vmask[set] & t->way_mask;
+            if (free_ways)
+                slot = ctz64(free_ways);
+        } else {
+            for (uint32_t w = 0; w < nways; w++)
+                if (!b[w].valid) {
+                    slot = w;
+                    break;
+                }
+        }
+    }
     if (slot == nways) {
         switch (t->cfg.repl) {
         case GMMU_TLB_REPL_PLRU:
@@ -607,6 +720,11 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
             slot = (uint32_t)(xorshift(&t->rng) % nways);
             break;
         case GMMU_TLB_REPL_LRU:
+            if (t->fast) {
+                slot = ctz64(group_match(t->rank8 + base, (uint8_t)(nways - 1), t->chunks) &
+                             t->way_mask);
+                break;
+            }
             for (uint32_t w = 0; w < nways; w++)
                 if (rank_get(t, base + w) == nways - 1) {
                     slot = w;
@@ -643,8 +761,15 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->prefetched = prefetch;
     e->span_shift = (uint8_t)span;
     e->hits = 0;
-    t->fp[base + slot] = fingerprint(t, tag, asid);
-    rank_touch(t, base, nways, slot, rank_get(t, base + slot));
+    t->fp[base + slot] = f;
+    if (t->fast) {
+        uint8_t *rk = t->rank8 + base;
+        group_rank_up(rk, rk[slot], t->chunks, t->tail_lanes);
+        rk[slot] = 0;
+        t->vmask[set] |= 1ull << slot;
+    } else {
+        rank_touch(t, base, nways, slot, rank_get(t, base + slot));
+    }
     if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
         plru_touch(&t->plru[set], nways, slot);
     if (prefetch)
@@ -752,6 +877,8 @@ void gmmu_tlb_invalidate_all(gmmu_tlb *t)
             t->st.invalidations++;
         }
     reset_ranks(t);
+    if (t->vmask)
+        memset(t->vmask, 0, t->sets * sizeof *t->vmask);
 }
 
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn)

@@ -22,6 +22,29 @@ extern "C" {
 
 namespace gmmu {
 
+// n periods of clk. Integer arithmetic: sc_time * double converts through a
+// floating-point multiply on every call (same result while the product fits
+// 53 bits, i.e. for any simulated time below ~104 days at 1 ps resolution).
+inline sc_core::sc_time cycles_time(const sc_core::sc_time &clk, uint64_t n)
+{
+    return sc_core::sc_time::from_value(clk.value() * n);
+}
+
+// cycles_time with a one-entry memo, for a conversion whose count rarely
+// changes (a lookup latency, a memory latency).
+struct cycles_time_memo {
+    uint64_t n = ~0ull;
+    sc_core::sc_time t;
+    const sc_core::sc_time &get(const sc_core::sc_time &clk, uint64_t k)
+    {
+        if (k != n) {
+            n = k;
+            t = cycles_time(clk, k);
+        }
+        return t;
+    }
+};
+
 struct warp_ext : tlm::tlm_extension<warp_ext> {
     static constexpr unsigned lanes = GMMU_WARP_LANES;
     unsigned nlanes = lanes;

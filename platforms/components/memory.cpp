@@ -18,30 +18,38 @@ memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time 
 
 uint8_t *memory::page_for_write(uint64_t pa)
 {
-    uint64_t ppn = pa >> page_shift;
+    const uint64_t ppn = pa >> page_shift;
     if (ppn == last_ppn)
         return last_page;
+    page_slot &c = page_cache[page_slot_of(ppn)];
+    if (c.ppn == ppn) {
+        last_ppn = ppn;
+        return last_page = c.page;
+    }
     auto &slot = pages[ppn];
     if (!slot) {
         slot.reset(new uint8_t[page_size]);
         std::memset(slot.get(), 0, page_size);
     }
-    last_ppn = ppn;
-    last_page = slot.get();
-    return last_page;
+    c.ppn = last_ppn = ppn;
+    return c.page = last_page = slot.get();
 }
 
 const uint8_t *memory::page_for_read(uint64_t pa) const
 {
-    uint64_t ppn = pa >> page_shift;
+    const uint64_t ppn = pa >> page_shift;
     if (ppn == last_ppn)
         return last_page;
+    page_slot &c = page_cache[page_slot_of(ppn)];
+    if (c.ppn == ppn) {
+        last_ppn = ppn;
+        return last_page = c.page;
+    }
     auto it = pages.find(ppn);
     if (it == pages.end())
-        return zero_page;
-    last_ppn = ppn;
-    last_page = it->second.get();
-    return last_page;
+        return zero_page; // not cached: a later write allocates the page
+    c.ppn = last_ppn = ppn;
+    return c.page = last_page = it->second.get();
 }
 
 void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
@@ -137,7 +145,15 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return;
         }
-        copy(write, gp.get_address(), gp.get_data_ptr(), len);
+        const uint64_t pa = gp.get_address(), off = pa & (page_size - 1);
+        if (len == 8 && off + 8 <= page_size) { // a PTE or any aligned word: no copy loop
+            if (write)
+                std::memcpy(page_for_write(pa) + off, gp.get_data_ptr(), 8);
+            else
+                std::memcpy(gp.get_data_ptr(), page_for_read(pa) + off, 8);
+        } else {
+            copy(write, pa, gp.get_data_ptr(), len);
+        }
         moved = len;
         if (write) {
             writes++;
@@ -147,7 +163,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             bytes_read += len;
         }
     }
-    sc_core::sc_time added = clock * latency_cycles;
+    sc_core::sc_time added = latency_time.get(clock, latency_cycles);
     if (bw_capacity && moved) {
         const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
         const uint64_t wait = book_bandwidth(uint64_t(at / clock), moved);

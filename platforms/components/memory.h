@@ -7,6 +7,7 @@
 // byte enables are rejected with TLM_BYTE_ENABLE_ERROR_RESPONSE.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "components/extensions.h"
 #include "components/stats.h"
 
 namespace gmmu {
@@ -52,6 +54,7 @@ class memory : public sc_core::sc_module, public stats_provider {
 
     unsigned latency_cycles;
     sc_core::sc_time clock;
+    cycles_time_memo latency_time; // latency_cycles as a time
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
@@ -64,8 +67,22 @@ class memory : public sc_core::sc_module, public stats_provider {
     void move_lanes(warp_ext &w, bool write);
 
     std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
-    mutable uint64_t last_ppn = ~0ull;
+    // Direct-mapped cache of allocated pages in front of the map (pages are
+    // never freed, so an entry stays valid): the warps of an SM and the page
+    // walker interleave accesses to a few hundred pages, each a hash-map
+    // lookup otherwise.
+    struct page_slot {
+        uint64_t ppn = ~0ull;
+        uint8_t *page = nullptr;
+    };
+    mutable uint64_t last_ppn = ~0ull; // the page of the previous access
     mutable uint8_t *last_page = nullptr;
+    static constexpr unsigned page_cache_log2 = 9;
+    mutable std::array<page_slot, 1u << page_cache_log2> page_cache{};
+    static unsigned page_slot_of(uint64_t ppn)
+    {
+        return unsigned((ppn * 0x9E3779B97F4A7C15ull) >> (64 - page_cache_log2));
+    }
 
     static constexpr unsigned bw_window_shift = 6;   // 64-cycle windows
     static constexpr size_t bw_ring = size_t(1) << 14; // windows booked ahead (1 M cycles)

@@ -117,7 +117,7 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         }
     }
     free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
-    in_flight.assign(inflight_slots, inflight{});
+    clear_inflight();
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
 }
@@ -258,24 +258,68 @@ uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.
 
 static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
 
-ptw::inflight *ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req)
+static size_t flight_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> 52); }
+
+size_t ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) const
 {
-    uint64_t key = flight_key(r);
-    inflight &f = in_flight[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    const uint64_t key = flight_key(r);
+    const size_t s = flight_slot(key);
+    const inflight &f = in_flight[s];
     if (f.key != key || f.done <= abs_req)
-        return nullptr;
-    if (r.write && !(f.result.perms & GMMU_PTE_W))
-        return nullptr; // the walker must decide a write to a read-only page itself
-    return &f;
+        return no_inflight;
+    if (r.write && !(f.perms & GMMU_PTE_W))
+        return no_inflight; // the walker must decide a write to a read-only page itself
+    return s;
 }
 
 void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
 {
-    uint64_t key = flight_key(r);
-    inflight &f = in_flight[(key * 0x9E3779B97F4A7C15ull) >> 52];
+    const uint64_t key = flight_key(r);
+    inflight &f = in_flight[flight_slot(key)];
     f.key = key;
     f.done = done;
-    f.result = r;
+    f.va = r.va;
+    f.pa = r.pa;
+    f.perms = r.perms;
+    f.asid = r.asid;
+    f.page_shift = uint8_t(r.page_shift);
+    f.contig_log2 = uint8_t(r.contig_log2);
+    f.level_hit = uint8_t(r.level_hit);
+    f.fault = uint8_t(r.fault);
+    f.write = r.write;
+    f.req_done = r.done;
+}
+
+void ptw::merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const
+{
+    const inflight &f = in_flight[s];
+    r.va = f.va;
+    r.asid = f.asid;
+    r.write = f.write;
+    r.done = f.req_done;
+    r.fault = gmmu_fault(f.fault);
+    r.pa = f.pa;
+    r.page_shift = f.page_shift;
+    r.perms = f.perms;
+    r.contig_log2 = f.contig_log2;
+    r.level_hit = f.level_hit;
+    r.ready = f.done - now;
+}
+
+void ptw::clear_inflight() { in_flight.assign(inflight_slots, inflight{}); }
+
+bool ptw::find_root(uint16_t asid, uint64_t &root)
+{
+    if (!have_last_root || asid != last_root_asid) {
+        auto it = roots.find(asid);
+        if (it == roots.end())
+            return false;
+        last_root_asid = asid;
+        last_root = it->second;
+        have_last_root = true;
+    }
+    root = last_root;
+    return true;
 }
 
 void ptw::invalidate_all()
@@ -283,7 +327,7 @@ void ptw::invalidate_all()
     pwc_invalidate_any(true, 0, ~0ull);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc);
-    in_flight.assign(inflight_slots, inflight{});
+    clear_inflight();
 }
 
 void ptw::invalidate_range(uint64_t lo, uint64_t hi)
@@ -291,7 +335,7 @@ void ptw::invalidate_range(uint64_t lo, uint64_t hi)
     pwc_invalidate_any(false, lo, hi);
     if (p.line_cache)
         gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
-    in_flight.assign(inflight_slots, inflight{});
+    clear_inflight();
 }
 
 bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
@@ -330,7 +374,12 @@ bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool)
     pt_reads++;
     if (!tlm_read(pa, val, d))
         return false;
-    *latency_cycles = uint32_t(cycles_of(d - walk_delay));
+    const uint64_t lat = (d - walk_delay).value();
+    if (lat != lat_memo_value) {
+        lat_memo_value = lat;
+        lat_memo_cycles = lat / p.clock.value();
+    }
+    *latency_cycles = uint32_t(lat_memo_cycles);
     return true;
 }
 
@@ -349,7 +398,7 @@ gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
         uint64_t now = self->cycles_of(sc_core::sc_time_stamp() + self->walk_delay);
         gmmu_line_cache_access(&self->lc, pa, now, mem_lat ? mem_lat : 1, &lat, nullptr);
     }
-    self->walk_delay += self->p.clock * lat;
+    self->walk_delay += self->read_time.get(self->p.clock, lat);
     return GMMU_OK;
 }
 
@@ -498,17 +547,18 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
     if (!debug) {
-        if (inflight *f = find_inflight(r, abs_req)) {
-            r = f->result;
-            r.ready = f->done - now;
+        const size_t f = find_inflight(r, abs_req);
+        if (f != no_inflight) {
+            merge_inflight(f, r, now);
             inflight_merges++;
             return;
         }
     }
-    auto it = roots.find(r.asid);
+    uint64_t root = 0;
+    const bool have_root = find_root(r.asid, root);
     r.done = true;
     r.level_hit = 0;
-    if (it == roots.end()) {
+    if (!have_root) {
         r.fault = GMMU_FAULT_NOT_PRESENT; // no address space bound to this ASID
         r.ready = debug ? sc_core::SC_ZERO_TIME : t_req;
         if (!debug)
@@ -523,14 +573,14 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     sc_core::sc_time start = debug ? abs_req : std::max(abs_req, free_at[k]);
     walk_delay = start - now;
 
-    uint64_t table = it->second;
+    uint64_t table = root;
     unsigned level = 4;
     if ((pwc_ || pwc_stepped()) && !debug) {
         gmmu_pwc_hit hit;
-        if (pwc_lookup_any(it->second, r.va, hit)) {
+        if (pwc_lookup_any(root, r.va, hit)) {
             table = hit.table_base;
             level = hit.start_level;
-            walk_delay += p.clock * hit.cycles;
+            walk_delay += cycles_time(p.clock, hit.cycles);
             pwc_cycles += hit.cycles;
         }
     }
@@ -557,7 +607,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         gmmu_pwc_path path;
         if (gmmu_pwc_path_from_walk(r.va, &w, &path) == GMMU_OK) {
             path.known &= 0xEu; // levels 3..1 are cached; the root is CR3
-            complete_path(path, it->second);
+            complete_path(path, root);
             pwc_fill_any(path);
         }
     }
@@ -566,7 +616,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         faults++;
     sc_core::sc_time walk_len = (walk_delay + now) - start;
     if (p.fixed_walk_cycles)
-        walk_len = p.clock * p.fixed_walk_cycles;
+        walk_len = cycles_time(p.clock, p.fixed_walk_cycles);
     sc_core::sc_time done = start + walk_len;
     free_at[k] = done;
     walk_time_sum += walk_len;
@@ -586,9 +636,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     allocs.reserve(reqs.size());
     unsigned pwc_lookups = 0, pwc_lat = 0;
     for (xlate_req *r : reqs) {
-        if (inflight *f = find_inflight(*r, abs_req)) {
-            *r = f->result;
-            r->ready = f->done - now;
+        const size_t f = find_inflight(*r, abs_req);
+        if (f != no_inflight) {
+            merge_inflight(f, *r, now);
             inflight_merges++;
             continue;
         }
@@ -624,7 +674,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     // One PWC port, pipelined: lookups finish at latency + (n - 1).
     unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
     sc_core::sc_time start = std::max(abs_req, free_at[0]);
-    walk_delay = start - now + p.clock * pwc_total; // base of the scheduler's reads
+    walk_delay = start - now + cycles_time(p.clock, pwc_total); // base of the scheduler's reads
     const sc_core::sc_time base = walk_delay;
     std::vector<gmmu_ws_result> res(pending.size());
     uint64_t cycles = 0;
@@ -663,9 +713,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         r.page_shift = w.page_shift;
         r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
         r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
-        sc_core::sc_time done = now + base + p.clock * (w.done_cycle + 1);
+        sc_core::sc_time done = now + base + cycles_time(p.clock, w.done_cycle + 1);
         if (p.fixed_walk_cycles)
-            done = start + p.clock * p.fixed_walk_cycles;
+            done = start + cycles_time(p.clock, p.fixed_walk_cycles);
         r.ready = done - now;
         walks++;
         walk_time_sum += done - start;
@@ -688,7 +738,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             pwc_fill_any(path);
         }
     }
-    free_at[0] = now + base + p.clock * cycles;
+    free_at[0] = now + base + cycles_time(p.clock, cycles);
 }
 
 void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)

@@ -114,7 +114,11 @@ class ptw : public sc_core::sc_module, public stats_provider {
     ptw(sc_core::sc_module_name name, const ptw_params &p);
     ~ptw() override;
 
-    void set_root(uint16_t asid, uint64_t root_pa) { roots[asid] = root_pa; }
+    void set_root(uint16_t asid, uint64_t root_pa)
+    {
+        roots[asid] = root_pa;
+        have_last_root = false;
+    }
     // Page-table change: drop PWC contents, line cache and in-flight results.
     void invalidate_all();
     void invalidate_range(uint64_t va_lo, uint64_t va_hi);
@@ -165,15 +169,33 @@ class ptw : public sc_core::sc_module, public stats_provider {
 
     // Walks that may still be in flight: a direct-mapped table keyed by
     // (asid, 4 KiB VPN). Overwriting a slot only loses a merge opportunity.
-    struct inflight {
+    // A slot is one cache line: key, completion time and the walk's result
+    // (the fields of its xlate_req), so a probe and a record touch one line.
+    struct alignas(64) inflight {
         uint64_t key = ~0ull;
         sc_core::sc_time done; // absolute
-        xlate_req result;
+        uint64_t va = 0, pa = 0, perms = 0;
+        uint16_t asid = 0;
+        uint8_t page_shift = 0, contig_log2 = 0, level_hit = 0, fault = 0;
+        bool write = false, req_done = false;
     };
+    static_assert(sizeof(inflight) == 64, "an in-flight slot is one cache line");
     static constexpr size_t inflight_slots = 4096;
+    static constexpr size_t no_inflight = ~size_t(0);
     std::vector<inflight> in_flight;
-    inflight *find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req);
+    size_t find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) const;
     void record_inflight(const xlate_req &r, const sc_core::sc_time &done);
+    // r = the recorded walk of slot s, ready at its completion (relative to now).
+    void merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const;
+    void clear_inflight();
+    // Last (asid, root) pair found in roots.
+    uint16_t last_root_asid = 0;
+    uint64_t last_root = 0;
+    bool have_last_root = false;
+    bool find_root(uint16_t asid, uint64_t &root);
+    // Memo of the last memory latency converted to cycles (one division).
+    uint64_t lat_memo_value = ~0ull, lat_memo_cycles = 0;
+    cycles_time_memo read_time; // time of the last PTE read's cycles
 
     uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0, batches = 0,
              line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0;

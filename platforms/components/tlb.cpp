@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gmmu {
 
 tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
@@ -58,7 +62,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     if (!debug) {
         // One lookup per port per cycle; the first costs the full lookup latency.
         unsigned extra = reqs.empty() ? 0u : (unsigned)((reqs.size() - 1) / p.ports);
-        t_lookup += p.clock * (p.model.lookup_cycles + extra);
+        t_lookup += lookup_time.get(p.clock, p.model.lookup_cycles + extra);
     }
     sc_core::sc_time done = t_lookup;
     miss_ext.reqs.clear();
@@ -258,7 +262,8 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         self->miss_ext.op = xlate_ext::op_kind::translate;
         self->miss_ext.debug = false;
         self->miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_core::sc_time d = clk * (issue + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
+        sc_core::sc_time d =
+            cycles_time(clk, issue + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
         self->miss_isock->b_transport(self->miss_gp, d);
         self->batches_down++;
         q = self->miss_ext.reqs[0];
@@ -307,7 +312,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         miss_ext.op = xlate_ext::op_kind::translate;
         miss_ext.debug = false;
         miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_core::sc_time d = delay + clk * p.model.lookup_cycles;
+        sc_core::sc_time d = delay + cycles_time(clk, p.model.lookup_cycles);
         batches_down++;
         miss_isock->b_transport(miss_gp, d);
         resolved = miss_ext.reqs;
@@ -324,7 +329,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     for (size_t i = 0; i < reqs.size(); i++) {
         xlate_req &r = reqs[i];
         const gmmu_tlb_access &a = acc[i];
-        r.ready = delay + clk * (a.done - batch_now);
+        r.ready = delay + cycles_time(clk, a.done - batch_now);
         r.done = true;
         r.fault = GMMU_FAULT_NONE;
         bool have = false;
@@ -443,8 +448,17 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         if (c.npages == 1) {
             // One page: every lane gets the same frame (inactive lanes too; unused).
             const uint64_t frame = page_reqs[0].pa & ~page_mask;
+#if defined(__SSE2__)
+            const __m128i f = _mm_set1_epi64x((long long)frame);
+            const __m128i m = _mm_set1_epi64x((long long)page_mask);
+            for (unsigned l = 0; l < warp_ext::lanes; l += 2) {
+                const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)&w->va[l]);
+                _mm_storeu_si128((__m128i *)(void *)&w->pa[l], _mm_or_si128(f, _mm_and_si128(va, m)));
+            }
+#else
             for (unsigned l = 0; l < warp_ext::lanes; l++)
                 w->pa[l] = frame | (w->va[l] & page_mask);
+#endif
         } else {
             for (unsigned l = 0; l < w->nlanes; l++)
                 if (w->active & (1u << l))

@@ -107,6 +107,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<xlate_req> miss_reqs;   // scratch, no allocation per access
     std::vector<size_t> miss_idx;
     std::vector<xlate_req> page_reqs;
+    cycles_time_memo lookup_time; // lookup latency of a batch
     tlm::tlm_generic_payload miss_gp;
     xlate_ext miss_ext;
     tlm::tlm_generic_payload ldt_gp;

@@ -107,10 +107,12 @@ typedef struct gmmu_tlb {
     bool set_pow2;
     uint32_t cov_k;       /* coverage_shift - page_shift (0: no coverage entries) */
     uint32_t min_ways;    /* smaller of ways and last_set_ways (RESIDUE index) */
-    bool fast;            /* uniform power-of-two sets of <= 64 ways: specialised lookup */
-    uint32_t words;       /* 8-byte words per set in fp/rank8 (fast path) */
-    uint64_t tail;        /* byte mask of the ways in a set's last word (fast path) */
-    uint64_t way_mask;    /* the ways of a set, in the fast scan's bit order */
+    bool fast;            /* uniform power-of-two sets of <= 64 ways: specialised lookup
+                           * and fill */
+    uint32_t chunks;      /* 16-byte groups per set in fp/rank8 (fast path) */
+    uint32_t tail_lanes;  /* ways in a set's last 16-byte group (fast path) */
+    uint64_t way_mask;    /* bit w set for every way w of a set (fast path) */
+    uint64_t *vmask;      /* per set: bit w = way w valid (fast path) */
     uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
 } gmmu_tlb;
 
