@@ -478,6 +478,7 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         r->hit = true;
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
+        r->ready = e->ready;
         r->lru_depth = d;
         switch (t->chunks) {
         case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;
@@ -492,6 +493,7 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
     r->hit = false;
     r->ppn = 0;
     r->perms = 0;
+    r->ready = 0;
     r->lru_depth = 0;
     t->st.misses++;
     return GMMU_OK;
@@ -536,6 +538,7 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
             r->hit = true;
             r->ppn = e->ppn + (vpn - e->vpn);
             r->perms = e->perms;
+            r->ready = e->ready;
             const uint32_t depth = rank_get(t, base + w);
             r->lru_depth = depth;
             rank_touch(t, base, nways, w, depth);
@@ -546,6 +549,7 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
     r->hit = false;
     r->ppn = 0;
     r->perms = 0;
+    r->ready = 0;
     r->lru_depth = 0;
     t->st.misses++;
     return GMMU_OK;
@@ -591,6 +595,22 @@ bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_ent
         if (entry_maps(&b[w], asid, vpn)) {
             if (out)
                 *out = b[w];
+            return true;
+        }
+    return false;
+}
+
+bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready)
+{
+    if (!t || !t->e)
+        return false;
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = set_of_tag(t, tag);
+    const uint32_t nways = nways_of(t, set);
+    gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
+    for (uint32_t w = 0; w < nways; w++)
+        if (entry_maps(&b[w], asid, vpn)) {
+            b[w].ready = ready;
             return true;
         }
     return false;
@@ -761,6 +781,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->prefetched = prefetch;
     e->span_shift = (uint8_t)span;
     e->hits = 0;
+    e->ready = 0;
     t->fp[base + slot] = f;
     if (t->fast) {
         uint8_t *rk = t->rank8 + base;

@@ -71,7 +71,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         xlate_req &r = reqs[i];
         uint64_t vpn = r.va >> shift;
         bool hit = false;
-        uint64_t ppn = 0, perms = 0;
+        uint64_t ppn = 0, perms = 0, ready = 0;
         if (debug) {
             gmmu_tlb_entry e;
             if (gmmu_tlb_probe(&t, r.asid, vpn, &e)) {
@@ -85,6 +85,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             hit = res.hit;
             ppn = res.ppn;
             perms = res.perms;
+            ready = res.ready;
         }
         if (hit && r.write && !(perms & GMMU_PTE_W)) {
             hit = false; // write to a page cached read-only: the walker decides
@@ -99,13 +100,13 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             r.perms = perms;
             r.level_hit = p.level;
             r.ready = t_lookup;
-            if (!debug && !filling.empty()) {
-                // Times here are offsets from the global time (b_transport
-                // delays); the table holds absolute times.
+            if (ready) {
+                // The model was filled at call time; the translation arrives
+                // at the entry's ready time (absolute, time-resolution units).
                 const sc_core::sc_time now = sc_core::sc_time_stamp();
-                auto it = filling.find(fill_key(r.asid, vpn));
-                if (it != filling.end() && it->second > now + t_lookup) {
-                    r.ready = it->second - now; // the entry's translation is still on its way
+                const sc_core::sc_time arrives = sc_core::sc_time::from_value(ready);
+                if (arrives > now + t_lookup) {
+                    r.ready = arrives - now; // the entry's translation is still on its way
                     hits_under_fill++;
                     if (r.ready > done)
                         done = r.ready;
@@ -182,8 +183,11 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
                     flags |= GMMU_TLB_FILL_CONTIG; // the PTE vouches for the whole block
                 gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
                                  &fill_out);
-                if (r.ready > t_lookup)
-                    note_fill(r.asid, r.va >> shift, sc_core::sc_time_stamp() + r.ready);
+                if (r.ready > t_lookup) {
+                    // The model keeps the absolute arrival time, in time-resolution units.
+                    const sc_core::sc_time at = sc_core::sc_time_stamp() + r.ready;
+                    gmmu_tlb_set_ready(&t, r.asid, r.va >> shift, at.value());
+                }
                 if (p.level >= 2 && ldt_isock.size() > 0 && fill_out.nvictims) {
                     // PICLE: tell the LDT what this shared TLB evicted.
                     ldt_ext.reqs.clear();
@@ -206,18 +210,6 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         }
     }
     return done;
-}
-
-void tlb::note_fill(uint16_t asid, uint64_t vpn, const sc_core::sc_time &ready)
-{
-    if (filling.size() >= 1024) {
-        // Nothing runs behind the global time, so fills that arrived by
-        // then can no longer delay a hit.
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        for (auto it = filling.begin(); it != filling.end();)
-            it = it->second <= now ? filling.erase(it) : std::next(it);
-    }
-    filling[fill_key(asid, vpn)] = ready;
 }
 
 // ---- L1 data path with the MSHR timing model ---------------------------------

@@ -17,7 +17,6 @@
 #pragma once
 
 #include <functional>
-#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -113,12 +112,6 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlm::tlm_generic_payload ldt_gp;
     xlate_ext ldt_ext;
     gmmu_tlb_fill_out fill_out;
-    // Fills still in flight: (asid, vpn) -> the absolute time their
-    // translation arrives. A hit on such an entry (the model fills at call time, the
-    // loosely-timed answer comes later) waits for it, as an MSHR merge would.
-    std::unordered_map<uint64_t, sc_core::sc_time> filling;
-    static uint64_t fill_key(uint16_t asid, uint64_t vpn) { return (uint64_t(asid) << 52) ^ vpn; }
-    void note_fill(uint16_t asid, uint64_t vpn, const sc_core::sc_time &ready);
     void ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay);
     void side_band(xlate_ext &x, sc_core::sc_time &delay);
     bool dmi_granted = false;

@@ -675,3 +675,31 @@ TEST(TlbTest, LookupOfNullArgumentsIsAnError)
 }
 
 } // namespace
+
+namespace {
+
+TEST(TlbTest, ReadyTimeOfAFillInFlightIsReturnedByHitsUntilTheEntryIsRefilled)
+{
+    for (uint32_t ways : {4u, 128u}) { // the fast and the general lookup path
+        gmmu_tlb_config c{};
+        c.entries = 128;
+        c.ways = ways;
+        c.page_shift = 12;
+        c.lookup_cycles = 1;
+        Tlb k(c);
+        k.fill(7);
+        EXPECT_EQ(k.look(7).ready, 0u); // a plain fill is there at once
+        EXPECT_TRUE(gmmu_tlb_set_ready(&k.t, 0, 7, 5000));
+        gmmu_tlb_result r = k.look(7);
+        EXPECT_TRUE(r.hit);
+        EXPECT_EQ(r.ready, 5000u);
+        EXPECT_FALSE(gmmu_tlb_set_ready(&k.t, 0, 8, 1)); // no entry maps page 8
+        EXPECT_FALSE(gmmu_tlb_set_ready(&k.t, 1, 7, 1)); // nor page 7 of ASID 1
+        EXPECT_EQ(k.look(8).ready, 0u);                  // a miss has no ready time
+        gmmu_tlb_invalidate_page(&k.t, 0, 7);
+        k.fill(7);
+        EXPECT_EQ(k.look(7).ready, 0u); // a refill starts over
+    }
+}
+
+} // namespace

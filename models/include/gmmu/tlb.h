@@ -74,6 +74,8 @@ typedef struct gmmu_tlb_entry {
     uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0 or coverage_shift -
                          * page_shift */
     uint32_t hits;      /* lookup hits since the fill */
+    uint64_t ready;     /* time the fill's translation arrives (0 = with the fill), set with
+                         * gmmu_tlb_set_ready(); in the caller's time unit */
 } gmmu_tlb_entry;
 
 typedef struct gmmu_tlb_stats {
@@ -124,6 +126,8 @@ typedef struct gmmu_tlb_result {
     uint32_t lru_depth; /* on a hit: number of valid entries of its set used (hit or filled)
                          * more recently; 0 = MRU. Kept for every replacement policy. */
     uint32_t cycles;
+    uint64_t ready;     /* on a hit: the entry's ready time (0 = arrived with the fill); a
+                         * hit before it completes when the fill's translation arrives */
 } gmmu_tlb_result;
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *cfg, gmmu_error *err);
@@ -134,6 +138,11 @@ void gmmu_tlb_destroy(gmmu_tlb *t);
 gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r);
 /* Look up without touching state or counters. */
 bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out);
+/* A fill made before its translation arrives (a loosely-timed caller fills at
+ * call time): record when it arrives on the entry that maps (asid, vpn), so
+ * hits can wait for it (gmmu_tlb_result.ready). Returns false if no entry
+ * maps the page. */
+bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready);
 /* Insert a translation (replacing an existing one for the same vpn/asid).
  * If an entry was evicted, *victim (if non-NULL) gets it and *evicted = true.
  * Same as gmmu_tlb_fill_ex with flags 0: one single-page entry. */
