@@ -7,9 +7,12 @@
 # docs/rtl_walk_sched.md, "Storage accounting").
 #
 # Usage: BUILD_DIR=<cmake build dir> tb/sched/area.sh [config ...]
-#   config = variant:mshrs:walkers:scan_pass_cycles:retire_width (variant
-#   serial|tree|pair); default: the list below. WS_AREA_JOBS=n runs n syntheses
-#   at once (default 2).
+#   config = variant:mshrs:walkers:scan_pass_cycles:retire_width[:generic]
+#   (variant serial|tree|pair); default: the list below. ":generic" skips the
+#   liberty mapping (abc) for a configuration too large to map in reasonable
+#   time: flop bits, cells and transistors are still reported, area is not.
+#   WS_AREA_JOBS=n runs n syntheses at once (default 1). A configuration whose
+#   results exist for the same RTL and script is not synthesized again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,13 +20,19 @@ build=${BUILD_DIR:-$root/build}
 out=$build/tb/sched/area
 lib=/usr/share/qflow/tech/osu018/osu018_stdcells.lib
 doc=$root/docs/results/area_walk_sched.md
+# Liberty mapping: `abc -fast` (strash; dretime; map) by default. Yosys's
+# full abc script (&fraig -x; scorr; dc2; dretime; &dch -f; &nf) did not map
+# even the 2-MSHR scheduler (17 k gates) within 25 minutes on the shared,
+# loaded 2-core machine; WS_AREA_ABC_FULL=1 selects it.
+abcopt=-fast
+[ "${WS_AREA_ABC_FULL:-0}" = 1 ] && abcopt=""
 mkdir -p "$out"
 command -v yosys >/dev/null || { echo "area.sh: yosys not found" >&2; exit 1; }
 [ -f "$lib" ] || { echo "area.sh: liberty $lib not found (apt install qflow-tech-osu018)" >&2; exit 1; }
 
 configs=("$@")
 if [ ${#configs[@]} -eq 0 ]; then
-  configs=(tree:4:1:1:4 pair:4:1:1:4 serial:4:2:1:4 tree:8:1:1:4 tree:4:1:4:2)
+  configs=(tree:2:1:1:4 tree:4:1:1:4 tree:8:1:1:4 pair:4:1:1:4 serial:4:2:1:4)
 fi
 
 # ---- storage the C model's state implies, in bits (docs/rtl_walk_sched.md) ----
@@ -49,30 +58,40 @@ expected_bits() {
 }
 
 synth_one() {
-  local cfg=$1 var n w p r vnum tag
-  IFS=: read -r var n w p r <<<"$cfg"
+  local cfg=$1 var n w p r g vnum tag map stamp
+  IFS=: read -r var n w p r g <<<"$cfg"
   case $var in serial) vnum=0 ;; tree) vnum=1 ;; pair) vnum=2 ;; *) echo "bad variant $var" >&2; return 1 ;; esac
   tag="${var}${n}w${w}p${p}r${r}"
-  cat >"$out/$tag.ys" <<EOF
+  map="dfflibmap -liberty $lib
+abc $abcopt -liberty $lib
+opt_clean
+tee -o $out/$tag.lib.txt stat -liberty $lib"
+  [ "$g" = generic ] && map="" && rm -f "$out/$tag.lib.txt"
+  cat >"$out/$tag.ys.new" <<EOF
 read_verilog -sv -defer $root/rtl/walk_sched.sv
 hierarchy -top walk_sched -chparam Variant $vnum -chparam Mshrs $n -chparam Walkers $w -chparam ScanPassCycles $p -chparam RetireWidth $r
 synth -top walk_sched -flatten
 tee -o $out/$tag.generic.txt stat
 tee -o $out/$tag.cmos.txt stat -tech cmos
-dfflibmap -liberty $lib
-abc -liberty $lib
-opt_clean
-tee -o $out/$tag.lib.txt stat -liberty $lib
+$map
 EOF
+  stamp=$(cat "$root/rtl/walk_sched.sv" "$out/$tag.ys.new" | md5sum | cut -c1-16)
+  if [ "$(cat "$out/$tag.stamp" 2>/dev/null)" = "$stamp" ]; then
+    echo "area.sh: $tag: results of the same RTL and script kept"
+    return 0
+  fi
+  mv "$out/$tag.ys.new" "$out/$tag.ys"
   local t0=$SECONDS
   if ! yosys -q -l "$out/$tag.log" -s "$out/$tag.ys" >/dev/null 2>&1; then
     echo "area.sh: yosys failed for $cfg (log: $out/$tag.log)" >&2
     return 1
   fi
   echo $((SECONDS - t0)) >"$out/$tag.secs"
+  echo "$stamp" >"$out/$tag.stamp"
+  echo "area.sh: $tag synthesized in $((SECONDS - t0)) s"
 }
 
-jobs_max=${WS_AREA_JOBS:-2}
+jobs_max=${WS_AREA_JOBS:-1}
 pids=()
 for cfg in "${configs[@]}"; do
   synth_one "$cfg" &
@@ -87,16 +106,20 @@ nand2=$(awk '/cell \(NAND2X1\)/{f=1} f&&/area/{gsub(/[;:]/," ");print $2; exit}'
 rows=""
 bad=0
 for cfg in "${configs[@]}"; do
-  IFS=: read -r var n w p r <<<"$cfg"
+  IFS=: read -r var n w p r g <<<"$cfg"
   tag="${var}${n}w${w}p${p}r${r}"
   g=$out/$tag.generic.txt
   flops=$(awk '/\$_(DFF|DFFE|SDFF|SDFFE|SDFFCE|ALDFF|ALDFFE|DFFSR|DFFSRE|DLATCH)[A-Z0-9_]*_ /{s+=$2} END{print s+0}' "$g")
   latches=$(awk '/\$_DLATCH/{s+=$2} END{print s+0}' "$g")
   cells=$(awk '/Number of cells:/{print $4; exit}' "$g")
   trans=$(awk '/Estimated number of transistors:/{print $5; exit}' "$out/$tag.cmos.txt")
-  area=$(awk '/Chip area for/{print $NF; exit}' "$out/$tag.lib.txt")
-  libcells=$(awk '/Number of cells:/{print $4; exit}' "$out/$tag.lib.txt")
-  ge=$(awk -v a="$area" -v g="$nand2" 'BEGIN{printf "%.0f", a / g}')
+  if [ -f "$out/$tag.lib.txt" ]; then
+    area=$(awk '/Chip area for/{print $NF; exit}' "$out/$tag.lib.txt")
+    libcells=$(awk '/Number of cells:/{print $4; exit}' "$out/$tag.lib.txt")
+    ge=$(awk -v a="$area" -v g="$nand2" 'BEGIN{printf "%.0f", a / g}')
+  else
+    area="-" libcells="-" ge="-"
+  fi
   exp=$(expected_bits "$var" "$n" "$w" "$p")
   secs=$(cat "$out/$tag.secs")
   status=ok
@@ -104,7 +127,7 @@ for cfg in "${configs[@]}"; do
   if [ "$latches" != 0 ]; then status="$status, $latches latches"; bad=1; fi
   printf '%-22s flop bits %7s (expected %7s, %s)  cells %8s  transistors %9s  area %12s um^2  GE %8s  lib cells %7s  [%ss]\n' \
     "$tag" "$flops" "$exp" "$status" "$cells" "$trans" "$area" "$ge" "$libcells" "$secs"
-  rows+="| $var | $n | $w | $p | $r | $flops | $exp | $cells | $trans | $libcells | $area | $ge |"$'\n'
+  rows+="| $var | $n | $w | $p | $r | $flops | $exp | $cells | $trans | $libcells | $area | $ge | $secs |"$'\n'
 done
 
 mkdir -p "$(dirname "$doc")"
@@ -113,14 +136,17 @@ mkdir -p "$(dirname "$doc")"
   echo
   echo "Generated by \`tb/sched/area.sh\` (\`make area\`) on $(date -u +%Y-%m-%d) with $(yosys -V | head -1)."
   echo "Flow per configuration: \`synth -flatten\` (generic cells, flop bits, \`stat -tech cmos\`"
-  echo "transistors), then \`dfflibmap\` + \`abc -liberty\` + \`stat -liberty\` with the OSU 0.18 um"
+  echo "transistors), then \`dfflibmap\` + \`abc ${abcopt:+$abcopt }-liberty\` + \`stat -liberty\` with the OSU 0.18 um"
   echo "library of qflow-tech-osu018 (chip area; gate equivalents = area / NAND2X1 area = area / $nand2 um^2)."
+  echo
+  echo "Synthesis time is wall time on the shared 2-core machine (load varies); \"-\" in the area"
+  echo "columns: the configuration was synthesized generically only (\":generic\", no liberty mapping)."
   echo
   echo "\"Expected\" is the storage the C model's state implies (docs/rtl_walk_sched.md,"
   echo "\"Storage accounting\"); the script fails when Yosys keeps a different number of flop bits."
   echo
-  echo "| variant | MSHRs | walkers | pass cycles | retire | flop bits | expected bits | generic cells | transistors (cmos) | OSU018 cells | area (um^2) | GE (NAND2) |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| variant | MSHRs | walkers | pass cycles | retire | flop bits | expected bits | generic cells | transistors (cmos) | OSU018 cells | area (um^2) | GE (NAND2) | synthesis (s) |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$rows"
 } >"$doc"
 echo "wrote $doc"

@@ -1,26 +1,75 @@
 #!/usr/bin/env bash
-# Long lock-step run of the walk-scheduler RTL against the C model: at least
-# 10^8 cycles in total over the compiled configurations (not part of CI; takes
-# hours). Each configuration runs WS_LONG_SEEDS seeds of GMMU_CYCLES cycles.
-# Usage: BUILD_DIR=<cmake build dir> tb/sched/cosim_long.sh
+# Long lock-step runs of the walk-scheduler RTL against the C model (make
+# cosim-long; not in CI): >= 10^8 cycles per geometry listed below.
+#
+# The CI bench (test_sched_cosim) carries coverage counters and FST tracing in
+# every Verilated model; for the long runs this script builds each geometry
+# lean instead: Verilator -O3, C++ -O2, no coverage, no trace, SVA assertions
+# and X randomization (--x-assign/--x-initial unique) kept, linked with
+# tb/sched/long_main.cpp (the bench's RunRandom without recording, cycles/s
+# printed per seed). Builds are cached in <build>/tb/sched/long/<config>.
+#
+# Usage: BUILD_DIR=<cmake build dir> tb/sched/cosim_long.sh [config ...]
+#   config = name:variant:mshrs:walkers:pass:retire (default: the list below)
+#   WS_LONG_CYCLES  total cycles per configuration (default 100000000)
+#   WS_LONG_SEEDS   seeds the total is split over (default 10)
+#   WS_LONG_SEED    first seed (default from the date)
+#   WS_LONG_JOBS    configurations run at once (default 1)
+#   WS_LONG_BUILD_ONLY=1  build and stop
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
-bin=$build/bin/test_sched_cosim
-[ -x "$bin" ] || cmake --build "$build" --target test_sched_cosim -j2
-seeds=${WS_LONG_SEEDS:-4}
-# cycles per seed and configuration: 8 configurations x 4 seeds x 3.2e6 = 1.02e8
-cycles=${WS_LONG_CYCLES:-3200000}
-total=0
-for s in $(seq 1 "$seeds"); do
-  seed=$(printf '0x%x' $((0x10ab0000 + s)))
-  for cfg in $("$bin" --gtest_list_tests --gtest_filter='*SchedRandom*' | awk '/^  /{print $1}'); do
-    echo "== $cfg GMMU_SEED=$seed GMMU_CYCLES=$cycles"
-    GMMU_SEED=$seed GMMU_CYCLES=$cycles "$bin" --gtest_filter="Configs/SchedRandom.RtlMatchesCModelEveryCycle/$cfg" \
-      | grep -E '^\[ (cycles|seed) \]|FAIL|mismatch|waveform'
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "cosim_long: $cfg failed with GMMU_SEED=$seed" >&2; exit 1; }
-    total=$((total + cycles))
-  done
+work=$build/tb/sched/long
+models=$build/libgmmu_models.a
+total=${WS_LONG_CYCLES:-100000000}
+seeds=${WS_LONG_SEEDS:-10}
+seed0=${WS_LONG_SEED:-$(date +%Y%m%d)}
+jobs_max=${WS_LONG_JOBS:-1}
+mkdir -p "$work"
+cmake --build "$build" --target gmmu_models >/dev/null
+cfgs=("$@")
+# one per variant, the small geometries (the 32-MSHR pichai14 model runs
+# ~150x slower: its S^2 = 16 k-term age matrix is evaluated every cycle)
+[ ${#cfgs[@]} -gt 0 ] || cfgs=(tree4p1r4:1:4:1:1:4 pair4p2r2:2:4:1:2:2 serial4w2r2:0:4:2:1:2)
+
+build_one() {
+  local name=$1 variant=$2 mshrs=$3 walkers=$4 pass=$5 retire=$6 d=$work/$1
+  local stamp
+  stamp=$(cat "$root/rtl/walk_sched.sv" "$here"/*.h "$here/long_main.cpp" "$here/rtl_walk_sched.cpp" "$models" | md5sum | cut -c1-16)
+  if [ -x "$d/obj/vlong" ] && [ "$(cat "$d/stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
+  rm -rf "$d"; mkdir -p "$d"
+  echo "#include \"Vws_${name}.h\"" >"$d/ws_headers.inc"
+  echo "WS_CFG(${name}, ${variant}, ${mshrs}, ${walkers}, ${pass}, ${retire})" >"$d/ws_configs.inc"
+  if ! verilator --cc --exe --build -j 1 --x-assign unique --x-initial unique --assert -O3 \
+      --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
+      -GWalkers="$walkers" -GScanPassCycles="$pass" -GRetireWidth="$retire" \
+      -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2" \
+      --Mdir "$d/obj" -o vlong "$root/rtl/walk_sched.sv" "$here/rtl_walk_sched.cpp" "$here/long_main.cpp" \
+      -CFLAGS "-std=c++17 -O2 -I$here -I$d -I$root/models/include" \
+      -LDFLAGS "$models" >"$d/build.log" 2>&1; then
+    echo "cosim_long.sh: build of $name failed (see $d/build.log)" >&2; return 1
+  fi
+  echo "$stamp" >"$d/stamp"
+}
+
+for c in "${cfgs[@]}"; do
+  IFS=: read -r name variant mshrs walkers pass retire <<<"$c"
+  build_one "$name" "$variant" "$mshrs" "$walkers" "$pass" "$retire"
 done
-echo "walk_sched cosim-long: $total lock-step cycles without a mismatch"
+[ "${WS_LONG_BUILD_ONLY:-0}" = 1 ] && exit 0
+
+per=$(( (total + seeds - 1) / seeds ))
+echo "cosim_long.sh: ${#cfgs[@]} configurations x $seeds seeds x $per cycles, first seed $seed0, logs in $work"
+pids=() fail=0
+for c in "${cfgs[@]}"; do
+  name=${c%%:*}
+  "$work/$name/obj/vlong" "$seeds" "$per" "$seed0" >"$work/$name.log" 2>&1 &
+  pids+=("$!:$name")
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 5; done
+done
+for p in "${pids[@]}"; do
+  if ! wait "${p%%:*}"; then fail=1; echo "cosim_long.sh: ${p#*:} FAILED (see $work/${p#*:}.log)"; fi
+  tail -1 "$work/${p#*:}.log"
+done
+exit $fail

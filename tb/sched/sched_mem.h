@@ -75,10 +75,18 @@ struct SynthWorld final : PteSource {
     {
         salt = rng();
         unsigned k = 2 + (unsigned)(rng() % 20);
-        for (unsigned i = 0; i < k; i++) // frames anywhere in the 52-bit space
-            tables.push_back((rng() & 0x000FFFFFFFFFF000ull) | ((uint64_t)i << 12));
+        // frames anywhere in the 52-bit space; in some worlds in the first
+        // 128 KiB, so a table's frame number can equal a slot id (an unknown
+        // table is named by its parent's slot id: the two kinds of key must
+        // never be confused)
+        const bool low = rng() % 4 == 0;
+        for (unsigned i = 0; i < k; i++)
+            tables.push_back(low ? (uint64_t)((i + (unsigned)(rng() % 8)) % 32) << 12
+                                 : (rng() & 0x000FFFFFFFFFF000ull) | ((uint64_t)i << 12));
         present_pct = 85 + (unsigned)(rng() % 16);
         ps_pct = (unsigned)(rng() % 10);
+        if (rng() % 3 == 0) // worlds rich in large pages (aligned or not)
+            ps_pct = 10 + (unsigned)(rng() % 30);
         u_pct = 75 + (unsigned)(rng() % 26);
         w_pct = 70 + (unsigned)(rng() % 31);
         auto pick = [&](std::vector<unsigned> &v, unsigned n) {
@@ -106,11 +114,20 @@ struct SynthWorld final : PteSource {
         if ((h >> 24) % 100 < ps_pct) {
             pte |= GMMU_PTE_PS;
             uint64_t frame = h2 & GMMU_PTE_ADDR_MASK;
-            unsigned a = (unsigned)((h >> 32) % 4); // 1 GiB / 2 MiB aligned, or not
-            if (a == 0)
+            // 1 GiB / 2 MiB aligned; misaligned by exactly one frame bit
+            // (bit 12..29, the edges 12/20/21/29 often: an alignment check
+            // one bit too narrow or too wide must see a case it gets
+            // wrong); or random low bits
+            unsigned a = (unsigned)((h >> 32) % 5);
+            if (a == 0) {
                 frame &= ~((1ull << 30) - 1);
-            else if (a == 1)
+            } else if (a == 1) {
                 frame &= ~((1ull << 21) - 1);
+            } else if (a == 2) {
+                static const unsigned kEdge[4] = {12, 20, 21, 29};
+                unsigned bit = (h >> 40) % 2 ? kEdge[(h >> 44) % 4] : 12 + (unsigned)((h >> 48) % 18);
+                frame = (frame & ~((1ull << 30) - 1)) | (1ull << bit);
+            }
             return pte | frame;
         }
         // a table from the pool (for a level-1 PTE: the data page)
@@ -128,8 +145,12 @@ struct SynthWorld final : PteSource {
         uint64_t va = (i4 << 39) | (i3 << 30) | (i2 << 21) | (i1 << 12) | (rng() & 0xFFF);
         if (va >> 47)
             va |= 0xFFFF000000000000ull; // canonical upper half
-        if (rng() % 64 == 0)
-            va ^= (uint64_t)(1 + rng() % 0xFFFF) << 48; // non-canonical
+        if (rng() % 64 == 0) { // non-canonical: bits 63:48 of the wrong sign, or junk
+            if (rng() % 2)
+                va ^= 0xFFFF000000000000ull;
+            else
+                va ^= (uint64_t)(1 + rng() % 0xFFFF) << 48;
+        }
         return va;
     }
 };
@@ -156,15 +177,20 @@ public:
     gmmu_ws_resp Next(uint64_t now, std::mt19937_64 &rng)
     {
         gmmu_ws_resp r{};
-        std::vector<size_t> ready;
+        size_t nready = 0, pick = 0;
         for (size_t i = 0; i < pend.size(); i++)
-            if (pend[i].ready <= now)
-                ready.push_back(i);
-        if (ready.empty())
+            if (pend[i].ready <= now && nready++ == 0)
+                pick = i; // pend[] is in issue order: the oldest ready
+        if (nready == 0)
             return r;
-        size_t pick = ready[0]; // pend[] is in issue order
-        if (!in_order)
-            pick = ready[rng() % ready.size()];
+        if (!in_order) { // a random ready one: the k-th
+            size_t k = rng() % nready;
+            for (size_t i = 0;; i++)
+                if (pend[i].ready <= now && k-- == 0) {
+                    pick = i;
+                    break;
+                }
+        }
         r.valid = 1;
         r.tag = pend[pick].tag;
         r.data = pend[pick].data;

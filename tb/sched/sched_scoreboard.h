@@ -15,6 +15,28 @@ namespace sched_tb {
 
 class Scoreboard {
 public:
+    // True when every field is equal (the per-cycle test; Diff only on failure).
+    static bool Equal(const gmmu_ws_out &c, const gmmu_ws_out &r)
+    {
+        if (c.req.valid != r.req.valid || c.req.level != r.req.level || c.req.tag != r.req.tag ||
+            c.req.pa != r.req.pa || c.n_done != r.n_done)
+            return false;
+        for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX; k++)
+            if (c.alloc_accepted[k] != r.alloc_accepted[k] || c.alloc_mshr[k] != r.alloc_mshr[k])
+                return false;
+        for (unsigned j = 0; j < GMMU_WS_RETIRE_MAX; j++) {
+            const gmmu_ws_done &a = c.done[j], &b = r.done[j];
+            if (a.valid != b.valid || a.fault != b.fault || a.fault_level != b.fault_level ||
+                a.page_shift != b.page_shift || a.mshr != b.mshr || a.nreads != b.nreads ||
+                a.va != b.va || a.pa != b.pa || a.pte != b.pte)
+                return false;
+            for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
+                if (a.table_base[l] != b.table_base[l])
+                    return false;
+        }
+        return true;
+    }
+
     // Empty when equal; otherwise one line per differing field.
     static std::string Diff(const gmmu_ws_out &c, const gmmu_ws_out &r)
     {
