@@ -15,6 +15,8 @@
 #include "gpu/platform.h"
 #include "gpu/sm_core.h"
 
+#include "sim_run.h"
+
 namespace {
 
 using nlohmann::json;
@@ -53,23 +55,9 @@ json sm_sum(gmmu::gpu_platform &gpu)
     return sum;
 }
 
-struct SimRun {
-    int status;
-    std::string out;
-};
-
 SimRun sim(const std::string &args)
 {
-    std::string cmd = std::string(GMMU_SIM_BIN) + " --config tanasic17 --workload kernel " + args +
-                      " 2>&1";
-    FILE *p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        out.append(buf, n);
-    int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
+    return run_gmmu_sim(args, "--config tanasic17 --workload kernel");
 }
 
 std::string outdir(const std::string &name)

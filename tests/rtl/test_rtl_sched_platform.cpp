@@ -14,25 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim_run.h"
+
 namespace {
 
-struct SimRun {
-    int status;
-    std::string out;
-};
-
-SimRun sim(const std::string &args)
-{
-    std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " 2>&1";
-    FILE *p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        out.append(buf, n);
-    int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
-}
+SimRun sim(const std::string &args) { return run_gmmu_sim(args); }
 
 std::string tmp(const std::string &name)
 {
