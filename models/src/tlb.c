@@ -608,6 +608,20 @@ bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready
     const uint32_t set = set_of_tag(t, tag);
     const uint32_t nways = nways_of(t, set);
     gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
+    if (t->fast) { /* the lookup's filter, valid ways only */
+        uint64_t m = group_match(t->fp + (uint64_t)set * t->cfg.ways,
+                                 fingerprint(t, tag, asid), t->chunks) &
+                     t->vmask[set];
+        while (m) {
+            const uint32_t w = ctz64(m);
+            m &= m - 1;
+            if (entry_maps(&b[w], asid, vpn)) {
+                b[w].ready = ready;
+                return true;
+            }
+        }
+        return false;
+    }
     for (uint32_t w = 0; w < nways; w++)
         if (entry_maps(&b[w], asid, vpn)) {
             b[w].ready = ready;
