@@ -77,6 +77,12 @@ static gmmu_cache_line *find(const gmmu_cache *c, uint64_t line, gmmu_cache_line
 void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
                        gmmu_cache_result *out)
 {
+    if (!out)
+        return;
+    if (!c || !c->lines) { /* not initialized: a miss that allocates nothing */
+        memset(out, 0, sizeof *out);
+        return;
+    }
     const uint64_t line = addr >> c->line_shift;
     gmmu_cache_line *set;
     gmmu_cache_line *e = find(c, line, &set);
@@ -130,6 +136,8 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
 
 void gmmu_cache_fill_ready(gmmu_cache *c, uint64_t addr, uint64_t ready)
 {
+    if (!c || !c->lines)
+        return;
     gmmu_cache_line *e = find(c, addr >> c->line_shift, NULL);
     if (e)
         e->ready = ready;
@@ -137,10 +145,14 @@ void gmmu_cache_fill_ready(gmmu_cache *c, uint64_t addr, uint64_t ready)
 
 bool gmmu_cache_probe(const gmmu_cache *c, uint64_t addr)
 {
+    if (!c || !c->lines)
+        return false;
     return find(c, addr >> c->line_shift, NULL) != NULL;
 }
 
 void gmmu_cache_invalidate_all(gmmu_cache *c)
 {
+    if (!c || !c->lines)
+        return;
     memset(c->lines, 0, (size_t)c->sets * c->cfg.ways * sizeof *c->lines);
 }

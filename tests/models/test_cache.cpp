@@ -121,6 +121,20 @@ TEST(CacheTest, BadConfigsNameTheField)
     EXPECT_STREQ(err.field, "hit_cycles");
     gmmu_cache c;
     EXPECT_EQ(gmmu_cache_init(&c, nullptr, &err), GMMU_EINVAL);
+    // A cache whose init failed (or NULL) is inert, never a crash.
+    gmmu_cache_result r;
+    r.hit = true;
+    gmmu_cache_access(&c, 0x1000, false, 0, &r);
+    EXPECT_FALSE(r.hit);
+    gmmu_cache_access(nullptr, 0x1000, false, 0, &r);
+    EXPECT_FALSE(r.hit);
+    gmmu_cache_access(&c, 0x1000, false, 0, nullptr);
+    gmmu_cache_fill_ready(&c, 0x1000, 5);
+    gmmu_cache_invalidate_all(&c);
+    EXPECT_FALSE(gmmu_cache_probe(&c, 0x1000));
+    EXPECT_FALSE(gmmu_cache_probe(nullptr, 0x1000));
+    gmmu_cache_destroy(&c);
+    gmmu_cache_destroy(nullptr);
 }
 
 } // namespace

@@ -76,6 +76,8 @@ void gmmu_cache_fill_ready(gmmu_cache *c, uint64_t addr, uint64_t ready);
 /* True if the line holding `addr` is cached (no state change). */
 bool gmmu_cache_probe(const gmmu_cache *c, uint64_t addr);
 void gmmu_cache_invalidate_all(gmmu_cache *c);
+/* NULL or uninitialized caches are tolerated by every call: an access is a
+ * miss that allocates nothing, a probe finds nothing. */
 
 #ifdef __cplusplus
 }
