@@ -79,6 +79,10 @@ struct xlate_req {
     uint64_t va = 0;        // any address inside the page
     uint16_t asid = 0;
     bool write = false;
+    // Table root (CR3) of the request's context; 0: the walker's own root for
+    // asid (ptw::set_root). An SMMU front end that reads contexts from a
+    // table in memory passes the context's root here.
+    uint64_t root = 0;
     // results
     bool done = false;
     gmmu_fault fault = GMMU_FAULT_NONE;
@@ -97,9 +101,19 @@ struct xlate_ext : tlm::tlm_extension<xlate_ext> {
     // ldt_update (an L1 TLB's accesses by CU `cu`), ldt_evict (translations an
     // L2 TLB evicted), prefetch (push translations into an L1 TLB), probe
     // (ask a peer L1 TLB, without state change, whether it holds pages).
-    enum class op_kind { translate, ldt_update, ldt_evict, prefetch, probe };
+    //
+    // invalidate: a page-table change travelling down the hierarchy (TLB
+    // shootdown registers, an SMMU command queue); each level drops what
+    // `inv` covers and forwards it, and the walker drops PWC entries,
+    // line-cache lines and walks in flight that it covers. reqs is empty.
+    enum class op_kind { translate, ldt_update, ldt_evict, prefetch, probe, invalidate };
     op_kind op = op_kind::translate;
     unsigned cu = 0;
+    struct inv_desc {
+        enum class scope { all, asid, range, asid_range } kind = scope::all;
+        uint16_t asid = 0;
+        uint64_t va_lo = 0, va_hi = 0; // inclusive byte range (range, asid_range)
+    } inv;
     std::vector<xlate_req> reqs;
     bool debug = false; // debug translation: no state change, no timing
     tlm::tlm_extension_base *clone() const override { return new xlate_ext(*this); }
