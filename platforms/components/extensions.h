@@ -74,6 +74,27 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     }
 };
 
+// Sideband of a plain (non-warp) payload from an SoC initiator: which
+// device/stream issued it (SMMU-style StreamID, optional SubstreamID), and,
+// once an SMMU front end has resolved its context, the context's ASID, table
+// root and privilege. A TLB translates a plain payload that carries this
+// extension with `resolved` in that context (ASID 0, the walker's own root,
+// otherwise). The initiator owns the extension (set it before b_transport).
+struct ctx_ext : tlm::tlm_extension<ctx_ext> {
+    uint32_t stream_id = 0;
+    uint32_t substream_id = 0;
+    bool substream_valid = false;
+    bool privileged = false;   // a supervisor access (U=0 pages allowed)
+    bool resolved = false;     // asid/root below are valid
+    uint16_t asid = 0;
+    uint64_t root = 0;
+    tlm::tlm_extension_base *clone() const override { return new ctx_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &o) override
+    {
+        *this = static_cast<const ctx_ext &>(o);
+    }
+};
+
 // One translation request inside a batch.
 struct xlate_req {
     uint64_t va = 0;        // any address inside the page
