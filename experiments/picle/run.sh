@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PICLE / Valkyrie on the `picle` machine (SPECS.md §4): L1 TLB miss rate and
+# PICLE / Valkyrie on the `picle` machine (garg-picle): L1 TLB miss rate and
 # run time without PICLE, with PICLE pushes, and with Valkyrie peer probes,
 # for a workload whose pages all CUs share (random-sample over one region)
 # and one whose pages are private (stream: every warp its own slice).

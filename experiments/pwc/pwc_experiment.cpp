@@ -1,4 +1,4 @@
-// Page-walk-cache experiment (SPECS.md section 1, Jia et al., CPWC): TPC vs
+// Page-walk-cache experiment (jia-cpwc): TPC vs
 // STC vs UPTC vs CPWC on synthetic TLB-miss address streams whose index
 // statistics follow the paper's three benchmark classes. Every stream's pages
 // are mapped in a real x86-64 page table; each access is a PWC lookup, a walk

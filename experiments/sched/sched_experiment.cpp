@@ -1,4 +1,4 @@
-// Page-walk scheduling experiment (SPECS.md section 2, Pichai et al. ASPLOS'14
+// Page-walk scheduling experiment (pichai-asplos14 §6.3
 // section 6.3): warps with page divergence 1..32 miss in the TLB; their walks
 // run as one batch per warp through the walk scheduler model
 // (models/include/gmmu/walk_sched.h) with a page-table-line cache
@@ -57,7 +57,7 @@ struct FrameMem {
     }
 };
 
-// ---- machine (pichai14, SPECS.md section 2) and memory timing ---------------
+// ---- machine (pichai14, pichai-asplos14 §5.2) and memory timing ---------------
 constexpr unsigned kMshrs = 32;      // TLB MSHRs
 constexpr unsigned kNaiveWalkers = 8;
 constexpr uint32_t kDramCycles = 200; // our choice: DRAM behind the cache

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TLB experiment (karnagel-damon17, SPECS.md §5) -> docs/results/tlb.md and PNGs.
+# TLB experiment (karnagel-damon17) -> docs/results/tlb.md and PNGs.
 #  1. tlb-probe on k80 and p100: the TLB table from pointer-chase curves;
 #  2. tlb-share on both, with the levels the probe found: sharing matrices;
 #  3. random-sample and hash-group over table/region sizes 64 MiB..16 GiB,

@@ -1,5 +1,5 @@
-// gmmu — sm_core: the issue/commit SM model of tanasic-micro17 (SPECS.md
-// section 3) as a platform SM (`sm.model=issue`). One SC_THREAD steps the
+// gmmu — sm_core: the issue/commit SM model of tanasic-micro17 (§3)
+// as a platform SM (`sm.model=issue`). One SC_THREAD steps the
 // gmmu_sm C model at the cycles it asks for (tlm_quantumkeeper for temporal
 // decoupling); the model's environment goes through TLM:
 //  * translate: each coalesced 128-B request is one b_transport of a warp

@@ -43,7 +43,7 @@ struct RunResult {
 // Seeded random lock-step run of `variant` against the C model.
 RunResult run_random(const std::string &variant, const RunOpts &opt);
 
-// SPECS.md §1 worked example on the `cpwc_example` geometry (2 L4, 4 L3,
+// jia-cpwc's worked example (figure 1) on the `cpwc_example` geometry (2 L4, 4 L3,
 // 4 blocks of 8): outcomes, reads, latency and final contents incl. masks.
 RunResult run_worked_example(const std::string &variant, const RunOpts &opt);
 

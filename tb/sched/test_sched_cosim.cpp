@@ -52,7 +52,7 @@ uint64_t VaOf(unsigned i4, unsigned i3, unsigned i2, unsigned i1)
     return ((uint64_t)i4 << 39) | ((uint64_t)i3 << 30) | ((uint64_t)i2 << 21) | ((uint64_t)i1 << 12);
 }
 
-// ---- figure 8 of Pichai et al. (SPECS.md section 2) ---------------------------
+// ---- figure 8 of Pichai et al. (pichai-asplos14 §6.3) ---------------------------
 
 struct Figure8 : ::testing::Test {
     sched_tb::SparseMem mem;

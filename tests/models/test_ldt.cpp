@@ -165,7 +165,7 @@ TEST(LdtTest, StorageBitsCountTagBitmapValidAndLru)
     EXPECT_EQ(gmmu_ldt_storage_bits(&c), 16u * (1 + 12 + 64));
 }
 
-// A small PICLE machine (SPECS.md section 4 geometry: L1 TLB 4 sets x 1
+// A small PICLE machine (garg-picle's geometry: L1 TLB 4 sets x 1
 // way per CU, shared L2 TLB 16 sets x 1 way) driving the LDT.
 struct Picle {
     std::vector<gmmu_tlb> l1;

@@ -67,7 +67,7 @@ void expect_table(const nlohmann::json &j, const std::vector<expected_level> &wa
 
 constexpr uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
-// SPECS.md section 5 / the paper's table 2: K80 L1 16 x 128 KB (2 MB, ~9
+// karnagel-damon17 table 2: K80 L1 16 x 128 KB (2 MB, ~9
 // cycles), L2 65 x 2 MB (130 MB, ~55), L3 ~1032 x 2 MB (~2064 MB, ~177).
 TEST(TlbProbeTest, K80TableMatchesThePaper)
 {

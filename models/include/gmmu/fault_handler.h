@@ -1,5 +1,5 @@
 /* gmmu — page-fault resolution cost model (tanasic-micro17 sections 2.3,
- * 4.2, 5.3, 5.4; SPECS.md section 3).
+ * 4.2, 5.3, 5.4).
  *
  * Faults are resolved at a granularity of 2^granularity_shift bytes (64 KiB):
  * a fault on a region that is already being resolved merges with it and

@@ -1,5 +1,5 @@
 /* gmmu — a small synthetic warp ISA and the synthetic kernels that exercise
- * the SM issue model (tanasic-micro17, SPECS.md section 3).
+ * the SM issue model (tanasic-micro17 §3).
  *
  * Registers are 64-bit, one value per lane (32 lanes per warp). At block
  * start every thread has r0 = global thread id, r1 = block id, r2 = warp

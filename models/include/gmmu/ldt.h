@@ -1,5 +1,5 @@
 /* gmmu — Locality Detection Table of PICLE / Valkyrie inter-CU TLB
- * prefetching (SPECS.md section 4).
+ * prefetching (garg-picle).
  *
  * The LDT sits beside the shared L2 TLB. It holds, per page, a hashed tag
  * and a bitmap of the CUs whose L1 TLB accessed the page:

@@ -1,4 +1,4 @@
-/* gmmu — operand log (tanasic-micro17 section 3.3, SPECS.md section 3).
+/* gmmu — operand log (tanasic-micro17 §3.3).
  *
  * An SRAM of `bytes` holding the source operands of in-flight global memory
  * instructions. An entry is one warp-wide 64-bit operand: 32 lanes x 8 B =

@@ -40,7 +40,7 @@ extern "C" {
 #define GMMU_PT_LEVELS 4u
 #define GMMU_PT_ENTRIES 512u
 
-/* Level numbering follows SPECS.md: 4 = PML4 (VA 47:39), 3 = PDP (38:30),
+/* Level numbering follows pichai-asplos14 and jia-cpwc: 4 = PML4 (VA 47:39), 3 = PDP (38:30),
  * 2 = PD (29:21), 1 = PT (20:12). */
 static inline unsigned gmmu_va_index(uint64_t va, unsigned level)
 {

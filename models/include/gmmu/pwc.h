@@ -18,7 +18,7 @@
  *         store split into fully associative blocks owned by L3 entries
  *         through a per-L3-entry mask, a mux step selecting the block.
  *
- * Levels follow SPECS.md: 4 = PML4 (VA 47:39) ... 1 = PT (VA 20:12). The PWCs
+ * Levels follow pichai-asplos14 and jia-cpwc: 4 = PML4 (VA 47:39) ... 1 = PT (VA 20:12). The PWCs
  * are not tagged with the root (CR3): after a root change call
  * gmmu_pwc_invalidate_all.
  *

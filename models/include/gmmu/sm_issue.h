@@ -1,5 +1,5 @@
 /* gmmu — SM issue/commit model at warp-instruction granularity, with the
- * preemptible-fault schemes of tanasic-micro17 (SPECS.md section 3):
+ * preemptible-fault schemes of tanasic-micro17 §3:
  * stall-on-fault, warp disable (until commit / until last TLB check),
  * replay queue and operand log, and block switching on faults.
  *
