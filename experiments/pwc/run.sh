@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Page-walk-cache experiment -> docs/results/pwc.md and docs/results/pwc.png.
 # Uses the already built $BUILD_DIR (default: build/ at the repository root).
-# Env: ACCESSES (per stream, default 150000), SEED (default 1), JITTER (headline
-# warp interleaving, default 0.25; see docs/pwc.md).
+# Env: ACCESSES (per stream, default 150000), SEEDS (stream seeds 1..SEEDS,
+# default 5). Every seed runs every jitter; docs/pwc.md gives the averaging rule.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -20,7 +20,11 @@ fi
 out=$root/docs/results
 csvdir=$build/pwc-results
 mkdir -p "$out" "$csvdir"
-"$exe" --accesses "${ACCESSES:-150000}" --seed "${SEED:-1}" --jitter "${JITTER:-0.25}" --out "$csvdir"
+rm -rf "$csvdir"/seed*
+for seed in $(seq 1 "${SEEDS:-5}"); do
+  mkdir -p "$csvdir/seed$seed"
+  "$exe" --accesses "${ACCESSES:-150000}" --seed "$seed" --out "$csvdir/seed$seed" >/dev/null
+done
 "$py" "$here/plot_pwc.py" "$csvdir" "$out"
 echo "wrote $out/pwc.md and $out/pwc.png"
 bash "$here/platform.sh"
