@@ -19,8 +19,13 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	$(BUILD)/bin/gmmu-sim --config default --workload random-sample --out $(BUILD)/demo
+# The demo builds only gmmu-sim (no RTL, tests or experiments) and installs
+# only the packages that needs; `make build` / `make test` build the rest.
+demo:
+	@bash scripts/setup-deps.sh demo
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target gmmu-sim
+	@bash scripts/demo.sh $(BUILD)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Install the Debian packages gmmu needs, only those missing. Idempotent.
+# usage: setup-deps.sh [demo]   (demo: only what building and running gmmu-sim needs)
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config libsystemc-dev verilator yosys libgtest-dev
-      libbenchmark-dev nlohmann-json3-dev libcli11-dev python3 python3-matplotlib
-      qflow-tech-osu018)
+PKGS=(build-essential cmake pkg-config libsystemc-dev libgtest-dev nlohmann-json3-dev
+      libcli11-dev python3)
+if [ "${1:-all}" != demo ]; then
+  PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018)
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

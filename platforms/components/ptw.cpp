@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "components/rtl_plugin.h"
+
 namespace gmmu {
 
 static pwc_rtl_factory &rtl_factory()
@@ -10,7 +12,7 @@ static pwc_rtl_factory &rtl_factory()
     return f;
 }
 void set_pwc_rtl_factory(pwc_rtl_factory f) { rtl_factory() = std::move(f); }
-bool have_pwc_rtl() { return static_cast<bool>(rtl_factory()); }
+bool have_pwc_rtl() { return rtl_factory() || (load_rtl_plugin() && rtl_factory()); }
 
 static ws_rtl_factory &sched_factory()
 {
@@ -18,12 +20,12 @@ static ws_rtl_factory &sched_factory()
     return f;
 }
 void set_ws_rtl_factory(ws_rtl_factory f) { sched_factory() = std::move(f); }
-bool have_ws_rtl() { return static_cast<bool>(sched_factory()); }
+bool have_ws_rtl() { return sched_factory() || (load_rtl_plugin() && sched_factory()); }
 bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why)
 {
     if (!have_ws_rtl()) {
-        if (why)
-            *why = "this program was built without the RTL (Verilator)";
+        if (why && load_rtl_plugin(why))
+            *why = "the RTL plugin holds no walk scheduler";
         return false;
     }
     return sched_factory()(cfg, why) != nullptr;

@@ -1,5 +1,7 @@
 #include "gpu/platform.h"
 
+#include "components/rtl_plugin.h"
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -179,9 +181,11 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                                "ptw.pwc=tpc or cpwc and ptw.scheduler=tree or pairwise");
         if (wp.pwc_rtl && !pwc_twin)
             throw config_error("config key 'ptw.pwc_impl': only ptw.pwc=tpc or cpwc have RTL twins");
-        if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl())
-            throw config_error("config key 'ptw.pwc_impl': this gmmu-sim was built without the RTL "
-                               "(Verilator not found)");
+        if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl()) {
+            std::string why;
+            load_rtl_plugin(&why);
+            throw config_error("config key 'ptw.pwc_impl': " + why);
+        }
         wp.line_cache = c.i("ptw.line_cache.lines") > 0;
         if (wp.line_cache) {
             gmmu_line_cache_config_default(&wp.lc);
