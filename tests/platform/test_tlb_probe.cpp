@@ -273,4 +273,43 @@ TEST(TlbShareTest, LevelsComeFromTheProbesJson)
     EXPECT_EQ(groups_of(j["levels"][1]), parse_groups("0,3;1;2"));
 }
 
+// A second hierarchy no code was written for, with other page sizes and
+// sharing than the first: 4 KiB pages, an L1 of 4 sets x 6 ways shared by two
+// SMs whose entries cover 64 KiB, an L2 of 12 sets x 8 ways shared by all
+// four SMs whose entries cover 1 MiB. The config and the expected table were
+// written once, from the config alone, and committed before the first run:
+// L1 24 x 64 KiB (reach 1.5 MiB, miss delay = the L2's 31-cycle lookup),
+// L2 96 x 1 MiB (reach 96 MiB, miss delay = a 4-read walk of 53 cycles each);
+// the sharing probe, fed from the probe's own output, finds the pairs and the
+// whole.
+TEST(TlbProbeTest, FindsASecondUnseenHierarchyAndItsSharing)
+{
+    const std::string dir = out_dir("unseen4k");
+    const std::string cfg = dir + "/unseen4k.json";
+    std::ofstream(cfg) << R"({
+  "name": "unseen-4k", "clock_mhz": 1100, "page_size": 4096,
+  "sm": { "count": 4, "warps": 2 },
+  "l1_tlb": { "entries": 24, "ways": 6, "coverage_bytes": 65536, "lookup_cycles": 3, "shared_by": 2 },
+  "l2_tlb": { "entries": 96, "ways": 8, "coverage_bytes": 1048576, "lookup_cycles": 31, "shared_by": 4 },
+  "memory": { "latency_cycles": 53 }
+})";
+    auto sim = [](const std::string &args) {
+        std::string cmd = std::string(GMMU_SIM_BIN) + " " + args + " --quiet > /dev/null 2>&1";
+        return std::system(cmd.c_str());
+    };
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-probe --set workload.probe_stride_min=16384 "
+                  "--set workload.probe_stride_max=4194304 --set workload.probe_distance_max=1073741824 "
+                  "--set workload.probe_elements_max=4096 --out " + dir + "/probe"),
+              0);
+    expect_table(load(dir + "/probe/tlb_probe.json"),
+                 {{24, 64 * KiB, 1536 * KiB, 31}, {96, 1 * MiB, 96 * MiB, 212}});
+    ASSERT_EQ(sim("--config " + cfg + " --workload tlb-share --set workload.share_from=" + dir +
+                  "/probe/tlb_probe.json --out " + dir + "/share"),
+              0);
+    nlohmann::json sh = load(dir + "/share/tlb_share.json");
+    ASSERT_EQ(sh["levels"].size(), 2u);
+    EXPECT_EQ(groups_of(sh["levels"][0]), parse_groups("0,1;2,3"));
+    EXPECT_EQ(groups_of(sh["levels"][1]), parse_groups("0-3"));
+}
+
 } // namespace
