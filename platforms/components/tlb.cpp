@@ -23,6 +23,7 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     // coverage region (or TLB page) each.
     multi_page_log2 = (p.model.coverage_shift ? p.model.coverage_shift : p.model.page_shift) +
                       gmmu_log2_u64(p.model.fill_pages ? p.model.fill_pages : 1);
+    cov_entries = p.model.coverage_shift > p.model.page_shift;
     tsock.register_b_transport(this, &tlb::b_transport);
     tsock.register_transport_dbg(this, &tlb::transport_dbg);
     tsock.register_get_direct_mem_ptr(this, &tlb::get_direct_mem_ptr);
@@ -99,6 +100,10 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             r.page_shift = shift;
             r.perms = perms;
             r.level_hit = p.level;
+            r.contig_log2 = 0;
+            gmmu_tlb_entry ce;
+            if (p.level >= 2 && cov_entries && gmmu_tlb_probe(&t, r.asid, r.va >> shift, &ce))
+                r.contig_log2 = ce.span_shift; // a coverage entry vouches for its whole block
             r.ready = t_lookup;
             if (ready) {
                 // The model was filled at call time; the translation arrives
@@ -172,6 +177,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         r.pa = m.pa;
         r.page_shift = m.page_shift;
         r.perms = m.perms;
+        r.contig_log2 = m.contig_log2; // the upper level's coverage fill needs the PTE's hint
         r.level_hit = m.level_hit;
         r.ready = debug ? sc_core::SC_ZERO_TIME : m.ready;
         if (r.ready > done)

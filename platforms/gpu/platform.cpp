@@ -39,6 +39,13 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     if (cov && cov < page_bytes)
         throw config_error("config key '" + prefix + ".coverage_bytes': smaller than the TLB page (" +
                            std::to_string(page_bytes) + ")");
+    // The driver's contiguity hint (PTE bits 11:9) vouches for at most 2^7
+    // pages of page_size; a larger coverage could never take effect.
+    const uint64_t max_cov = uint64_t(c.i("page_size")) << 7;
+    if (cov > max_cov)
+        throw config_error("config key '" + prefix + ".coverage_bytes': at most " +
+                           std::to_string(max_cov) +
+                           " (128 pages of page_size: the most a PTE's contiguity hint vouches for)");
     p.model.coverage_shift = cov ? gmmu_log2_u64(cov) : 0;
     p.model.fill_pages = uint32_t(c.i(prefix + ".fill_pages"));
     p.model.repl = repl_of(c.s(prefix + ".replacement"));

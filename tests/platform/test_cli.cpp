@@ -202,6 +202,8 @@ TEST(CliTest, OutOfRangeIsRejectedWithTheRange)
     expect_bad("--workload stream --set sm.warps=65", "1..64");
     expect_bad("--workload stream --set l1_tlb.ways=64", "l1_tlb.ways"); // more ways than entries
     expect_bad("--workload stream --set l1_tlb.replacement=mru", "l1_tlb.replacement");
+    // coverage beyond what the contiguity hint can vouch for (2^7 pages)
+    expect_bad("--workload stream --set l2_tlb.coverage_bytes=1048576", "l2_tlb.coverage_bytes");
     expect_bad("--workload stream --set ptw.pwc=lru", "ptw.pwc");
     expect_bad("--workload stream --set ptw.scheduler=tree --set ptw.walkers=8", "ptw.walkers");
 }
