@@ -199,6 +199,7 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
     bool write = (access & GMMU_ACC_WRITE) != 0;
     bool user = (access & GMMU_ACC_USER) != 0;
     uint64_t table = table_base;
+    uint64_t acc_wu = GMMU_PTE_W | GMMU_PTE_U, acc_nx = 0;
     for (unsigned level = start_level; level >= 1; level--) {
         r->table_base[level] = table;
         uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
@@ -208,6 +209,7 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
         r->nreads++;
         if (rd(mem, pte_pa, &pte) != GMMU_OK)
             return GMMU_EMEM;
+        r->level_pte[level] = pte;
         if (!(pte & GMMU_PTE_P)) {
             r->fault = GMMU_FAULT_NOT_PRESENT;
             r->fault_level = level;
@@ -248,8 +250,12 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
             r->page_shift = shift;
             r->pte = pte;
             r->pa = frame | (va & ((1ull << shift) - 1));
+            r->perms = (acc_wu & pte) | ((acc_nx | pte) & GMMU_PTE_NX) |
+                       (pte & (GMMU_PTE_A | GMMU_PTE_D));
             return GMMU_OK;
         }
+        acc_wu &= pte;
+        acc_nx |= pte & GMMU_PTE_NX;
         table = pte & GMMU_PTE_ADDR_MASK;
     }
     return GMMU_OK; /* unreachable: level 1 is always a leaf */

@@ -315,11 +315,29 @@ gmmu_status gmmu_pwc_path_from_walk(uint64_t va, const gmmu_walk_result *w, gmmu
         deepest = w->fault_level;
     if (start < 1 || start > 4 || deepest < 1 || deepest > start)
         return GMMU_EINVAL;
-    for (unsigned k = deepest; k <= start; k++) {
+    /* The table at level k may be cached only if every entry above it that
+     * this walk read is permissive (the levels above `start` were skipped
+     * through the PWC, which holds permissive prefixes only). */
+    for (unsigned k = start; k >= deepest; k--) {
         path->base[k] = w->table_base[k];
         path->known |= 1u << k;
+        if (k == deepest || !gmmu_pte_permissive(w->level_pte[k]))
+            break;
     }
     return GMMU_OK;
+}
+
+int gmmu_pwc_context_enter(gmmu_pwc_context *c, gmmu_pwc_kind kind, uint64_t root)
+{
+    if (!c)
+        return 0;
+    const int flush = c->bound && c->root != root && kind != GMMU_PWC_NONE &&
+                      kind != GMMU_PWC_UPTC;
+    if (flush)
+        c->flushes++;
+    c->bound = 1;
+    c->root = root;
+    return flush;
 }
 
 static gmmu_status fill_path(gmmu_pwc *p, const gmmu_pwc_path *path)
@@ -344,12 +362,12 @@ gmmu_status gmmu_pwc_fill_path(gmmu_pwc *p, const gmmu_pwc_path *path)
      * as the walker's registers would hold them. Take them only when they
      * agree with the walk's own top table. */
     unsigned top = 0;
-    for (unsigned k = 4; k >= 1; k--)
+    for (unsigned k = 3; k >= 1; k--)
         if (full.known & (1u << k)) {
             top = k;
             break;
         }
-    if (top >= 1 && top < 4 && p->cfg.kind != GMMU_PWC_UPTC && p->cfg.kind != GMMU_PWC_NONE) {
+    if (top >= 1 && !(full.known & (1u << 4)) && p->cfg.kind != GMMU_PWC_UPTC && p->cfg.kind != GMMU_PWC_NONE) {
         gmmu_pwc_path up;
         unsigned probes;
         gmmu_status s = match(p, 0, path->va, false, &up, &probes);

@@ -1,4 +1,5 @@
 #include "gmmu/tlb.h"
+#include "gmmu/pagetable.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -16,6 +17,13 @@
 #define RANK8_MAX_WAYS 128u
 #define LANES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
+
+bool gmmu_tlb_write_needs_walk(uint64_t perms)
+{
+    if (!(perms & GMMU_PTE_W))
+        return true;
+    return (perms & GMMU_PTE_A) && !(perms & GMMU_PTE_D);
+}
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
 {
@@ -947,7 +955,8 @@ uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid)
     return n;
 }
 
-uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, uint64_t va_hi)
+static uint32_t invalidate_range(gmmu_tlb *t, bool any_asid, uint16_t asid, uint64_t va_lo,
+                                 uint64_t va_hi)
 {
     uint32_t n = 0;
     if (!t || !t->e || va_hi < va_lo)
@@ -956,7 +965,7 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
     const uint64_t lo = va_lo >> t->cfg.page_shift, hi = va_hi >> t->cfg.page_shift;
     for (uint32_t i = 0; i < t->cfg.entries; i++) {
         const gmmu_tlb_entry *e = &t->e[i];
-        if (!e->valid || e->asid != asid)
+        if (!e->valid || (!any_asid && e->asid != asid))
             continue;
         uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
         if (e->vpn <= hi && elast >= lo) {
@@ -966,4 +975,14 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
     }
     t->st.invalidations += n;
     return n;
+}
+
+uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, uint64_t va_hi)
+{
+    return invalidate_range(t, false, asid, va_lo, va_hi);
+}
+
+uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi)
+{
+    return invalidate_range(t, true, 0, va_lo, va_hi);
 }

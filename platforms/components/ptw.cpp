@@ -4,6 +4,10 @@
 
 #include "components/rtl_plugin.h"
 
+extern "C" {
+#include "gmmu/tlb.h"
+}
+
 namespace gmmu {
 
 static pwc_rtl_factory &rtl_factory()
@@ -201,7 +205,7 @@ static gmmu_status dbg_read(void *ctx, uint64_t pa, uint64_t *v)
 
 void ptw::complete_path(gmmu_pwc_path &path, uint64_t root)
 {
-    if ((path.known & (1u << 3)) || path.known == 0)
+    if ((path.known & (1u << 3)) || !(path.known & 0xEu))
         return;
     gmmu_mem_ops ops{&dbg_read, nullptr, &pt_isock};
     gmmu_walk_result w;
@@ -217,6 +221,12 @@ void ptw::complete_path(gmmu_pwc_path &path, uint64_t root)
         path.base[k] = w.table_base[k];
         path.known |= 1u << k;
     }
+}
+
+bool ptw::debug_walk_full(uint64_t root, uint64_t va, gmmu_walk_result &w)
+{
+    gmmu_mem_ops ops{&dbg_read, nullptr, &pt_isock};
+    return gmmu_walk(&ops, root, va, 0, &w) == GMMU_OK && w.fault == GMMU_FAULT_NONE;
 }
 
 void ptw::pwc_fill_any(const gmmu_pwc_path &path)
@@ -259,26 +269,28 @@ void ptw::pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi)
 uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.clock.value(); }
 
 static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
+// A slot matches only the same context: (asid, page) in the key, and the root.
 
 static size_t flight_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> 52); }
 
-size_t ptw::find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) const
+size_t ptw::find_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &abs_req) const
 {
     const uint64_t key = flight_key(r);
     const size_t s = flight_slot(key);
     const inflight &f = in_flight[s];
-    if (f.key != key || f.done <= abs_req)
+    if (f.key != key || f.root != root || f.done <= abs_req)
         return no_inflight;
-    if (r.write && !(f.perms & GMMU_PTE_W))
-        return no_inflight; // the walker must decide a write to a read-only page itself
+    if (r.write && gmmu_tlb_write_needs_walk(f.perms))
+        return no_inflight; // read-only or not dirty: the walker decides a write itself
     return s;
 }
 
-void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
+void ptw::record_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &done)
 {
     const uint64_t key = flight_key(r);
     inflight &f = in_flight[flight_slot(key)];
     f.key = key;
+    f.root = root;
     f.done = done;
     f.va = r.va;
     f.pa = r.pa;
@@ -295,12 +307,11 @@ void ptw::record_inflight(const xlate_req &r, const sc_core::sc_time &done)
 void ptw::merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const
 {
     const inflight &f = in_flight[s];
-    r.va = f.va;
-    r.asid = f.asid;
-    r.write = f.write;
+    // The requester keeps its own VA (any address inside the walked page).
+    const uint64_t off = (1ull << f.page_shift) - 1;
     r.done = f.req_done;
     r.fault = gmmu_fault(f.fault);
-    r.pa = f.pa;
+    r.pa = (f.pa & ~off) | (r.va & off);
     r.page_shift = f.page_shift;
     r.perms = f.perms;
     r.contig_log2 = f.contig_log2;
@@ -322,6 +333,42 @@ bool ptw::find_root(uint16_t asid, uint64_t &root)
     }
     root = last_root;
     return true;
+}
+
+bool ptw::root_of(const xlate_req &r, uint64_t &root)
+{
+    if (r.root) {
+        root = r.root;
+        return true;
+    }
+    return find_root(r.asid, root);
+}
+
+void ptw::pwc_enter(uint64_t root)
+{
+    if (gmmu_pwc_context_enter(&pwc_ctx, p.pwc.kind, root))
+        pwc_invalidate_any(true, 0, ~0ull);
+}
+
+void ptw::pwc_fill_walk(gmmu_pwc_path &path, uint64_t root)
+{
+    if (!(path.known & 0xFu))
+        return;
+    complete_path(path, root);
+    path.base[4] = root; // UPTC's entries start at the root's table
+    path.known |= 1u << 4;
+    pwc_enter(root);
+    pwc_fill_any(path);
+}
+
+void ptw::invalidate(const xlate_ext::inv_desc &inv)
+{
+    using scope = xlate_ext::inv_desc::scope;
+    invalidations++;
+    if (inv.kind == scope::range || inv.kind == scope::asid_range)
+        invalidate_range(inv.va_lo, inv.va_hi);
+    else
+        invalidate_all(); // the PWC entries carry no ASID
 }
 
 void ptw::invalidate_all()
@@ -540,7 +587,7 @@ void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
     r.fault = w.fault;
     r.pa = w.pa;
     r.page_shift = w.page_shift;
-    r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
+    r.perms = w.perms; // accumulated over every level (the skipped ones are permissive)
     r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
 }
 
@@ -548,16 +595,16 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
-    if (!debug) {
-        const size_t f = find_inflight(r, abs_req);
+    uint64_t root = 0;
+    const bool have_root = root_of(r, root);
+    if (!debug && have_root) {
+        const size_t f = find_inflight(r, root, abs_req);
         if (f != no_inflight) {
             merge_inflight(f, r, now);
             inflight_merges++;
             return;
         }
     }
-    uint64_t root = 0;
-    const bool have_root = find_root(r.asid, root);
     r.done = true;
     r.level_hit = 0;
     if (!have_root) {
@@ -579,6 +626,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     unsigned level = 4;
     if ((pwc_ || pwc_stepped()) && !debug) {
         gmmu_pwc_hit hit;
+        pwc_enter(root);
         if (pwc_lookup_any(root, r.va, hit)) {
             table = hit.table_base;
             level = hit.start_level;
@@ -607,11 +655,8 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     }
     if ((pwc_ || pwc_stepped()) && w.fault == GMMU_FAULT_NONE) {
         gmmu_pwc_path path;
-        if (gmmu_pwc_path_from_walk(r.va, &w, &path) == GMMU_OK) {
-            path.known &= 0xEu; // levels 3..1 are cached; the root is CR3
-            complete_path(path, root);
-            pwc_fill_any(path);
-        }
+        if (gmmu_pwc_path_from_walk(r.va, &w, &path) == GMMU_OK)
+            pwc_fill_walk(path, root);
     }
     walks++;
     if (r.fault != GMMU_FAULT_NONE)
@@ -625,7 +670,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     queue_time_sum += start - abs_req;
     r.ready = done - now;
     if (r.fault == GMMU_FAULT_NONE)
-        record_inflight(r, done);
+        record_inflight(r, root, done);
 }
 
 void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
@@ -637,30 +682,33 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     pending.reserve(reqs.size());
     allocs.reserve(reqs.size());
     unsigned pwc_lookups = 0, pwc_lat = 0;
+    std::vector<uint64_t> pending_root;
+    pending_root.reserve(reqs.size());
     for (xlate_req *r : reqs) {
-        const size_t f = find_inflight(*r, abs_req);
-        if (f != no_inflight) {
-            merge_inflight(f, *r, now);
-            inflight_merges++;
-            continue;
-        }
-        auto it = roots.find(r->asid);
-        if (it == roots.end()) {
+        uint64_t root = 0;
+        if (!root_of(*r, root)) {
             r->done = true;
             r->fault = GMMU_FAULT_NOT_PRESENT;
             r->ready = t_req;
             faults++;
             continue;
         }
+        const size_t f = find_inflight(*r, root, abs_req);
+        if (f != no_inflight) {
+            merge_inflight(f, *r, now);
+            inflight_merges++;
+            continue;
+        }
         gmmu_ws_alloc a{};
         a.va = r->va;
         a.valid = 1;
         a.start_level = 4;
-        a.table_base = it->second;
+        a.table_base = root;
         a.access = uint8_t(GMMU_ACC_USER | (r->write ? GMMU_ACC_WRITE : 0u));
         if (pwc_ || pwc_stepped()) {
             gmmu_pwc_hit hit;
-            if (pwc_lookup_any(it->second, r->va, hit)) {
+            pwc_enter(root);
+            if (pwc_lookup_any(root, r->va, hit)) {
                 a.start_level = uint8_t(hit.start_level);
                 a.table_base = hit.table_base;
                 pwc_lat = std::max(pwc_lat, hit.cycles);
@@ -669,6 +717,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             }
         }
         pending.push_back(r);
+        pending_root.push_back(root);
         allocs.push_back(a);
     }
     if (pending.empty())
@@ -708,13 +757,19 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     for (size_t i = 0; i < pending.size(); i++) {
         xlate_req &r = *pending[i];
         const gmmu_ws_result &w = res[i];
+        const uint64_t root = pending_root[i];
         r.done = true;
         r.level_hit = 0;
         r.fault = w.fault;
         r.pa = w.pa;
         r.page_shift = w.page_shift;
-        r.perms = w.pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_D | GMMU_PTE_A);
         r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
+        // The scheduler reports the leaf; the permissions of every level and
+        // the PWC path come from the same tables read functionally (no time).
+        gmmu_walk_result full{};
+        const bool have_full = w.fault == GMMU_FAULT_NONE && debug_walk_full(root, r.va, full);
+        r.perms = have_full ? full.perms | (w.pte & (GMMU_PTE_A | GMMU_PTE_D))
+                            : w.pte & GMMU_PTE_PERM_MASK;
         sc_core::sc_time done = now + base + cycles_time(p.clock, w.done_cycle + 1);
         if (p.fixed_walk_cycles)
             done = start + cycles_time(p.clock, p.fixed_walk_cycles);
@@ -726,18 +781,11 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             faults++;
             continue;
         }
-        record_inflight(r, done);
-        if (pwc_ || pwc_stepped()) {
+        record_inflight(r, root, done);
+        if ((pwc_ || pwc_stepped()) && have_full) {
             gmmu_pwc_path path{};
-            path.va = r.va;
-            unsigned deepest = w.page_shift == GMMU_PAGE_1G_SHIFT ? 3u
-                               : w.page_shift == GMMU_PAGE_2M_SHIFT ? 2u : 1u;
-            for (unsigned k = deepest; k <= allocs[i].start_level && k <= 3; k++) {
-                path.base[k] = w.table_base[k];
-                path.known |= 1u << k;
-            }
-            complete_path(path, roots[r.asid]);
-            pwc_fill_any(path);
+            if (gmmu_pwc_path_from_walk(r.va, &full, &path) == GMMU_OK)
+                pwc_fill_walk(path, root);
         }
     }
     free_at[0] = now + base + cycles_time(p.clock, cycles);
@@ -747,6 +795,15 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
 {
     auto *x = gp.get_extension<xlate_ext>();
     if (gp.get_command() != tlm::TLM_IGNORE_COMMAND || !x) {
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    if (x->op == xlate_ext::op_kind::invalidate) {
+        invalidate(x->inv);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (x->op != xlate_ext::op_kind::translate) {
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
@@ -796,6 +853,7 @@ void ptw::dump_stats(nlohmann::json &j) const
     j["batches"] = batches;
     j["walkers"] = p.walkers;
     j["inflight_merges"] = inflight_merges;
+    j["invalidations"] = invalidations;
     j["line_cache_hits"] = line_hits;
     j["avg_walk_ns"] = walks ? walk_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
     j["avg_queue_ns"] = walks ? queue_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
@@ -835,7 +893,8 @@ void ptw::dump_stats(nlohmann::json &j) const
                     {"hit_l4", pwc_hit[3]},
                     {"hit_l3", pwc_hit[2]},
                     {"hit_l2", pwc_hit[1]},
-                    {"bits", gmmu_pwc_config_bits(&p.pwc)}};
+                    {"bits", gmmu_pwc_config_bits(&p.pwc)},
+                    {"context_flushes", pwc_ctx.flushes}};
     } else if (pwc_) {
         const gmmu_pwc_stats *s = gmmu_pwc_get_stats(pwc_);
         j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
@@ -846,7 +905,8 @@ void ptw::dump_stats(nlohmann::json &j) const
                     {"hit_l2", s->hit_l2},
                     {"bits", gmmu_pwc_bits(pwc_)},
                     {"evictions", s->evictions},
-                    {"dependent_invalidations", s->dependent_invalidations}};
+                    {"dependent_invalidations", s->dependent_invalidations},
+                    {"context_flushes", pwc_ctx.flushes}};
     }
 }
 

@@ -120,8 +120,11 @@ class ptw : public sc_core::sc_module, public stats_provider {
         have_last_root = false;
     }
     // Page-table change: drop PWC contents, line cache and in-flight results.
+    // The same arrives as an xlate_ext op=invalidate on tsock (sent down by
+    // the TLBs on every invalidation of theirs).
     void invalidate_all();
     void invalidate_range(uint64_t va_lo, uint64_t va_hi);
+    void invalidate(const xlate_ext::inv_desc &inv);
     void dump_stats(nlohmann::json &j) const override;
     const gmmu_pwc *pwc() const { return pwc_; }
     uint64_t pwc_cosim_cycles() const { return pwc_cycle; }
@@ -152,6 +155,8 @@ class ptw : public sc_core::sc_module, public stats_provider {
     bool pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit);
     void pwc_fill_any(const gmmu_pwc_path &path);
     void complete_path(gmmu_pwc_path &path, uint64_t root);
+    // A functional walk from the root (debug reads: no traffic, no time).
+    bool debug_walk_full(uint64_t root, uint64_t va, gmmu_walk_result &w);
     void pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi);
     gmmu_line_cache lc{};
     gmmu_walk_sched *ws = nullptr; // the C model (TREE/PAIRWISE), driven by ws_dev or ws_check
@@ -174,7 +179,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
     struct alignas(64) inflight {
         uint64_t key = ~0ull;
         sc_core::sc_time done; // absolute
-        uint64_t va = 0, pa = 0, perms = 0;
+        uint64_t va = 0, pa = 0, perms = 0, root = 0;
         uint16_t asid = 0;
         uint8_t page_shift = 0, contig_log2 = 0, level_hit = 0, fault = 0;
         bool write = false, req_done = false;
@@ -183,8 +188,8 @@ class ptw : public sc_core::sc_module, public stats_provider {
     static constexpr size_t inflight_slots = 4096;
     static constexpr size_t no_inflight = ~size_t(0);
     std::vector<inflight> in_flight;
-    size_t find_inflight(const xlate_req &r, const sc_core::sc_time &abs_req) const;
-    void record_inflight(const xlate_req &r, const sc_core::sc_time &done);
+    size_t find_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &abs_req) const;
+    void record_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &done);
     // r = the recorded walk of slot s, ready at its completion (relative to now).
     void merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const;
     void clear_inflight();
@@ -193,6 +198,14 @@ class ptw : public sc_core::sc_module, public stats_provider {
     uint64_t last_root = 0;
     bool have_last_root = false;
     bool find_root(uint16_t asid, uint64_t &root);
+    // The request's context root: xlate_req.root, else the root set for its ASID.
+    bool root_of(const xlate_req &r, uint64_t &root);
+    // Bind the PWC to the context of `root` (flushing it on a switch).
+    void pwc_enter(uint64_t root);
+    gmmu_pwc_context pwc_ctx{};
+    // Fill the PWC from a completed walk's path (root at level 4 for UPTC).
+    void pwc_fill_walk(gmmu_pwc_path &path, uint64_t root);
+    uint64_t invalidations = 0;
     // Memo of the last memory latency converted to cycles (one division).
     uint64_t lat_memo_value = ~0ull, lat_memo_cycles = 0;
     cycles_time_memo read_time; // time of the last PTE read's cycles

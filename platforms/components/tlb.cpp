@@ -88,8 +88,8 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             perms = res.perms;
             ready = res.ready;
         }
-        if (hit && r.write && !(perms & GMMU_PTE_W)) {
-            hit = false; // write to a page cached read-only: the walker decides
+        if (hit && r.write && gmmu_tlb_write_needs_walk(perms)) {
+            hit = false; // read-only or not yet dirty: the walker decides (and sets D)
             if (!debug)
                 perm_upgrades++;
         }
@@ -331,7 +331,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         r.done = true;
         r.fault = GMMU_FAULT_NONE;
         bool have = false;
-        if (a.kind == GMMU_TLB_ACCESS_HIT && (!r.write || (a.perms & GMMU_PTE_W))) {
+        if (a.kind == GMMU_TLB_ACCESS_HIT && (!r.write || !gmmu_tlb_write_needs_walk(a.perms))) {
             r.pa = (a.ppn << shift) | (r.va & page_mask);
             r.perms = a.perms;
             r.page_shift = shift;
@@ -350,7 +350,8 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
             // Merged into an earlier batch's miss, or a write to a page cached
             // read-only: the translation is in the TLB now, or the walker decides.
             gmmu_tlb_entry e;
-            if (gmmu_tlb_probe(&t, r.asid, a.vpn, &e) && (!r.write || (e.perms & GMMU_PTE_W))) {
+            if (gmmu_tlb_probe(&t, r.asid, a.vpn, &e) &&
+                (!r.write || !gmmu_tlb_write_needs_walk(e.perms))) {
                 r.pa = ((e.ppn + (a.vpn - e.vpn)) << shift) | (r.va & page_mask);
                 r.perms = e.perms;
                 r.page_shift = shift;
@@ -550,6 +551,11 @@ void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
             gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
             return;
         }
+        if (x->op == xlate_ext::op_kind::invalidate) {
+            invalidate(x->inv);
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
+        }
         if (x->op != xlate_ext::op_kind::translate) {
             side_band(*x, delay);
             gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -654,29 +660,55 @@ void tlb::revoke_dmi(uint64_t lo, uint64_t hi)
         dmi_granted = false;
 }
 
-void tlb::invalidate_all()
+void tlb::invalidate(const xlate_ext::inv_desc &inv)
 {
-    gmmu_tlb_invalidate_all(&t);
-    revoke_dmi(0, ~0ull);
+    using scope = xlate_ext::inv_desc::scope;
+    switch (inv.kind) {
+    case scope::all:
+        gmmu_tlb_invalidate_all(&t);
+        revoke_dmi(0, ~0ull);
+        break;
+    case scope::asid:
+        gmmu_tlb_invalidate_asid(&t, inv.asid);
+        revoke_dmi(0, ~0ull); // DMI regions are not tagged by ASID
+        break;
+    case scope::range:
+    case scope::asid_range:
+        if (inv.kind == scope::range)
+            gmmu_tlb_invalidate_range_all_asids(&t, inv.va_lo, inv.va_hi);
+        else
+            gmmu_tlb_invalidate_range(&t, inv.asid, inv.va_lo, inv.va_hi);
+        revoke_dmi(inv.va_lo & ~page_mask, inv.va_hi | page_mask);
+        break;
+    }
+    // Down the hierarchy: the next TLB level, and at the end the walker.
+    tlm::tlm_generic_payload g;
+    xlate_ext x;
+    x.op = xlate_ext::op_kind::invalidate;
+    x.inv = inv;
+    g.set_command(tlm::TLM_IGNORE_COMMAND);
+    g.set_address(0);
+    g.set_data_length(0);
+    g.set_extension(&x);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    miss_isock->b_transport(g, d);
+    g.clear_extension(&x);
+    invalidations_forwarded++;
 }
+
+void tlb::invalidate_all() { invalidate({xlate_ext::inv_desc::scope::all, 0, 0, 0}); }
 
 void tlb::invalidate_page(uint16_t asid, uint64_t va)
 {
-    gmmu_tlb_invalidate_page(&t, asid, va >> p.model.page_shift);
-    uint64_t lo = va & ~page_mask;
-    revoke_dmi(lo, lo + page_mask);
+    const uint64_t lo = va & ~page_mask;
+    invalidate({xlate_ext::inv_desc::scope::asid_range, asid, lo, lo + page_mask});
 }
 
-void tlb::invalidate_asid(uint16_t asid)
-{
-    gmmu_tlb_invalidate_asid(&t, asid);
-    revoke_dmi(0, ~0ull); // DMI regions are not tagged by ASID
-}
+void tlb::invalidate_asid(uint16_t asid) { invalidate({xlate_ext::inv_desc::scope::asid, asid, 0, 0}); }
 
 void tlb::invalidate_range(uint16_t asid, uint64_t va_lo, uint64_t va_hi)
 {
-    gmmu_tlb_invalidate_range(&t, asid, va_lo, va_hi);
-    revoke_dmi(va_lo & ~page_mask, va_hi | page_mask);
+    invalidate({xlate_ext::inv_desc::scope::asid_range, asid, va_lo, va_hi});
 }
 
 void tlb::shootdown(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
@@ -720,6 +752,7 @@ void tlb::shootdown(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 
 void tlb::dump_stats(nlohmann::json &j) const
 {
+    j["invalidations_forwarded"] = invalidations_forwarded;
     j["accesses"] = t.st.accesses;
     j["hits"] = t.st.hits;
     j["misses"] = t.st.misses;

@@ -82,6 +82,11 @@ class tlb : public sc_core::sc_module, public stats_provider {
     void invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi);
     void shootdown(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     void revoke_dmi(uint64_t lo, uint64_t hi);
+    // Drop what inv covers here (entries, DMI granted upstream), then send it
+    // down miss_isock: every level below and the walker (PWC, line cache,
+    // walks in flight) drop it too.
+    void invalidate(const xlate_ext::inv_desc &inv);
+    uint64_t invalidations_forwarded = 0;
     uint64_t sd_lo = 0, sd_hi = 0, shootdowns = 0;
 
     // Translate reqs in place; returns the batch's completion delay.

@@ -129,7 +129,26 @@ typedef struct gmmu_walk_result {
      * levels from start_level down to the leaf level. Page-walk caches fill
      * from these. */
     uint64_t table_base[GMMU_PT_LEVELS + 1];
+    /* The entry read at each level (index = level), for the levels this walk
+     * read (from start_level down to the leaf or the faulting level). */
+    uint64_t level_pte[GMMU_PT_LEVELS + 1];
+    /* Permissions of the translation accumulated over the levels read, as x86
+     * combines them: W and U only if every level has them, NX if any level
+     * has it; A and D are the leaf's. A walk that started below the root
+     * (after a page-walk-cache hit) relies on the skipped levels being
+     * permissive (W, U, no NX): page-walk caches only keep such prefixes
+     * (gmmu_pwc_path_from_walk). Valid when fault == GMMU_FAULT_NONE. */
+    uint64_t perms;
 } gmmu_walk_result;
+
+/* The permission bits a translation carries (GMMU_PTE_W/U/NX/A/D). */
+#define GMMU_PTE_PERM_MASK (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX | GMMU_PTE_A | GMMU_PTE_D)
+
+/* An upper-level entry that restricts nothing below it (W, U, no NX). */
+static inline int gmmu_pte_permissive(uint64_t pte)
+{
+    return (pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX)) == (GMMU_PTE_W | GMMU_PTE_U);
+}
 
 /* Serial walk of va from the table at `table_base` at level `start_level`
  * (4 = from the root). Reads each PTE through mem->read64 and records its PA.

@@ -18,9 +18,19 @@
  *         store split into fully associative blocks owned by L3 entries
  *         through a per-L3-entry mask, a mux step selecting the block.
  *
- * Levels follow pichai-asplos14 and jia-cpwc: 4 = PML4 (VA 47:39) ... 1 = PT (VA 20:12). The PWCs
- * are not tagged with the root (CR3): after a root change call
- * gmmu_pwc_invalidate_all.
+ * Levels follow pichai-asplos14 and jia-cpwc: 4 = PML4 (VA 47:39) ... 1 = PT (VA 20:12).
+ *
+ * Contexts: TPC, STC and CPWC entries carry no root (CR3) or ASID tag (the
+ * papers' storage accounting has none, and the RTL twins match it), so a
+ * walker that serves several address spaces asks gmmu_pwc_context_enter()
+ * before every lookup and fill and flushes the PWC when it says so. UPTC
+ * entries are tagged by the physical base of their table, which is a context
+ * tag already.
+ *
+ * Permissions: an entry lets a walk skip the upper levels' entries, so it
+ * would also skip their W/U/NX checks. gmmu_pwc_path_from_walk therefore only
+ * offers the PWC table bases below permissive entries (W, U, no NX): a PWC hit
+ * always means that the skipped levels restrict nothing.
  *
  * TPC and CPWC have RTL twins and expose a cycle-step interface
  * (gmmu_pwc_step) on the same state as the functional calls. */
@@ -194,6 +204,18 @@ gmmu_status gmmu_pwc_kind_parse(const char *s, gmmu_pwc_kind *out);
 
 /* Bases the walk result makes known (levels start..deepest). */
 gmmu_status gmmu_pwc_path_from_walk(uint64_t va, const gmmu_walk_result *w, gmmu_pwc_path *path);
+
+/* Which context the PWC's entries belong to. */
+typedef struct gmmu_pwc_context {
+    uint64_t root;      /* table root (CR3) of the bound context */
+    int bound;          /* 0 until the first lookup or fill */
+    uint64_t flushes;   /* context switches that flushed the PWC */
+} gmmu_pwc_context;
+
+/* Before a lookup or fill of a walk from `root`: returns 1 when the PWC must be
+ * flushed first (it holds another context's entries and `kind` has no context
+ * tag), 0 otherwise; binds the context to root. */
+int gmmu_pwc_context_enter(gmmu_pwc_context *c, gmmu_pwc_kind kind, uint64_t root);
 
 /* ---- cycle-step interface (TPC and CPWC) -----------------------------------
  * One call = one clock cycle. Outputs are registered: `out` is computed from

@@ -130,6 +130,13 @@ typedef struct gmmu_tlb_result {
                          * hit before it completes when the fill's translation arrives */
 } gmmu_tlb_result;
 
+/* Whether a write that hits an entry with these permissions must still go to
+ * the walker: the entry is read-only (the walker decides: a permission fault,
+ * or a newer writable PTE), or the page is tracked for A/D (A set) and its
+ * dirty bit is clear (the walker sets D in the PTE, as x86 hardware does on
+ * the first write through a TLB entry). */
+bool gmmu_tlb_write_needs_walk(uint64_t perms);
+
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *cfg, gmmu_error *err);
 gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err);
 void gmmu_tlb_destroy(gmmu_tlb *t);
@@ -155,6 +162,8 @@ uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid);
 /* Invalidate every entry of asid overlapping [va_lo, va_hi]; returns count.
  * A coverage entry overlapping the range is removed whole. */
 uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, uint64_t va_hi);
+/* The same for every ASID. */
+uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi);
 
 /* ---- additions ---------------------------------------------------------- */
 
