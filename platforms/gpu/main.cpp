@@ -11,12 +11,19 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <csignal>
+
 #include "components/stats.h"
 #include "gpu/config.h"
+#include "gpu/outputs.h"
 #include "gpu/platform.h"
 #include "gpu/workload.h"
 
 namespace {
+
+// SystemC prints its banner when the simulation context starts, after this
+// program's static initialisers and before sc_main, unless this is set.
+const bool banner_off = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1) == 0; }();
 
 int bad_input(const std::string &msg)
 {
@@ -28,7 +35,7 @@ int bad_input(const std::string &msg)
 
 int sc_main(int argc, char **argv)
 {
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    (void)banner_off;
     std::string cfg_name = "default", wl_name, out_dir = "out";
     std::vector<std::string> sets;
     uint64_t seed = 1;
@@ -73,14 +80,36 @@ int sc_main(int argc, char **argv)
         return bad_input(e.what());
     }
 
+    // Outputs: checked before anything runs; the effective config and a
+    // "running" record first, so an interrupted or failed run is never
+    // mistaken for a complete one.
+    if (std::string why = gmmu::prepare_out_dir(out_dir); !why.empty())
+        return bad_input("--out " + out_dir + ": " + why);
+    auto write_or_fail = [&](const std::string &file, const std::string &text) {
+        std::string e = gmmu::write_atomic(out_dir + "/" + file, text);
+        if (!e.empty())
+            std::fprintf(stderr, "gmmu-sim: cannot write %s\n", e.c_str());
+        return e.empty();
+    };
+    if (!write_or_fail("config.json", cfg.tree().dump(2) + "\n") ||
+        !write_or_fail("run.json", gmmu::run_record("running", -1, "").dump(2) + "\n"))
+        return 1;
+    struct sigaction sa {};
+    sa.sa_handler = [](int sig) { gmmu::request_stop(sig); };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
     gmmu::run_result r;
     try {
         r = plat->run();
     } catch (const sc_core::sc_report &e) {
         std::fprintf(stderr, "gmmu-sim: simulation error: %s\n", e.get_msg());
+        write_or_fail("run.json", gmmu::run_record("failed", 1, e.get_msg()).dump(2) + "\n");
         return 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "gmmu-sim: simulation error: %s\n", e.what());
+        write_or_fail("run.json", gmmu::run_record("failed", 1, e.what()).dump(2) + "\n");
         return 1;
     }
 
@@ -92,12 +121,15 @@ int sc_main(int argc, char **argv)
     stats["data_check"] = {{"lanes_checked", r.lanes_checked}, {"mismatches", r.mismatches}};
     stats["seed"] = seed;
 
-    try {
-        std::filesystem::create_directories(out_dir);
-        std::ofstream(out_dir + "/stats.json") << stats.dump(2) << "\n";
-        std::ofstream(out_dir + "/config.json") << cfg.tree().dump(2) << "\n";
-    } catch (const std::exception &e) {
-        return bad_input("--out " + out_dir + ": " + e.what());
+    stats["completed"] = r.interrupted_by == 0;
+    if (!write_or_fail("stats.json", stats.dump(2) + "\n"))
+        return 1;
+    if (r.interrupted_by) {
+        const int code = 128 + r.interrupted_by;
+        std::fprintf(stderr, "gmmu-sim: %s; outputs in %s are marked incomplete\n", r.error.c_str(),
+                     out_dir.c_str());
+        write_or_fail("run.json", gmmu::run_record("interrupted", code, r.error).dump(2) + "\n");
+        return code;
     }
 
     if (!quiet) {
@@ -145,12 +177,16 @@ int sc_main(int argc, char **argv)
         std::string werr;
         if (!wl->finish(out_dir, werr)) {
             std::fprintf(stderr, "gmmu-sim: workload %s: %s\n", wl_name.c_str(), werr.c_str());
+            write_or_fail("run.json", gmmu::run_record("failed", 1, werr).dump(2) + "\n");
             return 1;
         }
     }
     if (!r.ok) {
         std::fprintf(stderr, "gmmu-sim: run failed: %s\n", r.error.c_str());
+        write_or_fail("run.json", gmmu::run_record("failed", 1, r.error).dump(2) + "\n");
         return 1;
     }
+    if (!write_or_fail("run.json", gmmu::run_record("completed", 0, "").dump(2) + "\n"))
+        return 1;
     return 0;
 }

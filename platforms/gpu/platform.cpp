@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <sstream>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -389,13 +390,29 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     return l1_caches.back()->tsock;
 }
 
+namespace {
+volatile std::sig_atomic_t stop_signal = 0;
+} // namespace
+
+void request_stop(int signal) { stop_signal = signal; }
+
 run_result gpu_platform::run()
 {
     run_result r;
     tlm_utils::tlm_quantumkeeper::set_global_quantum(
         sc_core::sc_time(double(cfg.i("sim.quantum_ns")), sc_core::SC_NS));
     auto t0 = std::chrono::steady_clock::now();
-    sc_core::sc_start();
+    // In slices of simulated time, so a stop request (SIGINT/SIGTERM) is seen
+    // between two slices; a slice ends early when no event is left, so the
+    // run ends at the same time, with the same results, as one sc_start().
+    const sc_core::sc_time slice(100, sc_core::SC_US);
+    do {
+        // A slice reaches at least the next event (starvation would end it
+        // without advancing time across a longer gap).
+        const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
+        sc_core::sc_start(next > slice ? next : slice, sc_core::SC_EXIT_ON_STARVATION);
+    } while (!stop_signal && sc_core::sc_pending_activity());
+    r.interrupted_by = int(stop_signal);
     auto t1 = std::chrono::steady_clock::now();
     r.wall_s = std::chrono::duration<double>(t1 - t0).count();
     r.sim_time_ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
@@ -412,6 +429,12 @@ run_result gpu_platform::run()
     }
     r.lanes_checked = checker.checked;
     r.mismatches = checker.mismatches;
+    if (r.interrupted_by) {
+        r.ok = false;
+        r.error = "interrupted by signal " + std::to_string(r.interrupted_by) +
+                  " at simulated time " + std::to_string(uint64_t(r.sim_time_ns)) + " ns";
+        return r;
+    }
     if (checker.mismatches) {
         r.ok = false;
         if (r.error.empty())

@@ -31,7 +31,12 @@ struct run_result {
     uint64_t warp_accesses = 0;
     uint64_t lanes_checked = 0, mismatches = 0;
     double sim_time_ns = 0, wall_s = 0;
+    int interrupted_by = 0;      // the signal that stopped the run early (0: none)
 };
+
+// Ask a running gpu_platform::run() to stop at its next safe point (between
+// two slices of simulated time); safe to call from a signal handler.
+void request_stop(int signal);
 
 class gpu_platform : public sc_core::sc_module {
   public:

@@ -3,6 +3,12 @@
 
 #include <sys/wait.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -174,6 +180,8 @@ void expect_bad(const std::string &args, const std::string &needle)
     while (std::getline(ls, line))
         errors += line.rfind("gmmu-sim: error:", 0) == 0;
     EXPECT_EQ(errors, 1u) << r.out;
+    // and nothing else: no banner, no second line
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
 
 TEST(CliTest, UnknownKeyIsNamed)
@@ -398,6 +406,81 @@ TEST(CliTest, RtlNeedsAGeometryThatWasBuilt)
     expect_bad("--workload stream --set ptw.pwc=cpwc --set ptw.pwc_bits=9000 --set ptw.pwc_impl=rtl",
                "pwc_impl");
     expect_bad("--workload stream --set ptw.pwc=stc --set ptw.pwc_impl=rtl", "ptw.pwc_impl");
+}
+
+
+// ---- the output folder -------------------------------------------------------------
+TEST(CliOutputsTest, AnUnusableOutFolderIsRefusedBeforeTheRun)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    SimRun r = sim("--config pichai14 --workload random-sample --out /proc/gmmu-out");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--out /proc/gmmu-out"), std::string::npos) << r.out;
+    std::string file = write("a-file", "x");
+    r = sim("--workload stream " + small + " --out " + file);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("--out " + file), std::string::npos) << r.out;
+    // refused before anything ran (a pichai14 run takes seconds)
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+}
+
+TEST(CliOutputsTest, PreviousOutputsNeverLookCurrent)
+{
+    const std::string out = tmp("stale");
+    std::filesystem::create_directories(out);
+    std::ofstream(out + "/stats.json") << "{\"stale\": 1}\n";
+    std::ofstream(out + "/run.json") << "{\"completed\": true}\n";
+    // a new run replaces them, and says it completed
+    SimRun r = sim("--workload stream " + small + " --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_FALSE(load(out + "/stats.json").contains("stale"));
+    EXPECT_TRUE(load(out + "/stats.json")["completed"].get<bool>());
+    EXPECT_EQ(load(out + "/run.json")["status"], "completed");
+    std::ofstream(out + "/stats.json") << "{\"stale\": 1}\n";
+    r = sim("--workload stream " + small + " --set sm.count=0 --out " + out); // bad input: untouched
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(load(out + "/stats.json").contains("stale"));
+    // no temporary files are left behind
+    for (auto &e : std::filesystem::directory_iterator(out))
+        EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+TEST(CliOutputsTest, SignalStopsTheRunAndMarksItsOutputsIncomplete)
+{
+    for (int sig : {SIGINT, SIGTERM}) {
+        const std::string out = tmp("signal" + std::to_string(sig));
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(GMMU_SIM_BIN, GMMU_SIM_BIN, "--config", "pichai14", "--workload", "random-sample",
+                  "--quiet", "--out", out.c_str(), (char *)nullptr);
+            _exit(127);
+        }
+        // wait until the run has started (its run.json says running)
+        for (int i = 0; i < 200; i++) {
+            std::ifstream in(out + "/run.json");
+            if (in && nlohmann::json::parse(in, nullptr, false).value("status", "") == "running")
+                break;
+            usleep(20000);
+        }
+        usleep(200000);
+        kill(pid, sig);
+        int st = 0;
+        ASSERT_EQ(waitpid(pid, &st, 0), pid);
+        ASSERT_TRUE(WIFEXITED(st));
+        EXPECT_EQ(WEXITSTATUS(st), 128 + sig);
+        nlohmann::json run = load(out + "/run.json");
+        EXPECT_EQ(run["status"], "interrupted");
+        EXPECT_FALSE(run["completed"].get<bool>());
+        EXPECT_EQ(run["exit_status"].get<int>(), 128 + sig);
+        nlohmann::json stats = load(out + "/stats.json");
+        EXPECT_FALSE(stats["completed"].get<bool>());
+        EXPECT_GT(stats["sim_time_ns"].get<double>(), 0.0);
+        EXPECT_TRUE(load(out + "/config.json").contains("sm"));
+    }
 }
 
 } // namespace
