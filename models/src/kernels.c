@@ -481,6 +481,14 @@ gmmu_status gmmu_kernel_build(gmmu_kernel *k, const char *name, const gmmu_kerne
     if (e.overflow)
         return gmmu_error_set(err, "kernel.iters", "%u iterations exceed %u instructions", iters,
                               GMMU_KERNEL_MAX_INSNS);
+    /* Regions are REGION_STRIDE apart: a larger one would overlap the next. */
+    for (uint32_t i = 0; i < k->nregions; i++)
+        if (k->region[i].bytes > REGION_STRIDE)
+            return gmmu_error_set(err, "kernel.grid_blocks",
+                                  "grid of %u blocks makes region %u %llu bytes, more than the "
+                                  "%llu-byte spacing of the kernel's regions",
+                                  grid, i, (unsigned long long)k->region[i].bytes,
+                                  (unsigned long long)REGION_STRIDE);
     return gmmu_kernel_check(k, err);
 }
 

@@ -29,11 +29,12 @@ gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
 {
     if (!c)
         return gmmu_error_set(err, "config", "TLB config is NULL");
-    if (c->entries == 0 || c->entries > (1u << 24))
-        return gmmu_error_set(err, "entries", "TLB entries %u out of range 1..16777216", c->entries);
-    if (c->ways == 0 || c->ways > c->entries)
-        return gmmu_error_set(err, "ways", "TLB ways %u out of range 1..entries (%u)", c->ways,
-                              c->entries);
+    if (c->entries == 0 || c->entries > GMMU_TLB_MAX_ENTRIES)
+        return gmmu_error_set(err, "entries", "TLB entries %u out of range 1..%u", c->entries,
+                              GMMU_TLB_MAX_ENTRIES);
+    if (c->ways == 0 || c->ways > c->entries || c->ways > GMMU_TLB_MAX_WAYS)
+        return gmmu_error_set(err, "ways", "TLB ways %u out of range 1..min(entries (%u), %u)",
+                              c->ways, c->entries, GMMU_TLB_MAX_WAYS);
     if (c->sets != 0 && (uint64_t)(c->sets - 1) * c->ways >= c->entries)
         return gmmu_error_set(err, "sets",
                               "TLB sets %u: %u sets of %u ways leave no way for the last set "

@@ -1,5 +1,15 @@
 #include "gpu/config.h"
 
+#include <sys/stat.h>
+
+extern "C" {
+#include "gmmu/tlb.h"
+}
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -72,9 +82,9 @@ const std::vector<key_spec> &config_schema()
         S("sm.model", "simple", {},
           "SM model: simple = warps issuing the workload's memory instructions; other models "
           "register themselves (docs/architecture.md)."),
-        I("l1_tlb.entries", 32, 1, 1 << 20, "L1 TLB entries."),
-        I("l1_tlb.ways", 32, 1, 1 << 20, "L1 TLB ways per set (= entries: fully associative)."),
-        I("l1_tlb.sets", 0, 0, 1 << 20,
+        I("l1_tlb.entries", 32, 1, GMMU_TLB_MAX_ENTRIES, "L1 TLB entries."),
+        I("l1_tlb.ways", 32, 1, GMMU_TLB_MAX_WAYS, "L1 TLB ways per set (= entries: fully associative)."),
+        I("l1_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES,
           "L1 TLB sets; 0 = entries / ways. With sets given, sets-1 sets of `ways` and the last "
           "set takes the rest (65 = 6 x 8 + 1 x 17)."),
         S("l1_tlb.index", "modulo", {"modulo", "residue"},
@@ -103,9 +113,9 @@ const std::vector<key_spec> &config_schema()
           "Irregular sharing: groups of SM ids separated by ';', each a list of ids and ranges "
           "('0-2;3-5;6,7'); overrides shared_by."),
         B("l2_tlb.enabled", true, "Instantiate the L2 TLB level."),
-        I("l2_tlb.entries", 512, 1, 1 << 24, "L2 TLB entries per instance."),
-        I("l2_tlb.ways", 16, 1, 1 << 24, "L2 TLB ways per set."),
-        I("l2_tlb.sets", 0, 0, 1 << 24, "L2 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
+        I("l2_tlb.entries", 512, 1, GMMU_TLB_MAX_ENTRIES, "L2 TLB entries per instance."),
+        I("l2_tlb.ways", 16, 1, GMMU_TLB_MAX_WAYS, "L2 TLB ways per set."),
+        I("l2_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES, "L2 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
         S("l2_tlb.index", "modulo", {"modulo", "residue"},
           "L2 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
           "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
@@ -118,9 +128,9 @@ const std::vector<key_spec> &config_schema()
         I("l2_tlb.shared_by", 0, 0, 1024, "SMs sharing one L2 TLB; 0 = all SMs."),
         S("l2_tlb.groups", "", {}, "Irregular L2 sharing groups (see l1_tlb.groups)."),
         B("l3_tlb.enabled", false, "Instantiate the L3 TLB level."),
-        I("l3_tlb.entries", 1024, 1, 1 << 24, "L3 TLB entries per instance."),
-        I("l3_tlb.ways", 8, 1, 1 << 24, "L3 TLB ways per set."),
-        I("l3_tlb.sets", 0, 0, 1 << 24, "L3 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
+        I("l3_tlb.entries", 1024, 1, GMMU_TLB_MAX_ENTRIES, "L3 TLB entries per instance."),
+        I("l3_tlb.ways", 8, 1, GMMU_TLB_MAX_WAYS, "L3 TLB ways per set."),
+        I("l3_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES, "L3 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
         S("l3_tlb.index", "modulo", {"modulo", "residue"},
           "L3 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
           "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
@@ -354,17 +364,40 @@ static void check_value(const key_spec &s, const json &v)
 }
 
 // Walk a loaded JSON tree: every leaf must be a known key of the right type.
+// Whether some key of the schema lies under `group` (e.g. "l1_tlb").
+static bool is_group(const std::string &group)
+{
+    const std::string pre = group + ".";
+    for (auto &s : config_schema())
+        if (s.key.compare(0, pre.size(), pre) == 0)
+            return true;
+    return false;
+}
+
 static void check_tree(const json &n, const std::string &prefix)
 {
     for (auto it = n.begin(); it != n.end(); ++it) {
         std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+        const key_spec *s = spec_of(key);
         if (it->is_object()) {
+            if (s)
+                throw config_error("config key '" + key + "': expected " +
+                                   (s->type == key_type::integer   ? "an integer"
+                                    : s->type == key_type::boolean ? "true or false"
+                                    : s->type == key_type::number  ? "a number"
+                                                                   : "a string") +
+                                   ", got an object");
+            if (!is_group(key))
+                throw config_error("unknown config key '" + key + "'");
             check_tree(*it, key);
             continue;
         }
-        const key_spec *s = spec_of(key);
-        if (!s)
+        if (!s) {
+            if (is_group(key))
+                throw config_error("config key '" + key + "' is a group of keys (" + key +
+                                   ".*): expected an object, got " + it->type_name());
             throw config_error("unknown config key '" + key + "'");
+        }
         check_value(*s, *it);
     }
 }
@@ -387,12 +420,16 @@ void config::set(const std::string &key, const std::string &value)
     json v;
     switch (s->type) {
     case key_type::integer: {
+        // Decimal, or hexadecimal with 0x; a leading 0 is never octal.
         errno = 0;
         char *end = nullptr;
-        long long x = std::strtoll(value.c_str(), &end, 0);
-        if (value.empty() || *end != '\0' || errno == ERANGE)
-            throw config_error("config key '" + key + "': expected an integer, got '" + value +
-                               "'");
+        const bool hex = value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+        const bool neg_hex = value.size() > 3 && value[0] == '-' && value[1] == '0' &&
+                             (value[2] == 'x' || value[2] == 'X');
+        long long x = std::strtoll(value.c_str(), &end, hex || neg_hex ? 16 : 10);
+        if (value.empty() || *end != '\0' || errno == ERANGE || std::isspace((unsigned char)value[0]))
+            throw config_error("config key '" + key + "': expected a decimal integer (or 0x hex), got '" +
+                               value + "'");
         v = (int64_t)x;
         break;
     }
@@ -431,6 +468,18 @@ void config::validate() const
     // Cross-key rules.
     for (const char *lvl : {"l1_tlb", "l2_tlb", "l3_tlb"}) {
         std::string k(lvl);
+        if (k != "l1_tlb" && !b(k + ".enabled"))
+            continue;
+        if (i(k + ".sets") == 0 && i(k + ".entries") % i(k + ".ways") != 0)
+            throw config_error("config key '" + k + ".entries': " + std::to_string(i(k + ".entries")) +
+                               " is not a multiple of " + k + ".ways (" +
+                               std::to_string(i(k + ".ways")) + ")");
+        if (s(k + ".groups").empty()) {
+            const int64_t sb = i(k + ".shared_by"), n = i("sm.count");
+            if (sb > n || (sb > 0 && n % sb != 0))
+                throw config_error("config key '" + k + ".shared_by': " + std::to_string(sb) +
+                                   " SMs per instance must divide sm.count (" + std::to_string(n) + ")");
+        }
         if (i(k + ".ways") > i(k + ".entries"))
             throw config_error("config key '" + k + ".ways': " + std::to_string(i(k + ".ways")) +
                                " exceeds " + k + ".entries (" + std::to_string(i(k + ".entries")) +
@@ -458,6 +507,13 @@ void config::validate() const
                            " is not 4096, 2097152 or 1073741824");
     if (i("workload.base_va") % ps != 0)
         throw config_error("config key 'workload.base_va': not aligned to page_size");
+    // The driver maps a workload's whole region before the run.
+    constexpr int64_t max_pages = int64_t(1) << 24;
+    if (i("workload.region_bytes") / ps > max_pages)
+        throw config_error("config key 'workload.region_bytes': " +
+                           std::to_string(i("workload.region_bytes")) + " bytes are more than " +
+                           std::to_string(max_pages) + " pages of page_size (" + std::to_string(ps) +
+                           "), which the driver maps before the run; use a larger page_size");
 }
 
 static size_t line_of(const std::string &text, size_t byte)
@@ -476,18 +532,61 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
                     name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
     if (!is_path)
         path = config_dir() + "/" + name_or_path + ".json";
-    std::ifstream in(path);
-    if (!in) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
         if (!is_path)
             throw config_error("unknown config '" + name_or_path + "' (no " + path + ")");
-        throw config_error(path + ": cannot read config file");
+        throw config_error(path + ": cannot read config file: " + std::strerror(errno));
     }
+    // Only a regular file: never block on a FIFO or read a device or a folder.
+    if (!S_ISREG(st.st_mode))
+        throw config_error(path + ": not a regular file");
+    if (st.st_size > (16 << 20))
+        throw config_error(path + ": larger than 16 MiB; not a config");
+    std::ifstream in(path);
+    if (!in)
+        throw config_error(path + ": cannot read config file");
     std::stringstream buf;
     buf << in.rdbuf();
     std::string text = buf.str();
+    if (in.bad() || text.empty())
+        throw config_error(path + ":1: empty or unreadable config file");
+    if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        throw config_error(path + ":1: starts with a UTF-8 byte-order mark; save it without one");
     json file;
+    // Duplicate keys are an error (JSON parsers differ on which one wins).
+    std::vector<std::pair<std::string, std::vector<std::string>>> scopes; // (dotted path, keys seen)
+    std::string last_key, duplicate;
+    auto cb = [&](int, json::parse_event_t ev, json &parsed) {
+        switch (ev) {
+        case json::parse_event_t::object_start: {
+            std::string at = scopes.empty() ? "" : scopes.back().first;
+            if (!scopes.empty() && !last_key.empty())
+                at = at.empty() ? last_key : at + "." + last_key;
+            scopes.push_back({at, {}});
+            break;
+        }
+        case json::parse_event_t::key: {
+            last_key = parsed.get<std::string>();
+            auto &seen = scopes.back().second;
+            if (duplicate.empty() && std::find(seen.begin(), seen.end(), last_key) != seen.end())
+                duplicate = scopes.back().first.empty() ? last_key
+                                                        : scopes.back().first + "." + last_key;
+            seen.push_back(last_key);
+            break;
+        }
+        case json::parse_event_t::object_end:
+            scopes.pop_back();
+            break;
+        default:
+            break;
+        }
+        return true;
+    };
     try {
-        file = json::parse(text);
+        file = json::parse(text, cb);
+        if (!duplicate.empty())
+            throw config_error(path + ": config key '" + duplicate + "' appears twice");
     } catch (const json::parse_error &e) {
         throw config_error(path + ":" + std::to_string(line_of(text, e.byte ? e.byte - 1 : 0)) +
                            ": invalid JSON: " + e.what());

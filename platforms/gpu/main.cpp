@@ -1,6 +1,7 @@
 // gmmu-sim: run a GPU workload on the LT platform built from a config.
 //   gmmu-sim --config NAME|PATH --workload NAME [--set key=value]... [--seed N] [--out DIR]
 // Exit status: 0 success, 1 the run failed (fault, data mismatch), 2 bad input.
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -39,13 +40,14 @@ int sc_main(int argc, char **argv)
     std::string cfg_name = "default", wl_name, out_dir = "out";
     std::vector<std::string> sets;
     uint64_t seed = 1;
+    std::string seed_text = "1";
     bool list_keys = false, quiet = false;
 
     CLI::App app{"gmmu-sim: GPU address translation on a SystemC/TLM-2.0 LT platform"};
     app.add_option("--config", cfg_name, "named config (platforms/configs/NAME.json) or a JSON path");
     app.add_option("--workload", wl_name, "random-sample | stream | trace | ... (--list-workloads)");
     app.add_option("--set", sets, "override a config key: key=value (repeatable)");
-    app.add_option("--seed", seed, "seed of the workload's generators");
+    app.add_option("--seed", seed_text, "seed of the workload's generators (decimal, 0..2^64-1)");
     app.add_option("--out", out_dir, "folder for stats.json and config.json");
     app.add_flag("--list-keys", list_keys, "print every config key as a Markdown table and exit");
     app.add_flag("--quiet", quiet, "no summary on stdout");
@@ -55,6 +57,16 @@ int sc_main(int argc, char **argv)
         return app.exit(e);
     } catch (const CLI::ParseError &e) {
         return bad_input(e.what());
+    }
+    {
+        // Decimal digits only: no sign, no empty text, no wrap-around.
+        errno = 0;
+        char *end = nullptr;
+        const unsigned long long v = std::strtoull(seed_text.c_str(), &end, 10);
+        if (seed_text.empty() || seed_text.find_first_not_of("0123456789") != std::string::npos ||
+            errno == ERANGE || *end != '\0')
+            return bad_input("--seed '" + seed_text + "': expected a decimal integer 0..18446744073709551615");
+        seed = uint64_t(v);
     }
     if (list_keys) {
         std::cout << gmmu::config::schema_markdown();

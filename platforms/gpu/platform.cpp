@@ -60,14 +60,24 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
         p.mshr.hits_under_miss = c.b("l1_tlb.hits_under_miss");
         gmmu_error err{};
         if (gmmu_tlb_mshr_config_check(&p.mshr, &err) != GMMU_OK)
-            throw config_error("config key 'l1_tlb." + std::string(err.field) + "': " + err.msg);
+            throw config_error("config key 'l1_tlb." +
+                               (std::string(err.field) == "max_outstanding" ? std::string("max_misses")
+                                                                            : std::string(err.field)) +
+                               "': " + err.msg);
     }
     p.level = level;
     p.clock = sc_core::sc_time(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS);
     // The C model validates the geometry too; surface its verdict as a config error.
     gmmu_error err{};
-    if (gmmu_tlb_config_check(&p.model, &err) != GMMU_OK)
-        throw config_error("config key '" + prefix + "." + err.field + "': " + err.msg);
+    if (gmmu_tlb_config_check(&p.model, &err) != GMMU_OK) {
+        // The model's fields, as the config keys that set them.
+        const std::string f = err.field;
+        const std::string key = f == "page_shift"       ? "page_bytes"
+                                : f == "coverage_shift" ? "coverage_bytes"
+                                : f == "repl"           ? "replacement"
+                                                        : f;
+        throw config_error("config key '" + prefix + "." + key + "': " + err.msg);
+    }
     return p;
 }
 

@@ -328,6 +328,8 @@ class trace : public workload {
             fail(line, "VA " + s + " is not canonical (48-bit)");
         if (v & 7)
             fail(line, "VA " + s + " is not 8-byte aligned");
+        if (v >= 0xFFFFFFFFFFFFF000ull)
+            fail(line, "VA " + s + " is in the last page of the address space, which gmmu does not map");
         return v;
     }
     std::string path;

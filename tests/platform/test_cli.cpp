@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -481,6 +482,63 @@ TEST(CliOutputsTest, SignalStopsTheRunAndMarksItsOutputsIncomplete)
         EXPECT_GT(stats["sim_time_ns"].get<double>(), 0.0);
         EXPECT_TRUE(load(out + "/config.json").contains("sm"));
     }
+}
+
+
+// Every class of bad input: exit 2 and one line naming the file, a real key or
+// FILE:LINE, before anything runs (each case got through, or failed late or
+// wrongly, before this table existed).
+TEST(CliBadInputTest, EveryClassIsRefusedUpFront)
+{
+    const std::string fifo = tmp("fifo.json");
+    std::filesystem::remove(fifo);
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+    const std::string dir = tmp("dir.json");
+    std::filesystem::create_directories(dir);
+    const std::string stream = " --workload stream " + small;
+    struct bad {
+        std::string args, needle;
+    } cases[] = {
+        {"--config " + write("objname.json", "{\"name\": {}}") + stream, "'name': expected a string"},
+        {"--config " + write("objcount.json", "{\"sm\": {\"count\": {}}}") + stream,
+         "'sm.count': expected an integer"},
+        {"--config " + write("group5.json", "{\"l1_tlb\": 5}") + stream, "'l1_tlb' is a group of keys"},
+        {"--config " + dir + stream, dir + ": not a regular file"},
+        {"--config /proc/self/mem" + stream, "/proc/self/mem:1: empty or unreadable"},
+        {"--config " + fifo + stream, fifo + ": not a regular file"},
+        {"--config " + write("bom.json", "\xEF\xBB\xBF{\"sm\": {\"count\": 2}}") + stream,
+         "byte-order mark"},
+        {"--config " + write("dup.json", "{\"sm\": {\"count\": 2, \"count\": 3}}") + stream,
+         "'sm.count' appears twice"},
+        {"--set l1_tlb.mshrs=1 --set l1_tlb.max_misses=4096" + stream, "'l1_tlb.max_misses'"},
+        {"--config tanasic17 --workload kernel --set workload.iters=300", "'workload.iters': 300 out of range 0..256"},
+        {"--set l1_tlb.entries=48" + stream, "'l1_tlb.entries': 48 is not a multiple of l1_tlb.ways"},
+        {"--set l1_tlb.shared_by=3 --set sm.count=4 --workload stream", "'l1_tlb.shared_by'"},
+        {"--set l2_tlb.shared_by=8 --set sm.count=4 --workload stream", "'l2_tlb.shared_by'"},
+        {"--seed -1" + stream, "--seed '-1'"},
+        {"--seed 18446744073709551616" + stream, "--seed '18446744073709551616'"},
+        {"--seed ''" + stream, "--seed ''"},
+        {"--workload trace --set workload.path=" + write("last.trace", "0 0 R 0xfffffffffffffff8\n"),
+         "last.trace:1: VA 0xfffffffffffffff8 is in the last page"},
+        {"--config tanasic17 --workload kernel --set workload.kernel=stencil-like "
+         "--set workload.grid_blocks=26214",
+         "'workload.grid_blocks'"},
+        {"--workload stream --set workload.region_bytes=2199023255552", "'workload.region_bytes'"},
+        {"--workload stream --set l2_tlb.entries=16777216 --set l2_tlb.ways=16777216", "'l2_tlb.ways'"},
+    };
+    for (const bad &c : cases) {
+        SCOPED_TRACE(c.args);
+        const auto t0 = std::chrono::steady_clock::now();
+        expect_bad(c.args + " --out " + tmp("bad-out"), c.needle);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+    }
+    // --set integers are decimal (a leading 0 is not octal) or 0x hexadecimal
+    nlohmann::json cfg;
+    SimRun r = sim(stream + " --set sm.count=010 --set sm.warps=0x4 --quiet --out " + tmp("dec"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    cfg = load(tmp("dec") + "/config.json");
+    EXPECT_EQ(cfg["sm"]["count"].get<int>(), 10);
+    EXPECT_EQ(cfg["sm"]["warps"].get<int>(), 4);
 }
 
 } // namespace

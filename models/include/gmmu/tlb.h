@@ -43,6 +43,11 @@ typedef enum gmmu_tlb_index {
 } gmmu_tlb_index;
 
 #define GMMU_TLB_MAX_FILL_PAGES 64u
+/* Geometry limits, checked by gmmu_tlb_config_check (the platform's config
+ * schema states the same ranges from these). A lookup compares every way of
+ * its set, so ways are bounded to keep a fully associative TLB usable. */
+#define GMMU_TLB_MAX_ENTRIES (1u << 24)
+#define GMMU_TLB_MAX_WAYS 4096u
 
 typedef struct gmmu_tlb_config {
     uint32_t entries;      /* >= 1 */

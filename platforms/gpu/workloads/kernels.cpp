@@ -35,7 +35,7 @@ const bool keys_registered = register_config_keys({
                 "tiny"},
                "kernel: which synthetic kernel (docs/faults.md)."),
     key_int("workload.grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default."),
-    key_int("workload.iters", 0, 0, 1 << 20,
+    key_int("workload.iters", 0, 0, 256,
             "kernel: loop trip count before unrolling; 0 = the kernel's default."),
     key_bool("workload.faults", false,
              "kernel: demand paging: data starts CPU-resident and nothing is mapped; pages are "
@@ -60,8 +60,14 @@ class kernel_workload : public workload, public kernel_source, public pager {
         kp.grid_blocks = uint32_t(c.i("workload.grid_blocks"));
         kp.iters = uint32_t(c.i("workload.iters"));
         gmmu_error err{};
-        if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK)
-            throw config_error("config key 'workload." + std::string(err.field) + "': " + err.msg);
+        if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK) {
+            // The model's fields, as the config keys that set them.
+            const std::string f = err.field;
+            const std::string key = f == "kernel.iters"         ? "workload.iters"
+                                    : f == "kernel.grid_blocks" ? "workload.grid_blocks"
+                                                                : "workload.kernel";
+            throw config_error("config key '" + key + "': " + err.msg);
+        }
         demand = c.b("workload.faults");
         nsm = unsigned(c.i("sm.count"));
         gmmu_sm_config sc = sm_core_config(c);
