@@ -1,4 +1,5 @@
 #include "gpu/config.h"
+#include "gpu/tlb_config.h"
 
 #include <sys/stat.h>
 
@@ -8,11 +9,8 @@ extern "C" {
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-
-#include <algorithm>
-#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -82,66 +80,6 @@ const std::vector<key_spec> &config_schema()
         S("sm.model", "simple", {},
           "SM model: simple = warps issuing the workload's memory instructions; other models "
           "register themselves (docs/architecture.md)."),
-        I("l1_tlb.entries", 32, 1, GMMU_TLB_MAX_ENTRIES, "L1 TLB entries."),
-        I("l1_tlb.ways", 32, 1, GMMU_TLB_MAX_WAYS, "L1 TLB ways per set (= entries: fully associative)."),
-        I("l1_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES,
-          "L1 TLB sets; 0 = entries / ways. With sets given, sets-1 sets of `ways` and the last "
-          "set takes the rest (65 = 6 x 8 + 1 x 17)."),
-        S("l1_tlb.index", "modulo", {"modulo", "residue"},
-          "L1 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
-          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
-        I("l1_tlb.lookup_cycles", 1, 0, 100000, "L1 TLB lookup latency, cycles."),
-        I("l1_tlb.ports", 4, 1, 32, "L1 TLB lookups per cycle."),
-        I("l1_tlb.mshrs", 0, 0, 4096,
-          "L1 TLB MSHRs; > 0 switches the L1 to the MSHR timing model (merging, hits under "
-          "misses, stalls when full; docs/tlb.md); 0 = lookup_cycles + one cycle per `ports` "
-          "lookups."),
-        I("l1_tlb.max_misses", 0, 0, 4096,
-          "With l1_tlb.mshrs: misses in flight at once (1 = no miss under miss); 0 = mshrs."),
-        B("l1_tlb.hits_under_miss", true, "With l1_tlb.mshrs: false makes the L1 TLB blocking."),
-        S("l1_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L1 TLB replacement."),
-        I("l1_tlb.page_bytes", 0, 0, 1ll << 32,
-          "Bytes one L1 entry translates (the TLB page); 0 = page_size. Smaller than page_size: "
-          "large pages are cached in pieces.", true),
-        I("l1_tlb.coverage_bytes", 0, 0, 1ll << 40,
-          "If > 0, one entry covers an aligned run of contiguous TLB pages of this many bytes "
-          "(when the PTEs' contiguity hint says the run is contiguous).", true),
-        I("l1_tlb.fill_pages", 1, 1, 64,
-          "A miss fills this many neighbouring entries of a contiguous aligned group.", true),
-        I("l1_tlb.shared_by", 1, 0, 1024, "SMs sharing one L1 TLB; 0 = all SMs."),
-        S("l1_tlb.groups", "", {},
-          "Irregular sharing: groups of SM ids separated by ';', each a list of ids and ranges "
-          "('0-2;3-5;6,7'); overrides shared_by."),
-        B("l2_tlb.enabled", true, "Instantiate the L2 TLB level."),
-        I("l2_tlb.entries", 512, 1, GMMU_TLB_MAX_ENTRIES, "L2 TLB entries per instance."),
-        I("l2_tlb.ways", 16, 1, GMMU_TLB_MAX_WAYS, "L2 TLB ways per set."),
-        I("l2_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES, "L2 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
-        S("l2_tlb.index", "modulo", {"modulo", "residue"},
-          "L2 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
-          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
-        I("l2_tlb.lookup_cycles", 10, 0, 100000, "L2 TLB lookup latency, cycles."),
-        I("l2_tlb.ports", 32, 1, 32, "L2 TLB lookups per cycle."),
-        S("l2_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L2 TLB replacement."),
-        I("l2_tlb.page_bytes", 0, 0, 1ll << 32, "Bytes one L2 entry translates; 0 = page_size.", true),
-        I("l2_tlb.coverage_bytes", 0, 0, 1ll << 40, "L2 entry coverage (see l1_tlb.coverage_bytes).", true),
-        I("l2_tlb.fill_pages", 1, 1, 64, "L2 entries filled per miss (see l1_tlb.fill_pages).", true),
-        I("l2_tlb.shared_by", 0, 0, 1024, "SMs sharing one L2 TLB; 0 = all SMs."),
-        S("l2_tlb.groups", "", {}, "Irregular L2 sharing groups (see l1_tlb.groups)."),
-        B("l3_tlb.enabled", false, "Instantiate the L3 TLB level."),
-        I("l3_tlb.entries", 1024, 1, GMMU_TLB_MAX_ENTRIES, "L3 TLB entries per instance."),
-        I("l3_tlb.ways", 8, 1, GMMU_TLB_MAX_WAYS, "L3 TLB ways per set."),
-        I("l3_tlb.sets", 0, 0, GMMU_TLB_MAX_ENTRIES, "L3 TLB sets; 0 = entries / ways (see l1_tlb.sets)."),
-        S("l3_tlb.index", "modulo", {"modulo", "residue"},
-          "L3 set index: modulo = tag mod sets; residue = tag mod entries owned by sets in "
-          "proportion to their ways (non-uniform sets fill exactly; docs/tlb.md)."),
-        I("l3_tlb.lookup_cycles", 20, 0, 100000, "L3 TLB lookup latency, cycles."),
-        I("l3_tlb.ports", 32, 1, 32, "L3 TLB lookups per cycle."),
-        S("l3_tlb.replacement", "lru", {"lru", "plru", "fifo", "random"}, "L3 TLB replacement."),
-        I("l3_tlb.page_bytes", 0, 0, 1ll << 32, "Bytes one L3 entry translates; 0 = page_size.", true),
-        I("l3_tlb.coverage_bytes", 0, 0, 1ll << 40, "L3 entry coverage (see l1_tlb.coverage_bytes).", true),
-        I("l3_tlb.fill_pages", 1, 1, 64, "L3 entries filled per miss (see l1_tlb.fill_pages).", true),
-        I("l3_tlb.shared_by", 0, 0, 1024, "SMs sharing one L3 TLB; 0 = all SMs."),
-        S("l3_tlb.groups", "", {}, "Irregular L3 sharing groups (see l1_tlb.groups)."),
         I("ptw.walkers", 1, 1, 256, "Independent page-table walkers (serial scheduler)."),
         B("ptw.per_tlb", false,
           "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
@@ -222,6 +160,8 @@ const std::vector<key_spec> &config_schema()
         I("workload.active_lanes", 32, 1, 32, "Active lanes per warp access."),
     };
     all = schema;
+    for (auto &k : tlb_config_keys())
+        all.push_back(k);
     for (auto &k : extra_keys())
         all.push_back(k);
     std::stable_sort(all.begin(), all.end(), [](const key_spec &a, const key_spec &b) {
@@ -466,9 +406,9 @@ void config::validate() const
 {
     check_tree(j, "");
     // Cross-key rules.
-    for (const char *lvl : {"l1_tlb", "l2_tlb", "l3_tlb"}) {
-        std::string k(lvl);
-        if (k != "l1_tlb" && !b(k + ".enabled"))
+    for (const tlb_level &lvl : tlb_levels()) {
+        const std::string &k = lvl.prefix;
+        if (spec_of(k + ".enabled") && !b(k + ".enabled"))
             continue;
         if (i(k + ".sets") == 0 && i(k + ".entries") % i(k + ".ways") != 0)
             throw config_error("config key '" + k + ".entries': " + std::to_string(i(k + ".entries")) +

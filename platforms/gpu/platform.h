@@ -19,6 +19,7 @@
 #include "components/ptw.h"
 #include "components/tlb.h"
 #include "gpu/config.h"
+#include "gpu/tlb_config.h"
 #include "gpu/driver.h"
 #include "gpu/sm.h"
 #include "gpu/workload.h"
@@ -73,7 +74,6 @@ using sm_factory = std::function<std::unique_ptr<sm_base>(
 bool register_sm_model(const std::string &name, sm_factory f);
 std::vector<std::string> sm_model_names();
 
-tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
 // SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
 std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
                                               unsigned nsm);

@@ -1,0 +1,181 @@
+// gmmu — one config descriptor per component.
+//
+// A descriptor lists, once, every key a component reads: its suffix, type,
+// range or allowed values, help text, the member of the component's
+// parameter struct it fills, and the name the C model's checker gives that
+// member in a gmmu_error. The same table
+//   - produces the schema rows for each prefix the component is used under
+//     (l1_tlb, l2_tlb and l3_tlb share the TLB descriptor), which feed
+//     --list-keys, validation and docs/configs.md;
+//   - fills the parameter struct from a validated config;
+//   - maps a C checker's field name back to the key that sets it.
+// Help text may say {L} (the prefix's label, e.g. "L2") and {P} (the
+// prefix, e.g. "l2_tlb"). Per-prefix defaults override a field's default.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/config.h"
+
+namespace gmmu {
+
+template <class T>
+class descriptor {
+  public:
+    // Fills the struct from the value of key prefix.suffix.
+    using apply_fn = std::function<void(T &, const config &, const std::string &key)>;
+
+    struct field {
+        key_spec spec;                    // spec.key is the suffix
+        std::string c_field;              // the C checker's name for the member ("" = none)
+        apply_fn apply;                   // null: read by the platform, not the struct
+        std::vector<std::string> only;    // prefixes that have this key (empty = all)
+        std::vector<std::pair<std::string, int>> values; // enum keys: text -> C value
+    };
+
+    struct prefix_info {
+        std::string label;                        // {L} in help text
+        std::map<std::string, nlohmann::json> defaults; // suffix -> default
+    };
+
+    explicit descriptor(std::vector<field> fields) : fields_(std::move(fields)) {}
+
+    // The schema rows of one prefix.
+    std::vector<key_spec> keys(const std::string &prefix, const prefix_info &info) const
+    {
+        std::vector<key_spec> out;
+        for (const field &f : fields_) {
+            if (!has(f, prefix))
+                continue;
+            key_spec s = f.spec;
+            s.key = prefix + "." + f.spec.key;
+            auto d = info.defaults.find(f.spec.key);
+            if (d != info.defaults.end())
+                s.def = d->second;
+            s.doc = expand(s.doc, prefix, info.label);
+            out.push_back(std::move(s));
+        }
+        for (auto &d : info.defaults)
+            if (!find(d.first) || !has(*find(d.first), prefix))
+                throw std::logic_error("descriptor: default for unknown key " + prefix + "." + d.first);
+        return out;
+    }
+
+    // Fill `out` from the keys under `prefix`.
+    void apply(const config &c, const std::string &prefix, T &out) const
+    {
+        for (const field &f : fields_)
+            if (f.apply && has(f, prefix))
+                f.apply(out, c, prefix + "." + f.spec.key);
+    }
+
+    // The key that sets the member the C checker calls `c_field`, or "".
+    std::string key_of(const std::string &prefix, const std::string &c_field) const
+    {
+        for (const field &f : fields_)
+            if (!f.c_field.empty() && f.c_field == c_field && has(f, prefix))
+                return prefix + "." + f.spec.key;
+        return "";
+    }
+
+    // An enum key's C value; unknown text is an error naming the key and the
+    // allowed values (the schema refuses it first; this keeps the rule here).
+    int enum_value(const std::string &suffix, const std::string &text, const std::string &key) const
+    {
+        const field *f = find(suffix);
+        if (!f || f->values.empty())
+            throw std::logic_error("descriptor: " + suffix + " is not an enum key");
+        std::string allowed;
+        for (auto &v : f->values) {
+            if (v.first == text)
+                return v.second;
+            allowed += (allowed.empty() ? "" : ", ") + v.first;
+        }
+        throw config_error("config key '" + key + "': '" + text + "' is not one of " + allowed);
+    }
+
+    const std::vector<field> &fields() const { return fields_; }
+
+    const field *find(const std::string &suffix) const
+    {
+        for (const field &f : fields_)
+            if (f.spec.key == suffix)
+                return &f;
+        return nullptr;
+    }
+
+  private:
+    std::vector<field> fields_;
+
+    static bool has(const field &f, const std::string &prefix)
+    {
+        if (f.only.empty())
+            return true;
+        for (auto &p : f.only)
+            if (p == prefix)
+                return true;
+        return false;
+    }
+
+    static std::string expand(std::string s, const std::string &prefix, const std::string &label)
+    {
+        for (auto [tok, val] : {std::pair<std::string, std::string>{"{L}", label}, {"{P}", prefix}}) {
+            for (size_t at = s.find(tok); at != std::string::npos; at = s.find(tok, at + val.size()))
+                s.replace(at, tok.size(), val);
+        }
+        return s;
+    }
+};
+
+// Builders for descriptor fields.
+template <class T>
+typename descriptor<T>::field int_field(const std::string &suffix, int64_t def, int64_t lo,
+                                        int64_t hi, const std::string &doc,
+                                        typename descriptor<T>::apply_fn apply,
+                                        std::string c_field = "", bool pow2 = false)
+{
+    return {key_int(suffix, def, lo, hi, doc, pow2), std::move(c_field), std::move(apply), {}, {}};
+}
+
+template <class T>
+typename descriptor<T>::field bool_field(const std::string &suffix, bool def, const std::string &doc,
+                                         typename descriptor<T>::apply_fn apply)
+{
+    return {key_bool(suffix, def, doc), "", std::move(apply), {}, {}};
+}
+
+template <class T>
+typename descriptor<T>::field enum_field(const std::string &suffix, const std::string &def,
+                                         std::vector<std::pair<std::string, int>> values,
+                                         const std::string &doc,
+                                         typename descriptor<T>::apply_fn apply,
+                                         std::string c_field = "")
+{
+    std::vector<std::string> names;
+    for (auto &v : values)
+        names.push_back(v.first);
+    return {key_string(suffix, def, names, doc), std::move(c_field), std::move(apply), {},
+            std::move(values)};
+}
+
+template <class T>
+typename descriptor<T>::field string_field(const std::string &suffix, const std::string &def,
+                                           const std::string &doc,
+                                           typename descriptor<T>::apply_fn apply)
+{
+    return {key_string(suffix, def, {}, doc), "", std::move(apply), {}, {}};
+}
+
+template <class F>
+F only_for(F f, std::vector<std::string> prefixes)
+{
+    f.only = std::move(prefixes);
+    return f;
+}
+
+} // namespace gmmu

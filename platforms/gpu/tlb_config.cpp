@@ -1,0 +1,186 @@
+#include "gpu/tlb_config.h"
+
+extern "C" {
+#include "gmmu/tlb.h"
+#include "gmmu/tlb_mshr.h"
+}
+
+namespace gmmu {
+
+using field = descriptor<tlb_params>::field;
+using json = nlohmann::json;
+
+static uint32_t u32(const config &c, const std::string &k) { return uint32_t(c.i(k)); }
+
+const descriptor<tlb_params> &tlb_descriptor()
+{
+    static const descriptor<tlb_params> d({
+        // Read by the platform (which instances exist).
+        only_for(bool_field<tlb_params>("enabled", true, "Instantiate the {L} TLB level.", nullptr),
+                 {"l2_tlb", "l3_tlb"}),
+        int_field<tlb_params>("entries", 32, 1, GMMU_TLB_MAX_ENTRIES, "{L} TLB entries per instance.",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.model.entries = u32(c, k);
+                              }, "entries"),
+        int_field<tlb_params>("ways", 32, 1, GMMU_TLB_MAX_WAYS,
+                              "{L} TLB ways per set (= entries: fully associative).",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.model.ways = u32(c, k);
+                              }, "ways"),
+        int_field<tlb_params>("sets", 0, 0, GMMU_TLB_MAX_ENTRIES,
+                              "{L} TLB sets; 0 = entries / ways. With sets given, sets-1 sets of "
+                              "`ways` and the last set takes the rest (65 = 6 x 8 + 1 x 17).",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.model.sets = u32(c, k);
+                              }, "sets"),
+        enum_field<tlb_params>("index", "modulo",
+                               {{"modulo", GMMU_TLB_INDEX_MODULO}, {"residue", GMMU_TLB_INDEX_RESIDUE}},
+                               "{L} set index: modulo = tag mod sets; residue = tag mod entries owned "
+                               "by sets in proportion to their ways (non-uniform sets fill exactly; "
+                               "docs/tlb.md).",
+                               [](tlb_params &p, const config &c, const std::string &k) {
+                                   p.model.index = gmmu_tlb_index(
+                                       tlb_descriptor().enum_value("index", c.s(k), k));
+                               }, "index"),
+        int_field<tlb_params>("lookup_cycles", 1, 0, 100000, "{L} TLB lookup latency, cycles.",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.model.lookup_cycles = u32(c, k);
+                              }, "lookup_cycles"),
+        int_field<tlb_params>("ports", 32, 1, 32, "{L} TLB lookups per cycle.",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.ports = unsigned(c.i(k));
+                              }, "ports"),
+        only_for(int_field<tlb_params>(
+                     "mshrs", 0, 0, 4096,
+                     "{L} TLB MSHRs; > 0 switches the {L} to the MSHR timing model (merging, hits "
+                     "under misses, stalls when full; docs/tlb.md); 0 = lookup_cycles + one cycle "
+                     "per `ports` lookups.",
+                     [](tlb_params &p, const config &c, const std::string &k) {
+                         p.mshr.mshrs = u32(c, k);
+                     }, "mshrs"),
+                 {"l1_tlb"}),
+        only_for(int_field<tlb_params>(
+                     "max_misses", 0, 0, 4096,
+                     "With {P}.mshrs: misses in flight at once (1 = no miss under miss); 0 = mshrs.",
+                     [](tlb_params &p, const config &c, const std::string &k) {
+                         p.mshr.max_outstanding = u32(c, k);
+                     }, "max_outstanding"),
+                 {"l1_tlb"}),
+        only_for(bool_field<tlb_params>("hits_under_miss", true,
+                                        "With {P}.mshrs: false makes the {L} TLB blocking.",
+                                        [](tlb_params &p, const config &c, const std::string &k) {
+                                            p.mshr.hits_under_miss = c.b(k);
+                                        }),
+                 {"l1_tlb"}),
+        enum_field<tlb_params>("replacement", "lru",
+                               {{"lru", GMMU_TLB_REPL_LRU}, {"plru", GMMU_TLB_REPL_PLRU},
+                                {"fifo", GMMU_TLB_REPL_FIFO}, {"random", GMMU_TLB_REPL_RANDOM}},
+                               "{L} TLB replacement.",
+                               [](tlb_params &p, const config &c, const std::string &k) {
+                                   p.model.repl = gmmu_tlb_repl(
+                                       tlb_descriptor().enum_value("replacement", c.s(k), k));
+                               }, "replacement"),
+        int_field<tlb_params>(
+            "page_bytes", 0, 0, 1ll << 32,
+            "Bytes one {L} entry translates (the TLB page); 0 = page_size. Smaller than page_size: "
+            "large pages are cached in pieces.",
+            [](tlb_params &p, const config &c, const std::string &k) {
+                uint64_t page_bytes = uint64_t(c.i(k));
+                if (page_bytes == 0)
+                    page_bytes = uint64_t(c.i("page_size"));
+                if (page_bytes < 4096)
+                    throw config_error("config key '" + k + "': at least 4096");
+                p.model.page_shift = gmmu_log2_u64(page_bytes);
+            }, "page_shift", true),
+        int_field<tlb_params>(
+            "coverage_bytes", 0, 0, 1ll << 40,
+            "If > 0, one {L} entry covers an aligned run of contiguous TLB pages of this many bytes "
+            "(when the PTEs' contiguity hint says the run is contiguous).",
+            [](tlb_params &p, const config &c, const std::string &k) {
+                const uint64_t page_bytes = uint64_t(1) << p.model.page_shift; // page_bytes is applied first
+                const uint64_t cov = uint64_t(c.i(k));
+                if (cov && cov < page_bytes)
+                    throw config_error("config key '" + k + "': smaller than the TLB page (" +
+                                       std::to_string(page_bytes) + ")");
+                // The driver's contiguity hint (PTE bits 11:9) vouches for at
+                // most 2^7 pages of page_size; a larger coverage could never
+                // take effect.
+                const uint64_t max_cov = uint64_t(c.i("page_size")) << 7;
+                if (cov > max_cov)
+                    throw config_error("config key '" + k + "': at most " + std::to_string(max_cov) +
+                                       " (128 pages of page_size: the most a PTE's contiguity hint "
+                                       "vouches for)");
+                p.model.coverage_shift = cov ? gmmu_log2_u64(cov) : 0;
+            }, "coverage_shift", true),
+        int_field<tlb_params>("fill_pages", 1, 1, 64,
+                              "Each {L} miss fills this many neighbouring entries of a contiguous "
+                              "aligned group.",
+                              [](tlb_params &p, const config &c, const std::string &k) {
+                                  p.model.fill_pages = u32(c, k);
+                              }, "fill_pages", true),
+        // Read by the platform (who shares an instance).
+        int_field<tlb_params>("shared_by", 0, 0, 1024, "SMs sharing one {L} TLB; 0 = all SMs.",
+                              nullptr),
+        string_field<tlb_params>("groups", "",
+                                 "Irregular sharing of the {L} TLB: groups of SM ids separated by "
+                                 "';', each a list of ids and ranges ('0-2;3-5;6,7'); overrides "
+                                 "shared_by.",
+                                 nullptr),
+    });
+    return d;
+}
+
+const std::vector<tlb_level> &tlb_levels()
+{
+    static const std::vector<tlb_level> levels = {
+        {"l1_tlb", {"L1", {{"entries", 32}, {"ways", 32}, {"lookup_cycles", 1}, {"ports", 4},
+                           {"shared_by", 1}}}},
+        {"l2_tlb", {"L2", {{"enabled", true}, {"entries", 512}, {"ways", 16}, {"lookup_cycles", 10},
+                           {"ports", 32}, {"shared_by", 0}}}},
+        {"l3_tlb", {"L3", {{"enabled", false}, {"entries", 1024}, {"ways", 8}, {"lookup_cycles", 20},
+                           {"ports", 32}, {"shared_by", 0}}}},
+    };
+    return levels;
+}
+
+std::vector<key_spec> tlb_config_keys()
+{
+    std::vector<key_spec> all;
+    for (auto &l : tlb_levels()) {
+        auto k = tlb_descriptor().keys(l.prefix, l.info);
+        all.insert(all.end(), k.begin(), k.end());
+    }
+    return all;
+}
+
+// "config key 'K': MSG", or, for a C field no key sets, the prefix and field.
+static config_error checker_error(const std::string &prefix, const gmmu_error &err)
+{
+    const std::string key = tlb_descriptor().key_of(prefix, err.field);
+    if (key.empty())
+        return config_error("config '" + prefix + "': " + err.msg + " (model field '" + err.field +
+                            "')");
+    return config_error("config key '" + key + "': " + err.msg);
+}
+
+tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level)
+{
+    tlb_params p;
+    tlb_descriptor().apply(c, prefix, p);
+    p.model.seed = 0x5eed0000ull + level;
+    p.level = level;
+    p.clock = sc_core::sc_time(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS);
+    gmmu_error err{};
+    if (p.mshr.mshrs > 0) {
+        p.mshr.ports = p.ports;
+        if (gmmu_tlb_mshr_config_check(&p.mshr, &err) != GMMU_OK)
+            throw checker_error(prefix, err);
+    } else {
+        p.mshr = gmmu_tlb_mshr_config{}; // the simple timing model
+    }
+    if (gmmu_tlb_config_check(&p.model, &err) != GMMU_OK)
+        throw checker_error(prefix, err);
+    return p;
+}
+
+} // namespace gmmu

@@ -1,0 +1,28 @@
+// gmmu — the TLB levels' configuration: one descriptor (gpu/descriptor.h)
+// shared by l1_tlb, l2_tlb and l3_tlb.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "components/tlb.h"
+#include "gpu/config.h"
+#include "gpu/descriptor.h"
+
+namespace gmmu {
+
+struct tlb_level {
+    std::string prefix;                                // "l1_tlb"
+    descriptor<tlb_params>::prefix_info info;          // label and this level's defaults
+};
+
+const descriptor<tlb_params> &tlb_descriptor();
+// The TLB levels, top (L1) first.
+const std::vector<tlb_level> &tlb_levels();
+// Schema rows of every TLB level.
+std::vector<key_spec> tlb_config_keys();
+// A TLB level's parameters from a validated config; errors of the C models'
+// checkers name the key that sets the field.
+tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
+
+} // namespace gmmu
