@@ -123,7 +123,9 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         }
     }
     free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
-    clear_inflight();
+    gmmu_error wm_err{};
+    if (gmmu_wm_init(&wm, inflight_slots, &wm_err) != GMMU_OK)
+        report_error("ptw", std::string("walks in flight: ") + wm_err.msg);
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
 }
@@ -133,6 +135,7 @@ ptw::~ptw()
     gmmu_pwc_destroy(pwc_);
     if (p.line_cache)
         gmmu_line_cache_destroy(&lc);
+    gmmu_wm_destroy(&wm);
     delete ws;
 }
 
@@ -268,58 +271,36 @@ void ptw::pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi)
 
 uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.clock.value(); }
 
-static uint64_t flight_key(const xlate_req &r) { return (uint64_t(r.asid) << 52) | (r.va >> 12); }
-// A slot matches only the same context: (asid, page) in the key, and the root.
-
-static size_t flight_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> 52); }
-
-size_t ptw::find_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &abs_req) const
+bool ptw::merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &now,
+                         const sc_core::sc_time &abs_req)
 {
-    const uint64_t key = flight_key(r);
-    const size_t s = flight_slot(key);
-    const inflight &f = in_flight[s];
-    if (f.key != key || f.root != root || f.done <= abs_req)
-        return no_inflight;
-    if (r.write && gmmu_tlb_write_needs_walk(f.perms))
-        return no_inflight; // read-only or not dirty: the walker decides a write itself
-    return s;
+    gmmu_wm_walk w{};
+    uint64_t ready = 0;
+    if (!gmmu_wm_merge(&wm, r.asid, root, r.va, r.write, abs_req.value(), &w, &ready))
+        return false;
+    r.done = true;
+    r.fault = GMMU_FAULT_NONE; // faulting walks are not recorded
+    r.pa = w.pa;
+    r.page_shift = w.page_shift;
+    r.perms = w.perms;
+    r.contig_log2 = w.contig_log2;
+    r.level_hit = w.level_hit;
+    r.ready = sc_core::sc_time::from_value(ready) - now;
+    inflight_merges++;
+    return true;
 }
 
 void ptw::record_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &done)
 {
-    const uint64_t key = flight_key(r);
-    inflight &f = in_flight[flight_slot(key)];
-    f.key = key;
-    f.root = root;
-    f.done = done;
-    f.va = r.va;
-    f.pa = r.pa;
-    f.perms = r.perms;
-    f.asid = r.asid;
-    f.page_shift = uint8_t(r.page_shift);
-    f.contig_log2 = uint8_t(r.contig_log2);
-    f.level_hit = uint8_t(r.level_hit);
-    f.fault = uint8_t(r.fault);
-    f.write = r.write;
-    f.req_done = r.done;
+    gmmu_wm_walk w{};
+    w.va = r.va;
+    w.pa = r.pa;
+    w.perms = r.perms;
+    w.page_shift = uint8_t(r.page_shift);
+    w.contig_log2 = uint8_t(r.contig_log2);
+    w.level_hit = uint8_t(r.level_hit);
+    gmmu_wm_record(&wm, r.asid, root, &w, done.value());
 }
-
-void ptw::merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const
-{
-    const inflight &f = in_flight[s];
-    // The requester keeps its own VA (any address inside the walked page).
-    const uint64_t off = (1ull << f.page_shift) - 1;
-    r.done = f.req_done;
-    r.fault = gmmu_fault(f.fault);
-    r.pa = (f.pa & ~off) | (r.va & off);
-    r.page_shift = f.page_shift;
-    r.perms = f.perms;
-    r.contig_log2 = f.contig_log2;
-    r.level_hit = f.level_hit;
-    r.ready = f.done - now;
-}
-
-void ptw::clear_inflight() { in_flight.assign(inflight_slots, inflight{}); }
 
 bool ptw::find_root(uint16_t asid, uint64_t &root)
 {
@@ -363,28 +344,27 @@ void ptw::pwc_fill_walk(gmmu_pwc_path &path, uint64_t root)
 
 void ptw::invalidate(const xlate_ext::inv_desc &inv)
 {
-    using scope = xlate_ext::inv_desc::scope;
     invalidations++;
-    if (inv.kind == scope::range || inv.kind == scope::asid_range)
-        invalidate_range(inv.va_lo, inv.va_hi);
-    else
-        invalidate_all(); // the PWC entries carry no ASID
+    drop(inv);
 }
 
-void ptw::invalidate_all()
-{
-    pwc_invalidate_any(true, 0, ~0ull);
-    if (p.line_cache)
-        gmmu_line_cache_flush(&lc);
-    clear_inflight();
-}
+void ptw::invalidate_all() { drop({xlate_ext::inv_desc::scope::all, 0, 0, 0}); }
 
 void ptw::invalidate_range(uint64_t lo, uint64_t hi)
 {
-    pwc_invalidate_any(false, lo, hi);
+    drop({xlate_ext::inv_desc::scope::range, 0, lo, hi});
+}
+
+void ptw::drop(const xlate_ext::inv_desc &inv)
+{
+    using scope = xlate_ext::inv_desc::scope;
+    const bool ranged = inv.kind == scope::range || inv.kind == scope::asid_range;
+    const bool all_asids = inv.kind == scope::all || inv.kind == scope::range;
+    const uint64_t lo = ranged ? inv.va_lo : 0, hi = ranged ? inv.va_hi : ~0ull;
+    pwc_invalidate_any(!ranged, lo, hi); // the PWC entries carry no ASID
     if (p.line_cache)
         gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
-    clear_inflight();
+    gmmu_wm_invalidate(&wm, all_asids, inv.asid, lo, hi);
 }
 
 bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
@@ -598,12 +578,8 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     uint64_t root = 0;
     const bool have_root = root_of(r, root);
     if (!debug && have_root) {
-        const size_t f = find_inflight(r, root, abs_req);
-        if (f != no_inflight) {
-            merge_inflight(f, r, now);
-            inflight_merges++;
+        if (merge_inflight(r, root, now, abs_req))
             return;
-        }
     }
     r.done = true;
     r.level_hit = 0;
@@ -693,12 +669,8 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             faults++;
             continue;
         }
-        const size_t f = find_inflight(*r, root, abs_req);
-        if (f != no_inflight) {
-            merge_inflight(f, *r, now);
-            inflight_merges++;
+        if (merge_inflight(*r, root, now, abs_req))
             continue;
-        }
         gmmu_ws_alloc a{};
         a.va = r->va;
         a.valid = 1;

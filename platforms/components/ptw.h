@@ -44,6 +44,7 @@
 extern "C" {
 #include "gmmu/line_cache.h"
 #include "gmmu/pwc.h"
+#include "gmmu/walk_merge.h"
 #include "gmmu/walk_sched.h"
 }
 
@@ -172,27 +173,16 @@ class ptw : public sc_core::sc_module, public stats_provider {
     sc_core::sc_time walk_delay; // accumulates during one serial walk
     bool debug_walk = false;
 
-    // Walks that may still be in flight: a direct-mapped table keyed by
-    // (asid, 4 KiB VPN). Overwriting a slot only loses a merge opportunity.
-    // A slot is one cache line: key, completion time and the walk's result
-    // (the fields of its xlate_req), so a probe and a record touch one line.
-    struct alignas(64) inflight {
-        uint64_t key = ~0ull;
-        sc_core::sc_time done; // absolute
-        uint64_t va = 0, pa = 0, perms = 0, root = 0;
-        uint16_t asid = 0;
-        uint8_t page_shift = 0, contig_log2 = 0, level_hit = 0, fault = 0;
-        bool write = false, req_done = false;
-    };
-    static_assert(sizeof(inflight) == 64, "an in-flight slot is one cache line");
-    static constexpr size_t inflight_slots = 4096;
-    static constexpr size_t no_inflight = ~size_t(0);
-    std::vector<inflight> in_flight;
-    size_t find_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &abs_req) const;
+    // Walks that may still be in flight (models/include/gmmu/walk_merge.h
+    // decides which request merges into which walk).
+    gmmu_walk_merge wm{};
+    static constexpr uint32_t inflight_slots = 4096;
+    // Serve r from a walk of its page in flight at abs_req; false: walk it.
+    bool merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &now,
+                        const sc_core::sc_time &abs_req);
     void record_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_time &done);
-    // r = the recorded walk of slot s, ready at its completion (relative to now).
-    void merge_inflight(size_t s, xlate_req &r, const sc_core::sc_time &now) const;
-    void clear_inflight();
+    // Drop PWC entries, page-table lines and walks in flight that `inv` covers.
+    void drop(const xlate_ext::inv_desc &inv);
     // Last (asid, root) pair found in roots.
     uint16_t last_root_asid = 0;
     uint64_t last_root = 0;
