@@ -987,3 +987,51 @@ uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64
 {
     return invalidate_range(t, true, 0, va_lo, va_hi);
 }
+
+gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, bool write,
+                                        bool debug, gmmu_tlb_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    bool hit;
+    if (debug) {
+        gmmu_tlb_entry e;
+        hit = gmmu_tlb_probe(t, asid, vpn, &e);
+        if (hit) {
+            a->ppn = e.ppn + (vpn - e.vpn);
+            a->perms = e.perms;
+            a->span_shift = e.span_shift;
+        }
+    } else {
+        gmmu_tlb_result r;
+        gmmu_tlb_lookup(t, asid, vpn, &r);
+        hit = r.hit;
+        a->ppn = r.ppn;
+        a->perms = r.perms;
+        a->ready = r.ready;
+        gmmu_tlb_entry e;
+        if (hit && t->cov_k && gmmu_tlb_probe(t, asid, vpn, &e))
+            a->span_shift = e.span_shift;
+    }
+    if (!hit)
+        a->verdict = GMMU_TLB_MISSED;
+    else if (write && gmmu_tlb_write_needs_walk(a->perms))
+        a->verdict = GMMU_TLB_REWALK;
+    else
+        a->verdict = GMMU_TLB_SERVED;
+    return a->verdict;
+}
+
+bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_log2,
+                        uint32_t *flags)
+{
+    const unsigned shift = t->cfg.page_shift;
+    *flags = 0;
+    if (page_shift < shift)
+        return false;
+    /* Bytes (log2) a contiguous fill installs. */
+    const unsigned unit = t->cfg.coverage_shift ? t->cfg.coverage_shift : shift;
+    const unsigned block = unit + gmmu_log2_u64(t->cfg.fill_pages ? t->cfg.fill_pages : 1);
+    if (block > shift && page_shift + contig_log2 >= block)
+        *flags |= GMMU_TLB_FILL_CONTIG;
+    return true;
+}

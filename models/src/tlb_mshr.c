@@ -251,3 +251,9 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
         *res = r;
     return status;
 }
+
+bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now)
+{
+    bool exact = false;
+    return find_mshr(m, asid, vpn, vpn >> m->group_shift, now, &exact) >= 0 && exact;
+}

@@ -19,11 +19,6 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     if (p.ports == 0)
         report_error("tlb", std::string(this->name()) + ": ports: must be at least 1");
     page_mask = (1ull << p.model.page_shift) - 1;
-    // Bytes (log2) a contiguous fill installs: fill_pages entries of one
-    // coverage region (or TLB page) each.
-    multi_page_log2 = (p.model.coverage_shift ? p.model.coverage_shift : p.model.page_shift) +
-                      gmmu_log2_u64(p.model.fill_pages ? p.model.fill_pages : 1);
-    cov_entries = p.model.coverage_shift > p.model.page_shift;
     tsock.register_b_transport(this, &tlb::b_transport);
     tsock.register_transport_dbg(this, &tlb::transport_dbg);
     tsock.register_get_direct_mem_ptr(this, &tlb::get_direct_mem_ptr);
@@ -70,46 +65,26 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     miss_idx.clear();
     for (size_t i = 0; i < reqs.size(); i++) {
         xlate_req &r = reqs[i];
-        uint64_t vpn = r.va >> shift;
-        bool hit = false;
-        uint64_t ppn = 0, perms = 0, ready = 0;
-        if (debug) {
-            gmmu_tlb_entry e;
-            if (gmmu_tlb_probe(&t, r.asid, vpn, &e)) {
-                hit = true;
-                ppn = e.ppn;
-                perms = e.perms;
-            }
-        } else {
-            gmmu_tlb_result res;
-            gmmu_tlb_lookup(&t, r.asid, vpn, &res);
-            hit = res.hit;
-            ppn = res.ppn;
-            perms = res.perms;
-            ready = res.ready;
-        }
-        if (hit && r.write && gmmu_tlb_write_needs_walk(perms)) {
-            hit = false; // read-only or not yet dirty: the walker decides (and sets D)
-            if (!debug)
-                perm_upgrades++;
-        }
-        if (hit) {
+        gmmu_tlb_answer a;
+        const gmmu_tlb_verdict v = gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, r.write, debug, &a);
+        if (v == GMMU_TLB_REWALK && !debug)
+            perm_upgrades++;
+        if (v == GMMU_TLB_SERVED) {
             r.done = true;
             r.fault = GMMU_FAULT_NONE;
-            r.pa = (ppn << shift) | (r.va & page_mask);
+            r.pa = (a.ppn << shift) | (r.va & page_mask);
             r.page_shift = shift;
-            r.perms = perms;
+            r.perms = a.perms;
             r.level_hit = p.level;
-            r.contig_log2 = 0;
-            gmmu_tlb_entry ce;
-            if (p.level >= 2 && cov_entries && gmmu_tlb_probe(&t, r.asid, r.va >> shift, &ce))
-                r.contig_log2 = ce.span_shift; // a coverage entry vouches for its whole block
+            // A coverage entry of a shared level vouches for its whole block
+            // to the level above.
+            r.contig_log2 = p.level >= 2 ? a.span_shift : 0;
             r.ready = t_lookup;
-            if (ready) {
+            if (a.ready) {
                 // The model was filled at call time; the translation arrives
                 // at the entry's ready time (absolute, time-resolution units).
                 const sc_core::sc_time now = sc_core::sc_time_stamp();
-                const sc_core::sc_time arrives = sc_core::sc_time::from_value(ready);
+                const sc_core::sc_time arrives = sc_core::sc_time::from_value(a.ready);
                 if (arrives > now + t_lookup) {
                     r.ready = arrives - now; // the entry's translation is still on its way
                     hits_under_fill++;
@@ -137,7 +112,9 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         size_t keep = 0;
         for (size_t k = 0; k < miss_idx.size(); k++) {
             const xlate_req &pr = ldt_ext.reqs[k];
-            if (pr.done && pr.fault == GMMU_FAULT_NONE && pr.page_shift >= shift) {
+            uint32_t plan = 0;
+            if (pr.done && pr.fault == GMMU_FAULT_NONE &&
+                gmmu_tlb_fill_plan(&t, pr.page_shift, 0, &plan)) {
                 xlate_req &r = reqs[miss_idx[k]];
                 r = pr;
                 r.level_hit = 1;
@@ -183,10 +160,9 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         if (r.ready > done)
             done = r.ready;
         if (!debug && m.done && m.fault == GMMU_FAULT_NONE) {
-            if (m.page_shift >= shift) {
-                uint32_t flags = GMMU_TLB_FILL_CHECK_GEN;
-                if (multi_page_log2 > shift && m.page_shift + m.contig_log2 >= multi_page_log2)
-                    flags |= GMMU_TLB_FILL_CONTIG; // the PTE vouches for the whole block
+            uint32_t flags = 0;
+            if (gmmu_tlb_fill_plan(&t, m.page_shift, m.contig_log2, &flags)) {
+                flags |= GMMU_TLB_FILL_CHECK_GEN;
                 gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
                                  &fill_out);
                 if (r.ready > t_lookup) {
@@ -230,14 +206,13 @@ void tlb::fill_from(const xlate_req &m)
     const unsigned shift = p.model.page_shift;
     if (!m.done || m.fault != GMMU_FAULT_NONE)
         return;
-    if (m.page_shift < shift) {
+    uint32_t flags = 0;
+    if (!gmmu_tlb_fill_plan(&t, m.page_shift, m.contig_log2, &flags)) {
         uncacheable++;
         return;
     }
-    uint32_t flags = GMMU_TLB_FILL_CHECK_GEN;
-    if (multi_page_log2 > shift && m.page_shift + m.contig_log2 >= multi_page_log2)
-        flags |= GMMU_TLB_FILL_CONTIG;
-    gmmu_tlb_fill_ex(&t, m.asid, m.va >> shift, m.pa >> shift, m.perms, flags, batch_gen, nullptr);
+    gmmu_tlb_fill_ex(&t, m.asid, m.va >> shift, m.pa >> shift, m.perms,
+                     flags | GMMU_TLB_FILL_CHECK_GEN, batch_gen, nullptr);
 }
 
 gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
@@ -290,15 +265,11 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     // Pass 1: the misses that need the next level.
     miss_ext.reqs.clear();
     for (auto &r : reqs) {
-        gmmu_tlb_entry e;
-        if (gmmu_tlb_probe(&t, r.asid, r.va >> shift, &e) && (!r.write || (e.perms & GMMU_PTE_W)))
+        gmmu_tlb_answer a;
+        if (gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, r.write, true, &a) == GMMU_TLB_SERVED)
             continue;
-        bool waiting = false;
-        for (uint32_t k = 0; k < mshr.cfg.mshrs && !waiting; k++)
-            waiting = mshr.e[k].busy && mshr.e[k].done > batch_now && mshr.e[k].asid == r.asid &&
-                      mshr.e[k].vpn == (r.va >> shift);
-        if (waiting)
-            continue;
+        if (gmmu_tlb_mshr_pending(&mshr, r.asid, r.va >> shift, batch_now))
+            continue; // its translation is already on the way
         xlate_req m;
         m.va = r.va;
         m.asid = r.asid;
@@ -349,11 +320,10 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         if (!have) {
             // Merged into an earlier batch's miss, or a write to a page cached
             // read-only: the translation is in the TLB now, or the walker decides.
-            gmmu_tlb_entry e;
-            if (gmmu_tlb_probe(&t, r.asid, a.vpn, &e) &&
-                (!r.write || !gmmu_tlb_write_needs_walk(e.perms))) {
-                r.pa = ((e.ppn + (a.vpn - e.vpn)) << shift) | (r.va & page_mask);
-                r.perms = e.perms;
+            gmmu_tlb_answer now_in;
+            if (gmmu_tlb_answer_access(&t, r.asid, a.vpn, r.write, true, &now_in) == GMMU_TLB_SERVED) {
+                r.pa = (now_in.ppn << shift) | (r.va & page_mask);
+                r.perms = now_in.perms;
                 r.page_shift = shift;
             } else {
                 std::vector<xlate_req> one(1, r);

@@ -107,8 +107,6 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlb_params p;
     gmmu_tlb t{};
     uint64_t page_mask;
-    unsigned multi_page_log2;
-    bool cov_entries = false; // entries may span several TLB pages (coverage_bytes)
     std::vector<xlate_req> miss_reqs;   // scratch, no allocation per access
     std::vector<size_t> miss_idx;
     std::vector<xlate_req> page_reqs;

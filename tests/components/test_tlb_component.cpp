@@ -358,3 +358,40 @@ TEST_F(MshrTest, LaterWarpMergesIntoAnOutstandingMiss)
 }
 
 } // namespace
+
+// A debug access through a coverage entry (one entry vouching for 16
+// contiguous pages) must reach the frame of the page it names, not the frame
+// of the entry's first page.
+TEST(TlbCoverageDebugTest, DebugReadThroughACoverageEntryReachesItsOwnPage)
+{
+    TestInitiator ini{"cov_ini"};
+    gmmu::memory mem{"cov_mem", 10, sc_time(1, SC_NS)};
+    gmmu::driver drv{"cov_drv", mem};
+    gmmu::tlb_params p1 = params(8, 8, 1, 1);
+    p1.model.coverage_shift = 16; // 64 KiB entries
+    gmmu::tlb l1{"cov_l1", p1};
+    gmmu::ptw walker{"cov_ptw", gmmu::ptw_params{}};
+    ini.isock.bind(l1.tsock);
+    l1.isock.bind(mem.tsock);
+    l1.miss_isock.bind(walker.tsock);
+    walker.pt_isock.bind(mem.tsock);
+    walker.set_root(0, drv.root());
+    const uint64_t base = 0x7e0000000000ull;
+    drv.map(base, 64 * 4096, 12); // contiguous frames, with the PTEs' contiguity hint
+    sc_start(SC_ZERO_TIME);
+    for (uint64_t pg = 0; pg < 16; pg++)
+        mem.write64(drv.translate(base + pg * 4096 + 8), 1000 + pg);
+    sc_time d;
+    uint64_t v = 0;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 8, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(v, 1000u);
+    gmmu_tlb_entry e{};
+    ASSERT_TRUE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x5000) >> 12, &e))
+        << "the first access filled one entry for the 16 pages";
+    ASSERT_EQ(e.span_shift, 4);
+    for (uint64_t pg = 1; pg < 16; pg++) {
+        uint64_t back = 0;
+        EXPECT_EQ(ini.debug(tlm::TLM_READ_COMMAND, base + pg * 4096 + 8, &back, 8), 8u);
+        EXPECT_EQ(back, 1000 + pg) << "page " << pg;
+    }
+}

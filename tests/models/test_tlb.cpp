@@ -10,6 +10,7 @@
 #include <vector>
 
 extern "C" {
+#include "gmmu/pagetable.h"
 #include "gmmu/tlb.h"
 }
 
@@ -703,3 +704,76 @@ TEST(TlbTest, ReadyTimeOfAFillInFlightIsReturnedByHitsUntilTheEntryIsRefilled)
 }
 
 } // namespace
+
+// ---- access decisions ---------------------------------------------------------
+
+TEST(TlbDecisionTest, VerdictsServeMissOrSendAWriteToTheWalker)
+{
+    Tlb tl(cfg(16, 4));
+    const uint64_t rw = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D, ro = GMMU_PTE_A,
+                   clean = GMMU_PTE_W | GMMU_PTE_A;
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x11, 0x91, ro, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x12, 0x92, clean, 0, 0, nullptr), GMMU_OK);
+    gmmu_tlb_answer a;
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x10, true, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(a.ppn, 0x90u);
+    EXPECT_EQ(a.perms, rw);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x11, false, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x11, true, false, &a), GMMU_TLB_REWALK)
+        << "a write to a read-only entry: the walker decides";
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x12, true, false, &a), GMMU_TLB_REWALK)
+        << "a first write to a clean page: the walker sets D";
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 2, 0x10, false, false, &a), GMMU_TLB_MISSED)
+        << "another ASID";
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x13, false, false, &a), GMMU_TLB_MISSED);
+    // A debug answer changes no counter.
+    const gmmu_tlb_stats before = tl.t.st;
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x10, false, true, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x13, false, true, &a), GMMU_TLB_MISSED);
+    EXPECT_EQ(std::memcmp(&before, &tl.t.st, sizeof before), 0);
+}
+
+TEST(TlbDecisionTest, DebugAndTimedAnswersAgreeInsideACoverageEntry)
+{
+    // A coverage entry spans 16 pages: every page inside it translates to
+    // its own frame, by a lookup and by a side-effect-free debug answer.
+    gmmu_tlb_config c = cfg(16, 4);
+    c.coverage_shift = 16;
+    Tlb tl(c);
+    const uint64_t perms = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D;
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 0, 0x125, 0x7125, perms, GMMU_TLB_FILL_CONTIG, 0, nullptr),
+              GMMU_OK);
+    for (uint64_t vpn = 0x120; vpn < 0x130; vpn++) {
+        gmmu_tlb_answer d, l;
+        ASSERT_EQ(gmmu_tlb_answer_access(&tl.t, 0, vpn, false, true, &d), GMMU_TLB_SERVED) << vpn;
+        ASSERT_EQ(gmmu_tlb_answer_access(&tl.t, 0, vpn, false, false, &l), GMMU_TLB_SERVED) << vpn;
+        EXPECT_EQ(d.ppn, 0x7000 + vpn) << "debug answer, page " << vpn;
+        EXPECT_EQ(l.ppn, 0x7000 + vpn) << "lookup, page " << vpn;
+        EXPECT_EQ(d.span_shift, 4);
+        EXPECT_EQ(l.span_shift, 4);
+    }
+}
+
+TEST(TlbDecisionTest, FillPlanCachesOnlyWhatFitsAndTrustsTheContiguityHint)
+{
+    gmmu_tlb_config c = cfg(64, 4, GMMU_TLB_REPL_LRU, 16); // 64 KiB TLB pages
+    c.coverage_shift = 18;                                   // 256 KiB coverage entries
+    c.fill_pages = 2;                                        // a contiguous fill: 512 KiB
+    Tlb tl(c);
+    uint32_t flags = 99;
+    EXPECT_FALSE(gmmu_tlb_fill_plan(&tl.t, 12, 7, &flags)) << "4 KiB page under a 64 KiB TLB page";
+    EXPECT_EQ(flags, 0u);
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 0, &flags));
+    EXPECT_EQ(flags, 0u) << "no hint: one entry";
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 2, &flags));
+    EXPECT_EQ(flags, 0u) << "the hint covers 256 KiB, the fill would install 512 KiB";
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 3, &flags));
+    EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 21, 0, &flags));
+    EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG)) << "a 2 MiB page holds the whole block";
+    // Single-page entries, one per fill: never contiguous.
+    Tlb plain(cfg(16, 4));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&plain.t, 21, 7, &flags));
+    EXPECT_EQ(flags, 0u);
+}

@@ -336,3 +336,22 @@ TEST(TlbMshrTest, RandomBatchesKeepPortMshrAndOrderInvariants)
 }
 
 } // namespace
+
+TEST(TlbMshrTest, PendingNamesOnlyAMissOfThatPageStillInFlight)
+{
+    gmmu_tlb_mshr_config mc{};
+    mc.ports = 4;
+    mc.mshrs = 4;
+    mc.hits_under_miss = true;
+    mc.miss_cycles = 50;
+    Rig r(mc);
+    gmmu_tlb_access acc[2]{};
+    acc[0].vpn = 0x40;
+    acc[1].vpn = 0x41;
+    ASSERT_EQ(gmmu_tlb_access_batch(&r.m, &r.t, 3, acc, 2, 100, nullptr, nullptr, nullptr), GMMU_OK);
+    EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 101));
+    EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x41, 101));
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x42, 101)) << "another page";
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 4, 0x40, 101)) << "another ASID";
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 100 + 1 + 50 + 10)) << "completed";
+}

@@ -209,6 +209,40 @@ gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint
                                   uint64_t perms, uint64_t gen, gmmu_tlb_entry *victim,
                                   bool *evicted, bool *dropped);
 
+/* ---- access decisions (what a TLB component asks the model) ------------- */
+
+/* A TLB's verdict on one access of (asid, vpn). */
+typedef enum gmmu_tlb_verdict {
+    GMMU_TLB_SERVED = 0, /* an entry translates the access */
+    GMMU_TLB_MISSED = 1, /* no entry: ask the next level */
+    GMMU_TLB_REWALK = 2  /* an entry, but a write the walker must decide
+                          * (gmmu_tlb_write_needs_walk): ask the next level */
+} gmmu_tlb_verdict;
+
+typedef struct gmmu_tlb_answer {
+    gmmu_tlb_verdict verdict;
+    uint64_t ppn;       /* served: frame of vpn */
+    uint64_t perms;     /* served: leaf permission bits */
+    uint64_t ready;     /* served: the entry's ready time (0 = arrived), see
+                         * gmmu_tlb_result.ready */
+    uint8_t span_shift; /* served by a coverage entry: log2 of the pages it vouches
+                         * for (0 = one page, or no coverage entries configured) */
+} gmmu_tlb_answer;
+
+/* Answer an access: a lookup (replacement state and counters) or, with
+ * debug, a probe that changes nothing. */
+gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, bool write,
+                                        bool debug, gmmu_tlb_answer *a);
+
+/* How to install a next level's translation of a page of 2^page_shift bytes
+ * whose leaf PTE says the aligned block of 2^contig_log2 such pages holding
+ * it maps contiguously. False: this TLB cannot cache it (the page is smaller
+ * than the TLB page). True: *flags for gmmu_tlb_fill_ex, with
+ * GMMU_TLB_FILL_CONTIG when the PTE vouches for the whole block a contiguous
+ * fill installs (fill_pages entries of one coverage region or TLB page). */
+bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_log2,
+                        uint32_t *flags);
+
 /* Geometry queries (for tests and microbenchmark analysis). */
 uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn);
 uint32_t gmmu_tlb_set_ways(const gmmu_tlb *t, uint32_t set);

@@ -121,6 +121,11 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
                                   gmmu_tlb_access *acc, uint32_t n, uint64_t now,
                                   gmmu_tlb_miss_fn miss, void *ctx, gmmu_tlb_batch_result *res);
 
+/* Whether a miss of (asid, vpn) at cycle now would merge into a miss still
+ * in flight in an MSHR (its translation is already on the way: the caller
+ * need not ask the next level for it). */
+bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now);
+
 #ifdef __cplusplus
 }
 #endif
