@@ -131,21 +131,42 @@ void data_cache::invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi)
         tsock[i]->invalidate_direct_mem_ptr(lo, hi);
 }
 
-void data_cache::dump_stats(nlohmann::json &j) const
+const stat_table<data_cache> &data_cache::stats_table()
 {
-    const gmmu_cache_stats &s = c.st;
-    j["accesses"] = accesses;
-    j["read_hits"] = s.read_hits;
-    j["read_misses"] = s.read_misses;
-    j["write_hits"] = s.write_hits;
-    j["write_misses"] = s.write_misses;
-    j["hits_under_fill"] = s.hits_under_fill;
-    j["evictions"] = s.evictions;
-    j["writebacks"] = s.writebacks;
-    j["forwarded"] = forwarded;
-    j["posted_writes"] = posted_writes;
-    const uint64_t reads = s.read_hits + s.read_misses;
-    j["read_hit_rate"] = reads ? double(s.read_hits) / double(reads) : 0.0;
+    using json = nlohmann::json;
+    using T = data_cache;
+    static const stat_table<data_cache> table(
+        60, "Data caches (`gpu.l1_cacheN`, `gpu.l2_cache`, with `l1_cache.enabled` / `l2_cache.enabled`)",
+        "Counted per line (a warp access touching several lines counts each). Hits move their data through `transport_dbg`, so with caches `memory.debug_accesses` counts them too.",
+        {
+            {"accesses", "`b_transport` calls that reached the cache",
+             [](const T &c) { return json(c.accesses); }},
+            {"read_hits", "line lookups of reads that hit",
+             [](const T &c) { return json(c.c.st.read_hits); }},
+            {"read_misses", "line lookups of reads that missed",
+             [](const T &c) { return json(c.c.st.read_misses); }},
+            {"write_hits", "line lookups of writes that hit",
+             [](const T &c) { return json(c.c.st.write_hits); }},
+            {"write_misses", "line lookups of writes that missed (L1: a miss does not allocate; L2: it allocates the line dirty)",
+             [](const T &c) { return json(c.c.st.write_misses); }},
+            {"hits_under_fill", "hits on a line whose fill was still in flight: they complete with the fill",
+             [](const T &c) { return json(c.c.st.hits_under_fill); }},
+            {"evictions", "lines replaced",
+             [](const T &c) { return json(c.c.st.evictions); }},
+            {"writebacks", "dirty lines replaced and sent to the next level as timing-only writes",
+             [](const T &c) { return json(c.c.st.writebacks); }},
+            {"forwarded", "accesses sent down with `b_transport` (read misses, and the L1's posted writes)",
+             [](const T &c) { return json(c.forwarded); }},
+            {"posted_writes", "writes the L1 passed down without the writer waiting for them",
+             [](const T &c) { return json(c.posted_writes); }},
+            {"read_hit_rate", "`read_hits / (read_hits + read_misses)`",
+             [](const T &c) { return json(c.c.st.read_hits + c.c.st.read_misses ? double(c.c.st.read_hits) / double(c.c.st.read_hits + c.c.st.read_misses) : 0.0); }},
+        });
+    return table;
 }
+
+static const bool data_cache_stats_declared = (data_cache::stats_table(), true);
+
+void data_cache::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

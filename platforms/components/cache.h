@@ -47,6 +47,8 @@ class data_cache : public sc_core::sc_module, public stats_provider {
 
     const gmmu_cache &model() const { return c; }
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<data_cache> &stats_table();
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);

@@ -106,24 +106,52 @@ void fault_handler::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_t
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void fault_handler::dump_stats(nlohmann::json &j) const
+const stat_table<fault_handler> &fault_handler::stats_table()
 {
-    j["reports"] = reports;
-    j["faults"] = fh.st.faults;
-    j["merged"] = fh.st.merged;
-    j["cpu_migrate"] = fh.st.cpu_migrate;
-    j["cpu_alloc"] = fh.st.cpu_alloc;
-    j["local"] = fh.st.local;
-    j["queue_full"] = fh.st.full;
-    j["busy_cycles"] = fh.st.busy_cycles;
-    j["peak_pending"] = fh.st.peak_pending;
-    j["regions_resolved"] = resolved;
-    j["regions_migrated"] = migrate_regions;
-    j["regions_first_touch"] = first_touch_regions;
-    j["lazy_resolves"] = lazy_resolves;
-    j["late_reports"] = late_reports;
-    j["not_demand_paged"] = not_paged;
-    j["granularity_bytes"] = 1ull << shift;
+    using json = nlohmann::json;
+    using T = fault_handler;
+    static const stat_table<fault_handler> table(
+        80, "Fault handler (`gpu.fault_handler`, with `workload.faults`)",
+        "",
+        {
+            {"reports", "fault reports received",
+             [](const T &c) { return json(c.reports); }},
+            {"faults", "new faults queued for resolution (not merged, not refused)",
+             [](const T &c) { return json(c.fh.st.faults); }},
+            {"merged", "faults on a region already pending: they complete with it at no extra cost",
+             [](const T &c) { return json(c.fh.st.merged); }},
+            {"cpu_migrate", "new faults served by the CPU path with a data transfer",
+             [](const T &c) { return json(c.fh.st.cpu_migrate); }},
+            {"cpu_alloc", "new first-touch faults served by the CPU path (nothing to copy)",
+             [](const T &c) { return json(c.fh.st.cpu_alloc); }},
+            {"local", "new first-touch faults handled on the GPU (with local first-touch handling)",
+             [](const T &c) { return json(c.fh.st.local); }},
+            {"queue_full", "faults refused because the pending queue was full",
+             [](const T &c) { return json(c.fh.st.full); }},
+            {"busy_cycles", "summed service cycles of the new faults",
+             [](const T &c) { return json(c.fh.st.busy_cycles); }},
+            {"peak_pending", "most faults pending at once",
+             [](const T &c) { return json(c.fh.st.peak_pending); }},
+            {"regions_resolved", "regions made present",
+             [](const T &c) { return json(c.resolved); }},
+            {"regions_migrated", "regions scheduled for resolution that held CPU data",
+             [](const T &c) { return json(c.migrate_regions); }},
+            {"regions_first_touch", "regions scheduled for resolution on first touch",
+             [](const T &c) { return json(c.first_touch_regions); }},
+            {"lazy_resolves", "regions resolved at a report whose time was already past their resolution time (loosely-timed skew)",
+             [](const T &c) { return json(c.lazy_resolves); }},
+            {"late_reports", "reports of a region already resolved that the model still held pending (skew)",
+             [](const T &c) { return json(c.late_reports); }},
+            {"not_demand_paged", "reports outside the demand-paged regions (genuine faults, returned to the SM)",
+             [](const T &c) { return json(c.not_paged); }},
+            {"granularity_bytes", "bytes one fault resolves",
+             [](const T &c) { return json(1ull << c.shift); }},
+        });
+    return table;
 }
+
+static const bool fault_handler_stats_declared = (fault_handler::stats_table(), true);
+
+void fault_handler::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -91,6 +91,8 @@ class fault_handler : public sc_core::sc_module, public stats_provider {
     uint64_t regions_resolved() const { return resolved; }
     const gmmu_fault_handler &model() const { return fh; }
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<fault_handler> &stats_table();
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);

@@ -99,17 +99,38 @@ void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void ldt_unit::dump_stats(nlohmann::json &j) const
+const stat_table<ldt_unit> &ldt_unit::stats_table()
 {
-    j["updates"] = ldt.st.updates;
-    j["lookups"] = ldt.st.lookups;
-    j["lookup_hits"] = ldt.st.lookup_hits;
-    j["replacements"] = ldt.st.replacements;
-    j["prefetches_issued"] = pushes_sent;
-    j["probes"] = probes;
-    j["peers_probed"] = peers_probed;
-    j["probe_hits"] = probe_hits;
-    j["storage_bits"] = gmmu_ldt_storage_bits(&p.model);
+    using json = nlohmann::json;
+    using T = ldt_unit;
+    static const stat_table<ldt_unit> table(
+        40, "PICLE LDT (`gpu.ldtN`, with `picle.enabled`)",
+        "",
+        {
+            {"updates", "L1 TLB accesses recorded",
+             [](const T &c) { return json(c.ldt.st.updates); }},
+            {"lookups", "L2 TLB evictions looked up",
+             [](const T &c) { return json(c.ldt.st.lookups); }},
+            {"lookup_hits", "lookups that found the page",
+             [](const T &c) { return json(c.ldt.st.lookup_hits); }},
+            {"replacements", "LDT entries replaced (sharing history lost)",
+             [](const T &c) { return json(c.ldt.st.replacements); }},
+            {"prefetches_issued", "translations pushed into L1 TLBs",
+             [](const T &c) { return json(c.pushes_sent); }},
+            {"probes", "Valkyrie: L1 misses probed",
+             [](const T &c) { return json(c.probes); }},
+            {"peers_probed", "Valkyrie: peer L1s asked",
+             [](const T &c) { return json(c.peers_probed); }},
+            {"probe_hits", "Valkyrie: misses served by a peer",
+             [](const T &c) { return json(c.probe_hits); }},
+            {"storage_bits", "LDT storage",
+             [](const T &c) { return json(gmmu_ldt_storage_bits(&c.p.model)); }},
+        });
+    return table;
 }
+
+static const bool ldt_unit_stats_declared = (ldt_unit::stats_table(), true);
+
+void ldt_unit::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

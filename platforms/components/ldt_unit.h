@@ -42,6 +42,8 @@ class ldt_unit : public sc_core::sc_module, public stats_provider {
     ldt_unit(sc_core::sc_module_name name, const ldt_params &p);
     ~ldt_unit() override;
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<ldt_unit> &stats_table();
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);

@@ -251,23 +251,47 @@ bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi 
     return true;
 }
 
-void memory::dump_stats(nlohmann::json &j) const
+const stat_table<memory> &memory::stats_table()
 {
-    j["reads"] = reads;
-    j["writes"] = writes;
-    j["lane_reads"] = lane_reads;
-    j["lane_writes"] = lane_writes;
-    j["bytes_read"] = bytes_read;
-    j["bytes_written"] = bytes_written;
-    j["debug_accesses"] = dbg_accesses;
-    j["dmi_grants"] = dmi_grants;
-    j["pages_allocated"] = (uint64_t)pages.size();
-    if (bw_capacity) {
-        j["bandwidth"] = {{"bytes_per_cycle", bw_capacity >> bw_window_shift},
-                          {"bytes_booked", bw_bytes},
-                          {"accesses_waited", bw_waits},
-                          {"wait_cycles", bw_wait_cycles}};
-    }
+    using json = nlohmann::json;
+    using T = memory;
+    const auto has_bw = [](const T &c) { return c.bw_capacity != 0; };
+    static const stat_table<memory> table(
+        70, "Memory (`gpu.memory`)",
+        "",
+        {
+            {"reads", "TLM data reads (a warp access counts once)",
+             [](const T &c) { return json(c.reads); }},
+            {"writes", "TLM data writes (a warp access counts once)",
+             [](const T &c) { return json(c.writes); }},
+            {"lane_reads", "lanes read",
+             [](const T &c) { return json(c.lane_reads); }},
+            {"lane_writes", "lanes written",
+             [](const T &c) { return json(c.lane_writes); }},
+            {"bytes_read", "bytes read",
+             [](const T &c) { return json(c.bytes_read); }},
+            {"bytes_written", "bytes written",
+             [](const T &c) { return json(c.bytes_written); }},
+            {"debug_accesses", "debug transport calls",
+             [](const T &c) { return json(c.dbg_accesses); }},
+            {"dmi_grants", "DMI regions handed out",
+             [](const T &c) { return json(c.dmi_grants); }},
+            {"pages_allocated", "4 KiB host pages backing the sparse memory",
+             [](const T &c) { return json((uint64_t)c.pages.size()); }},
+            {"bandwidth.bytes_per_cycle", "with `memory.bytes_per_cycle` > 0: the limit",
+             [](const T &c) { return json(c.bw_capacity >> c.bw_window_shift); }, has_bw},
+            {"bandwidth.bytes_booked", "the bytes booked against it (a warp access books its active lanes' bytes in 32-byte sectors)",
+             [](const T &c) { return json(c.bw_bytes); }, has_bw},
+            {"bandwidth.accesses_waited", "accesses that found their 64-cycle window full",
+             [](const T &c) { return json(c.bw_waits); }, has_bw},
+            {"bandwidth.wait_cycles", "the cycles they waited for one with room",
+             [](const T &c) { return json(c.bw_wait_cycles); }, has_bw},
+        });
+    return table;
 }
+
+static const bool memory_stats_declared = (memory::stats_table(), true);
+
+void memory::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -51,6 +51,8 @@ class memory : public sc_core::sc_module, public stats_provider {
     // booked.
     void set_bytes_per_cycle(unsigned bytes_per_cycle);
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<memory> &stats_table();
 
     unsigned latency_cycles;
     sc_core::sc_time clock;

@@ -815,71 +815,107 @@ unsigned ptw::transport_dbg(int, tlm::tlm_generic_payload &gp)
     return 0;
 }
 
-void ptw::dump_stats(nlohmann::json &j) const
+const stat_table<ptw> &ptw::stats_table()
 {
-    j["walks"] = walks;
-    j["pt_reads"] = pt_reads;
-    j["pt_writes"] = pt_writes;
-    j["faults"] = faults;
-    j["memory_errors"] = mem_errors;
-    j["batches"] = batches;
-    j["walkers"] = p.walkers;
-    j["inflight_merges"] = inflight_merges;
-    j["invalidations"] = invalidations;
-    j["line_cache_hits"] = line_hits;
-    j["avg_walk_ns"] = walks ? walk_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
-    j["avg_queue_ns"] = walks ? queue_time_sum.to_seconds() * 1e9 / double(walks) : 0.0;
-    if (ws) {
-        // From the run loop's counters (the step outputs), so the C model and
-        // the RTL report the same numbers. refs_merged = reads the walks
-        // consumed minus reads issued (the model's refs_merged - refs_wasted;
-        // refs_wasted is 0 in every run, docs/rtl_walk_sched.md).
-        const uint64_t merged =
-            ws_st.refs_walked > ws_st.refs_issued ? ws_st.refs_walked - ws_st.refs_issued : 0;
-        j["sched"] = {{"variant", p.sched.variant == GMMU_WS_TREE ? "tree" : "pairwise"},
-                      {"impl", ws_dev->name()},
-                      {"cosim", ws_check ? ws_check->name() : std::string("off")},
-                      {"refs_issued", ws_st.refs_issued},
-                      {"refs_merged", merged},
-                      {"refs_walked", ws_st.refs_walked},
-                      {"same_line_back_to_back", ws_st.same_line_back_to_back},
-                      {"cycles", ws_st.cycles},
-                      {"scans", ws_dev->scans()}};
-    } else {
-        j["sched"] = {{"variant", "serial"},
-                      {"refs_issued", pt_reads + line_hits},
-                      {"refs_merged", 0},
-                      {"refs_walked", pt_reads + line_hits},
-                      {"same_line_back_to_back", same_line}};
-    }
-    if (p.line_cache)
-        j["line_cache"] = {{"accesses", lc.st.accesses}, {"hits", lc.st.hits},
-                           {"misses", lc.st.misses}, {"lines", p.lc.lines}};
-    if (pwc_stepped()) {
-        j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
-                    {"impl", pwc_dev->name()},
-                    {"cosim", pwc_check ? pwc_check->name() : std::string("off")},
-                    {"cycles", pwc_cycle},
-                    {"lookups", pwc_lookups},
-                    {"misses", pwc_hit[4]},
-                    {"hit_l4", pwc_hit[3]},
-                    {"hit_l3", pwc_hit[2]},
-                    {"hit_l2", pwc_hit[1]},
-                    {"bits", gmmu_pwc_config_bits(&p.pwc)},
-                    {"context_flushes", pwc_ctx.flushes}};
-    } else if (pwc_) {
-        const gmmu_pwc_stats *s = gmmu_pwc_get_stats(pwc_);
-        j["pwc"] = {{"kind", gmmu_pwc_kind_name(p.pwc.kind)},
-                    {"lookups", s->lookups},
-                    {"misses", s->misses},
-                    {"hit_l4", s->hit_l4},
-                    {"hit_l3", s->hit_l3},
-                    {"hit_l2", s->hit_l2},
-                    {"bits", gmmu_pwc_bits(pwc_)},
-                    {"evictions", s->evictions},
-                    {"dependent_invalidations", s->dependent_invalidations},
-                    {"context_flushes", pwc_ctx.flushes}};
-    }
+    using json = nlohmann::json;
+    using T = ptw;
+    const auto sched = [](const T &c) { return c.ws != nullptr; };
+    const auto line_cache = [](const T &c) { return bool(c.p.line_cache); };
+    const auto any_pwc = [](const T &c) { return c.pwc_stepped() || c.pwc_ != nullptr; };
+    const auto stepped_pwc = [](const T &c) { return c.pwc_stepped(); };
+    const auto c_pwc = [](const T &c) { return !c.pwc_stepped() && c.pwc_ != nullptr; };
+    // From the run loop's counters (the step outputs), so the C model and the
+    // RTL report the same numbers. refs_merged = reads the walks consumed
+    // minus reads issued (the model's refs_merged - refs_wasted; refs_wasted
+    // is 0 in every run, docs/rtl_walk_sched.md).
+    static const stat_table<ptw> table(
+        30, "Page-table walker (`gpu.ptw`, `gpu.ptwN`)", "",
+        {
+            {"walks", "walks performed", [](const T &c) { return json(c.walks); }},
+            {"pt_reads", "page-table memory reads issued (TLM reads on `pt_isock`)", [](const T &c) { return json(c.pt_reads); }},
+            {"pt_writes", "A/D-bit write-backs (with `ptw.set_accessed_dirty`)", [](const T &c) { return json(c.pt_writes); }},
+            {"faults", "walks that ended in a fault", [](const T &c) { return json(c.faults); }},
+            {"memory_errors", "walks aborted by a memory error response", [](const T &c) { return json(c.mem_errors); }},
+            {"batches", "translation batches received", [](const T &c) { return json(c.batches); }},
+            {"walkers", "configured walkers", [](const T &c) { return json(c.p.walkers); }},
+            {"inflight_merges", "requests served by a walk of the same page still in flight", [](const T &c) { return json(c.inflight_merges); }},
+            {"invalidations", "invalidation requests received (`xlate_ext` op=invalidate)", [](const T &c) { return json(c.invalidations); }},
+            {"line_cache_hits", "PTE reads served by the page-table-line cache (no memory read)", [](const T &c) { return json(c.line_hits); }},
+            {"avg_walk_ns", "mean walk duration",
+             [](const T &c) { return json(c.walks ? c.walk_time_sum.to_seconds() * 1e9 / double(c.walks) : 0.0); }},
+            {"avg_queue_ns", "mean wait for a free walker",
+             [](const T &c) { return json(c.walks ? c.queue_time_sum.to_seconds() * 1e9 / double(c.walks) : 0.0); }},
+            {"sched.variant", "serial, tree or pairwise",
+             [](const T &c) {
+                 return json(!c.ws ? "serial" : c.p.sched.variant == GMMU_WS_TREE ? "tree" : "pairwise");
+             }},
+            {"sched.impl", "the scheduler's implementation: the C model or the Verilated RTL (tree, pairwise)",
+             [](const T &c) { return json(c.ws_dev->name()); }, sched},
+            {"sched.cosim", "the twin stepped in lock-step, or off (tree, pairwise)",
+             [](const T &c) { return json(c.ws_check ? c.ws_check->name() : std::string("off")); }, sched},
+            {"sched.refs_issued", "PTE references issued (memory reads + line-cache hits)",
+             [](const T &c) { return json(c.ws ? c.ws_st.refs_issued : c.pt_reads + c.line_hits); }},
+            {"sched.refs_merged", "identical references served by another walk's read (tree, pairwise)",
+             [](const T &c) {
+                 const uint64_t m = c.ws && c.ws_st.refs_walked > c.ws_st.refs_issued
+                                        ? c.ws_st.refs_walked - c.ws_st.refs_issued
+                                        : 0;
+                 return json(m);
+             }},
+            {"sched.refs_walked", "PTE references the walks consumed (what serial walkers would read)",
+             [](const T &c) { return json(c.ws ? c.ws_st.refs_walked : c.pt_reads + c.line_hits); }},
+            {"sched.same_line_back_to_back", "references to the 128-byte line of the previous reference",
+             [](const T &c) { return json(c.ws ? c.ws_st.same_line_back_to_back : c.same_line); }},
+            {"sched.cycles", "scheduler cycles stepped (tree, pairwise)", [](const T &c) { return json(c.ws_st.cycles); }, sched},
+            {"sched.scans", "comparator scans (tree, pairwise)", [](const T &c) { return json(c.ws_dev->scans()); }, sched},
+            {"line_cache.accesses", "the page-table-line cache's lookups (with `ptw.line_cache.lines` > 0)",
+             [](const T &c) { return json(c.lc.st.accesses); }, line_cache},
+            {"line_cache.hits", "its hits", [](const T &c) { return json(c.lc.st.hits); }, line_cache},
+            {"line_cache.misses", "its misses", [](const T &c) { return json(c.lc.st.misses); }, line_cache},
+            {"line_cache.lines", "its 128-byte lines", [](const T &c) { return json(c.p.lc.lines); }, line_cache},
+            {"pwc.kind", "page-walk cache kind (with `ptw.pwc` != none)",
+             [](const T &c) { return json(gmmu_pwc_kind_name(c.p.pwc.kind)); }, any_pwc},
+            {"pwc.impl", "the PWC's implementation stepped cycle by cycle: the C model or the Verilated RTL",
+             [](const T &c) { return json(c.pwc_dev->name()); }, stepped_pwc},
+            {"pwc.cosim", "the PWC twin stepped in lock-step, or off",
+             [](const T &c) { return json(c.pwc_check ? c.pwc_check->name() : std::string("off")); }, stepped_pwc},
+            {"pwc.cycles", "PWC cycles stepped", [](const T &c) { return json(c.pwc_cycle); }, stepped_pwc},
+            {"pwc.lookups", "PWC lookups",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? c.pwc_lookups : gmmu_pwc_get_stats(c.pwc_)->lookups);
+             }, any_pwc},
+            {"pwc.misses", "lookups that hit no level",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? c.pwc_hit[4] : gmmu_pwc_get_stats(c.pwc_)->misses);
+             }, any_pwc},
+            {"pwc.hit_l4", "lookups whose deepest hit was the L4 entry (the walk reads 3 levels)",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? c.pwc_hit[3] : gmmu_pwc_get_stats(c.pwc_)->hit_l4);
+             }, any_pwc},
+            {"pwc.hit_l3", "... the L3 entry (2 reads)",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? c.pwc_hit[2] : gmmu_pwc_get_stats(c.pwc_)->hit_l3);
+             }, any_pwc},
+            {"pwc.hit_l2", "... the L2 entry (the walk starts at the PT, one read)",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? c.pwc_hit[1] : gmmu_pwc_get_stats(c.pwc_)->hit_l2);
+             }, any_pwc},
+            {"pwc.bits", "PWC storage in bits",
+             [](const T &c) {
+                 return json(c.pwc_stepped() ? gmmu_pwc_config_bits(&c.p.pwc) : gmmu_pwc_bits(c.pwc_));
+             }, any_pwc},
+            {"pwc.evictions", "entries replaced (C model path)",
+             [](const T &c) { return json(gmmu_pwc_get_stats(c.pwc_)->evictions); }, c_pwc},
+            {"pwc.dependent_invalidations", "CPWC entries dropped because the L4/L3 entry they depend on was replaced (C model path)",
+             [](const T &c) { return json(gmmu_pwc_get_stats(c.pwc_)->dependent_invalidations); }, c_pwc},
+            {"pwc.context_flushes", "PWC flushes because the walked context (table root) changed",
+             [](const T &c) { return json(c.pwc_ctx.flushes); }, any_pwc},
+        });
+    return table;
 }
+
+static const bool ptw_stats_declared = (ptw::stats_table(), true);
+
+void ptw::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -127,6 +127,8 @@ class ptw : public sc_core::sc_module, public stats_provider {
     void invalidate_range(uint64_t va_lo, uint64_t va_hi);
     void invalidate(const xlate_ext::inv_desc &inv);
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<ptw> &stats_table();
     const gmmu_pwc *pwc() const { return pwc_; }
     uint64_t pwc_cosim_cycles() const { return pwc_cycle; }
     uint64_t sched_cycles() const { return ws_st.cycles; }

@@ -1,5 +1,6 @@
 #include "components/stats.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace gmmu {
@@ -24,6 +25,38 @@ nlohmann::json collect_stats()
     for (auto *o : sc_core::sc_get_top_level_objects())
         walk(o, j);
     return j;
+}
+
+static std::vector<stat_section> &sections()
+{
+    static std::vector<stat_section> all;
+    return all;
+}
+
+void register_stat_section(stat_section s) { sections().push_back(std::move(s)); }
+
+std::vector<stat_section> stat_sections()
+{
+    std::vector<stat_section> v = sections();
+    std::stable_sort(v.begin(), v.end(),
+                     [](const stat_section &a, const stat_section &b) { return a.rank < b.rank; });
+    return v;
+}
+
+std::string stats_markdown()
+{
+    std::ostringstream o;
+    bool first = true;
+    for (const stat_section &s : stat_sections()) {
+        o << (first ? "" : "\n") << "## " << s.title << "\n\n";
+        first = false;
+        if (!s.intro.empty())
+            o << s.intro << "\n\n";
+        o << "| key | meaning |\n|---|---|\n";
+        for (const stat_row &r : s.rows)
+            o << "| `" << r.key << "` | " << r.doc << " |\n";
+    }
+    return o.str();
 }
 
 void report_error(const char *comp, const std::string &msg)

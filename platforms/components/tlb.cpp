@@ -720,48 +720,78 @@ void tlb::shootdown(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void tlb::dump_stats(nlohmann::json &j) const
+const stat_table<tlb> &tlb::stats_table()
 {
-    j["invalidations_forwarded"] = invalidations_forwarded;
-    j["accesses"] = t.st.accesses;
-    j["hits"] = t.st.hits;
-    j["misses"] = t.st.misses;
-    j["hit_rate"] = t.st.accesses ? double(t.st.hits) / double(t.st.accesses) : 0.0;
-    j["fills"] = t.st.fills;
-    j["evictions"] = t.st.evictions;
-    j["invalidations"] = t.st.invalidations;
-    j["entries"] = p.model.entries;
-    j["ways"] = p.model.ways;
-    j["page_bytes"] = 1ull << p.model.page_shift;
-    if (use_mshr)
-        j["mshr"] = {{"mshrs", p.mshr.mshrs},
-                     {"allocated", mshr.st.misses},
-                     {"merges", mshr.st.merges},
-                     {"replays", mshr.st.replays},
-                     {"stall_cycles", mshr.st.stall_cycles},
-                     {"max_in_flight", mshr.st.max_in_flight}};
-    if (warp_accesses) {
-        j["warp_accesses"] = warp_accesses;
-        j["lanes"] = lanes;
-        j["page_divergence_avg"] = double(page_divergence_sum) / double(warp_accesses);
-    }
-    j["miss_batches"] = batches_down;
-    j["faults"] = faults;
-    j["uncacheable_fills"] = uncacheable;
-    j["write_permission_rewalks"] = perm_upgrades;
-    j["hits_under_fill"] = hits_under_fill;
-    j["dmi_grants"] = dmi_grants;
-    j["dmi_invalidations"] = dmi_invalidations;
-    j["shootdowns"] = shootdowns;
-    if (t.st.prefetch_fills || prefetches_received || probes_answered || probe_fills) {
-        j["prefetch"] = {{"received", prefetches_received},
-                         {"fills", t.st.prefetch_fills},
-                         {"used_before_eviction", t.st.prefetch_hits},
-                         {"evicted_unused", t.st.prefetch_evicted_unused},
-                         {"evicted_a_useful_entry", t.st.prefetch_victim_useful},
-                         {"peer_probes_answered", probes_answered},
-                         {"filled_from_peer_probe", probe_fills}};
-    }
+    using json = nlohmann::json;
+    using T = tlb;
+    const auto with_mshr = [](const T &c) { return c.use_mshr; };
+    const auto l1_role = [](const T &c) { return c.warp_accesses != 0; };
+    const auto prefetching = [](const T &c) {
+        return c.t.st.prefetch_fills || c.prefetches_received || c.probes_answered || c.probe_fills;
+    };
+    static const stat_table<tlb> table(
+        20, "TLB (`gpu.l1_tlbN`, `gpu.l2_tlbN`, `gpu.l3_tlb`)", "",
+        {
+            {"accesses", "model lookups (one per unique page of a warp access at L1; one per request of a miss batch below); `accesses = hits + misses`",
+             [](const T &c) { return json(c.t.st.accesses); }},
+            {"hits", "lookups that found an entry", [](const T &c) { return json(c.t.st.hits); }},
+            {"misses", "lookups that found none", [](const T &c) { return json(c.t.st.misses); }},
+            {"hit_rate", "`hits / accesses`",
+             [](const T &c) {
+                 return json(c.t.st.accesses ? double(c.t.st.hits) / double(c.t.st.accesses) : 0.0);
+             }},
+            {"fills", "entries written", [](const T &c) { return json(c.t.st.fills); }},
+            {"evictions", "valid entries replaced", [](const T &c) { return json(c.t.st.evictions); }},
+            {"invalidations", "entries invalidated", [](const T &c) { return json(c.t.st.invalidations); }},
+            {"invalidations_forwarded", "invalidation requests passed on to the next level (`xlate_ext` op=invalidate)",
+             [](const T &c) { return json(c.invalidations_forwarded); }},
+            {"entries", "geometry: entries", [](const T &c) { return json(c.p.model.entries); }},
+            {"ways", "geometry: ways per set", [](const T &c) { return json(c.p.model.ways); }},
+            {"page_bytes", "geometry: bytes one entry translates",
+             [](const T &c) { return json(1ull << c.p.model.page_shift); }},
+            {"mshr.mshrs", "L1 MSHR model (with `l1_tlb.mshrs` > 0): MSHRs",
+             [](const T &c) { return json(c.p.mshr.mshrs); }, with_mshr},
+            {"mshr.allocated", "misses that took an MSHR", [](const T &c) { return json(c.mshr.st.misses); }, with_mshr},
+            {"mshr.merges", "misses merged into one in flight", [](const T &c) { return json(c.mshr.st.merges); }, with_mshr},
+            {"mshr.replays", "lookups issued again after waiting", [](const T &c) { return json(c.mshr.st.replays); }, with_mshr},
+            {"mshr.stall_cycles", "cycles the head lookup waited", [](const T &c) { return json(c.mshr.st.stall_cycles); }, with_mshr},
+            {"mshr.max_in_flight", "most MSHRs busy at once", [](const T &c) { return json(c.mshr.st.max_in_flight); }, with_mshr},
+            {"warp_accesses", "data-path payloads translated (L1 role only)",
+             [](const T &c) { return json(c.warp_accesses); }, l1_role},
+            {"lanes", "their active lanes (L1 role only)", [](const T &c) { return json(c.lanes); }, l1_role},
+            {"page_divergence_avg", "unique pages per warp access (L1 role only)",
+             [](const T &c) { return json(double(c.page_divergence_sum) / double(c.warp_accesses)); }, l1_role},
+            {"miss_batches", "batches of misses sent to the next level", [](const T &c) { return json(c.batches_down); }},
+            {"faults", "data accesses that ended in a translation fault", [](const T &c) { return json(c.faults); }},
+            {"uncacheable_fills", "translations not cached because the page-table page was smaller than the TLB page",
+             [](const T &c) { return json(c.uncacheable); }},
+            {"write_permission_rewalks", "writes that hit an entry cached read-only or clean and went to the walker",
+             [](const T &c) { return json(c.perm_upgrades); }},
+            {"hits_under_fill", "hits on an entry whose fill was still in flight: they complete when the fill's translation arrives, not after the lookup latency",
+             [](const T &c) { return json(c.hits_under_fill); }},
+            {"dmi_grants", "DMI regions granted upstream", [](const T &c) { return json(c.dmi_grants); }},
+            {"dmi_invalidations", "DMI invalidation calls made upstream", [](const T &c) { return json(c.dmi_invalidations); }},
+            {"shootdowns", "invalidations requested through the shootdown register block",
+             [](const T &c) { return json(c.shootdowns); }},
+            {"prefetch.received", "PICLE pushes received (L1, with `picle.enabled`)",
+             [](const T &c) { return json(c.prefetches_received); }, prefetching},
+            {"prefetch.fills", "entries PICLE pushes installed", [](const T &c) { return json(c.t.st.prefetch_fills); }, prefetching},
+            {"prefetch.used_before_eviction", "prefetched entries hit at least once before eviction",
+             [](const T &c) { return json(c.t.st.prefetch_hits); }, prefetching},
+            {"prefetch.evicted_unused", "prefetched entries evicted without a hit",
+             [](const T &c) { return json(c.t.st.prefetch_evicted_unused); }, prefetching},
+            {"prefetch.evicted_a_useful_entry", "prefetch fills whose victim had been hit since its own fill (pollution)",
+             [](const T &c) { return json(c.t.st.prefetch_victim_useful); }, prefetching},
+            {"prefetch.peer_probes_answered", "Valkyrie probes this L1 answered",
+             [](const T &c) { return json(c.probes_answered); }, prefetching},
+            {"prefetch.filled_from_peer_probe", "misses this L1 filled from a peer",
+             [](const T &c) { return json(c.probe_fills); }, prefetching},
+        });
+    return table;
 }
+
+static const bool tlb_stats_declared = (tlb::stats_table(), true);
+
+void tlb::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -74,6 +74,8 @@ class tlb : public sc_core::sc_module, public stats_provider {
 
     const gmmu_tlb &model() const { return t; }
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<tlb> &stats_table();
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);

@@ -91,14 +91,32 @@ void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flag
     next_data = pa_base + (hi - lo);
 }
 
-void driver::dump_stats(nlohmann::json &j) const
+const stat_table<driver> &driver::stats_table()
 {
-    j["bytes_mapped"] = bytes_mapped;
-    j["page_table_pages"] = pt.table_pages;
-    j["mapped_4k"] = pt.mapped_pages[0];
-    j["mapped_2m"] = pt.mapped_pages[1];
-    j["mapped_1g"] = pt.mapped_pages[2];
-    j["root_pa"] = pt.root;
+    using json = nlohmann::json;
+    using T = driver;
+    static const stat_table<driver> table(
+        75, "Driver (`gpu.driver`)",
+        "",
+        {
+            {"bytes_mapped", "bytes of virtual memory mapped",
+             [](const T &c) { return json(c.bytes_mapped); }},
+            {"page_table_pages", "page-table pages allocated",
+             [](const T &c) { return json(c.pt.table_pages); }},
+            {"mapped_4k", "4 KiB pages mapped",
+             [](const T &c) { return json(c.pt.mapped_pages[0]); }},
+            {"mapped_2m", "2 MiB pages mapped",
+             [](const T &c) { return json(c.pt.mapped_pages[1]); }},
+            {"mapped_1g", "1 GiB pages mapped",
+             [](const T &c) { return json(c.pt.mapped_pages[2]); }},
+            {"root_pa", "physical address of the root table (CR3)",
+             [](const T &c) { return json(c.pt.root); }},
+        });
+    return table;
 }
+
+static const bool driver_stats_declared = (driver::stats_table(), true);
+
+void driver::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -35,6 +35,8 @@ class driver : public sc_core::sc_module, public stats_provider {
     gmmu_mem_ops mem_ops() const;
 
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<driver> &stats_table();
 
   private:
     static gmmu_status rd(void *ctx, uint64_t pa, uint64_t *v);

@@ -41,7 +41,7 @@ int sc_main(int argc, char **argv)
     std::vector<std::string> sets;
     uint64_t seed = 1;
     std::string seed_text = "1";
-    bool list_keys = false, quiet = false;
+    bool list_keys = false, list_stats = false, quiet = false;
 
     CLI::App app{"gmmu-sim: GPU address translation on a SystemC/TLM-2.0 LT platform"};
     app.add_option("--config", cfg_name, "named config (platforms/configs/NAME.json) or a JSON path");
@@ -50,6 +50,8 @@ int sc_main(int argc, char **argv)
     app.add_option("--seed", seed_text, "seed of the workload's generators (decimal, 0..2^64-1)");
     app.add_option("--out", out_dir, "folder for stats.json and config.json");
     app.add_flag("--list-keys", list_keys, "print every config key as a Markdown table and exit");
+    app.add_flag("--list-stats", list_stats,
+                 "print every statistic of stats.json as Markdown tables and exit");
     app.add_flag("--quiet", quiet, "no summary on stdout");
     try {
         app.parse(argc, argv);
@@ -70,6 +72,10 @@ int sc_main(int argc, char **argv)
     }
     if (list_keys) {
         std::cout << gmmu::config::schema_markdown();
+        return 0;
+    }
+    if (list_stats) {
+        std::cout << gmmu::stats_markdown();
         return 0;
     }
     if (wl_name.empty())
@@ -126,14 +132,7 @@ int sc_main(int argc, char **argv)
     }
 
     nlohmann::json stats = gmmu::collect_stats();
-    stats["sim_time_ns"] = r.sim_time_ns;
-    stats["wall_s"] = r.wall_s;
-    stats["warp_accesses"] = r.warp_accesses;
-    stats["warp_accesses_per_wall_s"] = r.wall_s > 0 ? double(r.warp_accesses) / r.wall_s : 0.0;
-    stats["data_check"] = {{"lanes_checked", r.lanes_checked}, {"mismatches", r.mismatches}};
-    stats["seed"] = seed;
-
-    stats["completed"] = r.interrupted_by == 0;
+    stats.update(gmmu::run_stats(r, seed));
     if (!write_or_fail("stats.json", stats.dump(2) + "\n"))
         return 1;
     if (r.interrupted_by) {

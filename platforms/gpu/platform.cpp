@@ -11,6 +11,43 @@
 
 namespace gmmu {
 
+static const stat_table<run_summary> &run_stats_table()
+{
+    using json = nlohmann::json;
+    using T = run_summary;
+    static const stat_table<run_summary> table(
+        10, "Top level", "",
+        {
+            {"sim_time_ns", "simulated time when the last SM finished, ns",
+             [](const T &c) { return json(c.r.sim_time_ns); }},
+            {"wall_s", "wall-clock seconds of the simulation (`sc_start`), excluding set-up",
+             [](const T &c) { return json(c.r.wall_s); }},
+            {"warp_accesses", "warp memory instructions completed, all SMs",
+             [](const T &c) { return json(c.r.warp_accesses); }},
+            {"warp_accesses_per_wall_s", "`warp_accesses / wall_s`",
+             [](const T &c) {
+                 return json(c.r.wall_s > 0 ? double(c.r.warp_accesses) / c.r.wall_s : 0.0);
+             }},
+            {"data_check.lanes_checked", "lane loads whose value was checked",
+             [](const T &c) { return json(c.r.lanes_checked); }},
+            {"data_check.mismatches", "lane loads that returned a wrong value (the run fails if > 0)",
+             [](const T &c) { return json(c.r.mismatches); }},
+            {"seed", "the `--seed` of the run", [](const T &c) { return json(c.seed); }},
+            {"completed", "false if a signal stopped the run early (the counters are then partial)",
+             [](const T &c) { return json(c.r.interrupted_by == 0); }},
+        });
+    return table;
+}
+
+static const bool run_stats_declared = (run_stats_table(), true);
+
+nlohmann::json run_stats(const run_result &r, uint64_t seed)
+{
+    nlohmann::json j = nlohmann::json::object();
+    run_stats_table().dump(run_summary{r, seed}, j);
+    return j;
+}
+
 static std::vector<std::pair<std::string, sm_factory>> &sm_registry()
 {
     static std::vector<std::pair<std::string, sm_factory>> r;

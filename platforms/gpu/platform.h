@@ -35,6 +35,14 @@ struct run_result {
     int interrupted_by = 0;      // the signal that stopped the run early (0: none)
 };
 
+// The run's own statistics (the top level of stats.json), declared once like
+// a component's (components/stats.h).
+struct run_summary {
+    run_result r;
+    uint64_t seed = 0;
+};
+nlohmann::json run_stats(const run_result &r, uint64_t seed);
+
 // Ask a running gpu_platform::run() to stop at its next safe point (between
 // two slices of simulated time); safe to call from a signal handler.
 void request_stop(int signal);

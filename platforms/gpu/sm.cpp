@@ -131,16 +131,34 @@ void sm::run()
     done = true;
 }
 
-void sm::dump_stats(nlohmann::json &j) const
+const stat_table<sm> &sm::stats_table()
 {
-    j["warp_accesses"] = warp_accesses;
-    j["loads"] = loads;
-    j["stores"] = stores;
-    j["lanes"] = lanes;
-    j["idle_cycles"] = idle_cycles;
-    j["avg_access_latency_ns"] =
-        warp_accesses ? latency_sum.to_seconds() * 1e9 / double(warp_accesses) : 0.0;
-    j["finish_ns"] = end_time.to_seconds() * 1e9;
+    using json = nlohmann::json;
+    using T = sm;
+    static const stat_table<sm> table(
+        50, "SM (`gpu.smN`, `sm.model=simple`)",
+        "",
+        {
+            {"warp_accesses", "warp memory instructions issued",
+             [](const T &c) { return json(c.warp_accesses); }},
+            {"loads", "of them loads",
+             [](const T &c) { return json(c.loads); }},
+            {"stores", "of them stores",
+             [](const T &c) { return json(c.stores); }},
+            {"lanes", "their active lanes",
+             [](const T &c) { return json(c.lanes); }},
+            {"idle_cycles", "cycles the SM had no ready warp",
+             [](const T &c) { return json(c.idle_cycles); }},
+            {"avg_access_latency_ns", "mean latency of a warp access (translation + memory)",
+             [](const T &c) { return json(c.warp_accesses ? c.latency_sum.to_seconds() * 1e9 / double(c.warp_accesses) : 0.0); }},
+            {"finish_ns", "time the SM's last access completed",
+             [](const T &c) { return json(c.end_time.to_seconds() * 1e9); }},
+        });
+    return table;
 }
+
+static const bool sm_stats_declared = (sm::stats_table(), true);
+
+void sm::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

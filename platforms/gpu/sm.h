@@ -57,6 +57,8 @@ class sm : public sm_base {
     uint64_t accesses() const override { return warp_accesses; }
     sc_core::sc_time finish_time() const { return end_time; }
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<sm> &stats_table();
 
   private:
     void run();

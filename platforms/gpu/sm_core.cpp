@@ -399,41 +399,84 @@ gmmu_status sm_core::c_done(void *ctx, uint32_t smid, uint32_t id, const uint64_
     return GMMU_OK;
 }
 
-void sm_core::dump_stats(nlohmann::json &j) const
+const stat_table<sm_core> &sm_core::stats_table()
 {
-    const gmmu_sm_stats &s = sm.st;
-    j["scheme"] = gmmu_fault_scheme_name(sm.cfg.scheme);
-    j["end_cycle"] = s.end_cycle;
-    j["issued"] = s.issued;
-    j["replayed"] = s.replayed;
-    j["committed"] = s.committed;
-    j["mem_insns"] = s.mem_insns;
-    j["requests"] = s.requests;
-    j["faults"] = s.faults;
-    j["fault_retries"] = s.fault_retries;
-    j["stall_wd"] = s.stall_wd;
-    j["stall_war"] = s.stall_war;
-    j["stall_oplog_full"] = s.stall_oplog_full;
-    j["stall_rq_full"] = s.stall_rq_full;
-    j["stall_pool_full"] = s.stall_pool_full;
-    j["stall_ldst_busy"] = s.stall_ldst_busy;
-    j["blocks_started"] = s.blocks_started;
-    j["blocks_done"] = s.blocks_done;
-    j["switch_outs"] = s.switch_outs;
-    j["restores"] = s.restores;
-    j["extra_blocks"] = s.extra_blocks;
-    j["peak_extra_blocks"] = s.peak_extra_blocks;
-    j["peak_offchip"] = s.peak_offchip;
-    j["ctx_cycles"] = s.ctx_cycles;
-    j["resident_blocks"] = s.resident_blocks;
-    j["oplog_partition_bytes"] = s.oplog_partition_bytes;
-    j["tlm_requests"] = requests;
-    j["fault_reports"] = fault_reports;
-    j["lazy_retries"] = lazy_retries;
-    j["dmi_misses"] = dmi_misses;
-    j["debug_accesses"] = dbg_accesses;
-    j["avg_tlb_cycles"] = requests ? double(tlb_cycles_sum) / double(requests) : 0.0;
-    j["avg_data_cycles"] = requests ? double(data_cycles_sum) / double(requests) : 0.0;
+    using json = nlohmann::json;
+    using T = sm_core;
+    static const stat_table<sm_core> table(
+        55, "Issue/commit SM (`gpu.smN`, `sm.model=issue`)",
+        "The counters of the issue/commit SM model with the fault schemes (docs/faults_platform.md).",
+        {
+            {"scheme", "the fault scheme (`sm.fault_scheme`)",
+             [](const T &c) { return json(gmmu_fault_scheme_name(c.sm.cfg.scheme)); }},
+            {"end_cycle", "cycle the last block finished",
+             [](const T &c) { return json(c.sm.st.end_cycle); }},
+            {"issued", "instructions issued, replays included",
+             [](const T &c) { return json(c.sm.st.issued); }},
+            {"replayed", "replay issues",
+             [](const T &c) { return json(c.sm.st.replayed); }},
+            {"committed", "instructions committed",
+             [](const T &c) { return json(c.sm.st.committed); }},
+            {"mem_insns", "global memory instructions that passed their TLB checks",
+             [](const T &c) { return json(c.sm.st.mem_insns); }},
+            {"requests", "translate calls",
+             [](const T &c) { return json(c.sm.st.requests); }},
+            {"faults", "faulting instructions (squashed, or stalled under the stall scheme)",
+             [](const T &c) { return json(c.sm.st.faults); }},
+            {"fault_retries", "stall scheme: re-sent requests",
+             [](const T &c) { return json(c.sm.st.fault_retries); }},
+            {"stall_wd", "warp-cycles blocked by warp disable",
+             [](const T &c) { return json(c.sm.st.stall_wd); }},
+            {"stall_war", "warp-cycles blocked by a pending source read (WAR)",
+             [](const T &c) { return json(c.sm.st.stall_war); }},
+            {"stall_oplog_full", "warp-cycles blocked by a full operand-log partition",
+             [](const T &c) { return json(c.sm.st.stall_oplog_full); }},
+            {"stall_rq_full", "warp-cycles blocked by a full replay queue",
+             [](const T &c) { return json(c.sm.st.stall_rq_full); }},
+            {"stall_pool_full", "warp-cycles blocked with no free in-flight instruction slot",
+             [](const T &c) { return json(c.sm.st.stall_pool_full); }},
+            {"stall_ldst_busy", "warp-cycles blocked by a full ld/st unit",
+             [](const T &c) { return json(c.sm.st.stall_ldst_busy); }},
+            {"blocks_started", "thread blocks started",
+             [](const T &c) { return json(c.sm.st.blocks_started); }},
+            {"blocks_done", "thread blocks finished",
+             [](const T &c) { return json(c.sm.st.blocks_done); }},
+            {"switch_outs", "blocks switched out while their faults resolve",
+             [](const T &c) { return json(c.sm.st.switch_outs); }},
+            {"restores", "switched-out blocks restored",
+             [](const T &c) { return json(c.sm.st.restores); }},
+            {"extra_blocks", "blocks taken on beyond the resident limit to replace a switched-out one",
+             [](const T &c) { return json(c.sm.st.extra_blocks); }},
+            {"peak_extra_blocks", "most blocks owned beyond the resident limit",
+             [](const T &c) { return json(c.sm.st.peak_extra_blocks); }},
+            {"peak_offchip", "most switched-out block contexts held off chip at once",
+             [](const T &c) { return json(c.sm.st.peak_offchip); }},
+            {"ctx_cycles", "summed save and restore cycles",
+             [](const T &c) { return json(c.sm.st.ctx_cycles); }},
+            {"resident_blocks", "occupancy of the launched kernel (resident blocks)",
+             [](const T &c) { return json(c.sm.st.resident_blocks); }},
+            {"oplog_partition_bytes", "bytes of one operand-log partition (0 without an operand log)",
+             [](const T &c) { return json(c.sm.st.oplog_partition_bytes); }},
+            {"tlm_requests", "translate calls the C model made through the TLM path",
+             [](const T &c) { return json(c.requests); }},
+            {"fault_reports", "not-present faults reported to the fault handler",
+             [](const T &c) { return json(c.fault_reports); }},
+            {"lazy_retries", "translations retried because the handler found the region present already (loosely-timed skew)",
+             [](const T &c) { return json(c.lazy_retries); }},
+            {"dmi_misses", "data accesses whose page was not in the SM's DMI table (asked for a DMI pointer)",
+             [](const T &c) { return json(c.dmi_misses); }},
+            {"debug_accesses", "data accesses made with debug transport through the L1 TLB (no DMI pointer)",
+             [](const T &c) { return json(c.dbg_accesses); }},
+            {"avg_tlb_cycles", "mean cycles of a translate call spent on translation (total minus data)",
+             [](const T &c) { return json(c.requests ? double(c.tlb_cycles_sum) / double(c.requests) : 0.0); }},
+            {"avg_data_cycles", "mean cycles of a translate call spent on the data access (latency and bandwidth queueing)",
+             [](const T &c) { return json(c.requests ? double(c.data_cycles_sum) / double(c.requests) : 0.0); }},
+        });
+    return table;
 }
+
+static const bool sm_core_stats_declared = (sm_core::stats_table(), true);
+
+void sm_core::dump_stats(nlohmann::json &j) const { stats_table().dump(*this, j); }
 
 } // namespace gmmu

@@ -83,6 +83,8 @@ class sm_core : public sm_base {
     uint64_t accesses() const override { return sm.st.mem_insns; }
     const gmmu_sm_stats &model_stats() const { return sm.st; }
     void dump_stats(nlohmann::json &j) const override;
+    // The counters dump_stats writes, declared once (docs/stats.md is made from it).
+    static const stat_table<sm_core> &stats_table();
 
   private:
     void run();
