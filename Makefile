@@ -67,12 +67,21 @@ lint:
 	  verilator --lint-only -Wall -Irtl $$f; done; echo "lint: clean"
 
 # Install into a scratch prefix and build + run an example against the package.
+# Both examples, with CMake's find_package; the SoC one also with pkg-config.
 example: build
-	rm -rf $(BUILD)/_install $(BUILD)/_example
+	rm -rf $(BUILD)/_install $(BUILD)/_example $(BUILD)/_soc $(BUILD)/_soc_pc
 	cmake --install $(BUILD) --prefix $(abspath $(BUILD))/_install
 	cmake -S examples/standalone -B $(BUILD)/_example -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_example -j $(JOBS)
 	$(BUILD)/_example/smmu_demo
+	cmake -S examples/soc_iommu -B $(BUILD)/_soc -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
+	cmake --build $(BUILD)/_soc -j $(JOBS)
+	$(BUILD)/_soc/soc_iommu
+	mkdir -p $(BUILD)/_soc_pc
+	PKG_CONFIG_PATH=$(abspath $(BUILD))/_install/lib/pkgconfig; export PKG_CONFIG_PATH; \
+	  $(CXX) -std=c++17 -o $(BUILD)/_soc_pc/soc_iommu examples/soc_iommu/main.cpp \
+	  $$(pkg-config --cflags --libs gmmu)
+	$(BUILD)/_soc_pc/soc_iommu
 
 install: build
 	cmake --install $(BUILD) --prefix $(or $(PREFIX),/usr/local)

@@ -10,7 +10,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "components/extensions.h"
+#include "gmmu/components/extensions.h"
 
 struct TestInitiator : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<TestInitiator> isock;

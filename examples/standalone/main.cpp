@@ -7,10 +7,10 @@
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "components/memory.h"
-#include "components/ptw.h"
-#include "components/tlb.h"
-#include "gpu/driver.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/components/tlb.h"
+#include "gmmu/gpu/driver.h"
 
 struct cpu : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<cpu> isock{"isock"};

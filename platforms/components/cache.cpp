@@ -1,4 +1,4 @@
-#include "components/cache.h"
+#include "gmmu/components/cache.h"
 
 #include <algorithm>
 

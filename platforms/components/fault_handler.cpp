@@ -1,4 +1,4 @@
-#include "components/fault_handler.h"
+#include "gmmu/components/fault_handler.h"
 
 namespace gmmu {
 

@@ -34,7 +34,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
-#include "components/stats.h"
+#include "gmmu/components/stats.h"
 
 extern "C" {
 #include "gmmu/fault_handler.h"

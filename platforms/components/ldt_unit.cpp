@@ -1,4 +1,4 @@
-#include "components/ldt_unit.h"
+#include "gmmu/components/ldt_unit.h"
 
 namespace gmmu {
 

@@ -1,8 +1,8 @@
-#include "components/memory.h"
+#include "gmmu/components/memory.h"
 
 #include <cstring>
 
-#include "components/extensions.h"
+#include "gmmu/components/extensions.h"
 
 namespace gmmu {
 

@@ -17,8 +17,8 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
-#include "components/extensions.h"
-#include "components/stats.h"
+#include "gmmu/components/extensions.h"
+#include "gmmu/components/stats.h"
 
 namespace gmmu {
 

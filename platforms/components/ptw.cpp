@@ -1,8 +1,8 @@
-#include "components/ptw.h"
+#include "gmmu/components/ptw.h"
 
 #include <algorithm>
 
-#include "components/rtl_plugin.h"
+#include "gmmu/components/rtl_plugin.h"
 
 extern "C" {
 #include "gmmu/tlb.h"

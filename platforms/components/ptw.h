@@ -38,8 +38,8 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "components/extensions.h"
-#include "components/stats.h"
+#include "gmmu/components/extensions.h"
+#include "gmmu/components/stats.h"
 
 extern "C" {
 #include "gmmu/line_cache.h"

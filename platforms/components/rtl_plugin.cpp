@@ -1,4 +1,4 @@
-#include "components/rtl_plugin.h"
+#include "gmmu/components/rtl_plugin.h"
 
 #include <dlfcn.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "components/stats.h"
+#include "gmmu/components/stats.h"
 
 #include <algorithm>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "components/tlb.h"
+#include "gmmu/components/tlb.h"
 
 #include <algorithm>
 #include <cstring>

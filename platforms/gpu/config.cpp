@@ -1,5 +1,5 @@
-#include "gpu/config.h"
-#include "gpu/tlb_config.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/tlb_config.h"
 
 #include <sys/stat.h>
 

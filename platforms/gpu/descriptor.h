@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/config.h"
+#include "gmmu/gpu/config.h"
 
 namespace gmmu {
 

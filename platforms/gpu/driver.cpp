@@ -1,4 +1,4 @@
-#include "gpu/driver.h"
+#include "gmmu/gpu/driver.h"
 
 #include <stdexcept>
 

@@ -9,8 +9,8 @@
 
 #include <systemc>
 
-#include "components/memory.h"
-#include "components/stats.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/stats.h"
 
 extern "C" {
 #include "gmmu/pagetable.h"

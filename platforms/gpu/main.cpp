@@ -14,11 +14,11 @@
 
 #include <csignal>
 
-#include "components/stats.h"
-#include "gpu/config.h"
-#include "gpu/outputs.h"
-#include "gpu/platform.h"
-#include "gpu/workload.h"
+#include "gmmu/components/stats.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/outputs.h"
+#include "gmmu/gpu/platform.h"
+#include "gmmu/gpu/workload.h"
 
 namespace {
 

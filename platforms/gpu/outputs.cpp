@@ -1,4 +1,4 @@
-#include "gpu/outputs.h"
+#include "gmmu/gpu/outputs.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
-#include "gpu/platform.h"
+#include "gmmu/gpu/platform.h"
 
-#include "components/rtl_plugin.h"
+#include "gmmu/components/rtl_plugin.h"
 
 #include <algorithm>
 #include <chrono>

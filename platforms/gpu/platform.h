@@ -13,16 +13,16 @@
 
 #include <systemc>
 
-#include "components/cache.h"
-#include "components/ldt_unit.h"
-#include "components/memory.h"
-#include "components/ptw.h"
-#include "components/tlb.h"
-#include "gpu/config.h"
-#include "gpu/tlb_config.h"
-#include "gpu/driver.h"
-#include "gpu/sm.h"
-#include "gpu/workload.h"
+#include "gmmu/components/cache.h"
+#include "gmmu/components/ldt_unit.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/components/tlb.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/gpu/driver.h"
+#include "gmmu/gpu/sm.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 

@@ -1,4 +1,4 @@
-#include "gpu/sm.h"
+#include "gmmu/gpu/sm.h"
 
 #include <cinttypes>
 #include <algorithm>

@@ -13,9 +13,9 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "components/extensions.h"
-#include "components/stats.h"
-#include "gpu/workload.h"
+#include "gmmu/components/extensions.h"
+#include "gmmu/components/stats.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 

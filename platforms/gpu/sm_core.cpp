@@ -1,10 +1,10 @@
-#include "gpu/sm_core.h"
+#include "gmmu/gpu/sm_core.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
-#include "gpu/platform.h"
+#include "gmmu/gpu/platform.h"
 
 namespace gmmu {
 

@@ -29,9 +29,9 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
-#include "components/fault_handler.h"
-#include "gpu/config.h"
-#include "gpu/sm.h"
+#include "gmmu/components/fault_handler.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/sm.h"
 
 extern "C" {
 #include "gmmu/fault_handler.h"

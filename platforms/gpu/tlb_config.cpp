@@ -1,4 +1,4 @@
-#include "gpu/tlb_config.h"
+#include "gmmu/gpu/tlb_config.h"
 
 extern "C" {
 #include "gmmu/tlb.h"

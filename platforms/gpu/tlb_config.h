@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "components/tlb.h"
-#include "gpu/config.h"
-#include "gpu/descriptor.h"
+#include "gmmu/components/tlb.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/descriptor.h"
 
 namespace gmmu {
 

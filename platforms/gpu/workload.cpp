@@ -1,4 +1,4 @@
-#include "gpu/workload.h"
+#include "gmmu/gpu/workload.h"
 
 #include <algorithm>
 #include <cinttypes>

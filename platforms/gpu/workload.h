@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpu/config.h"
-#include "gpu/driver.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/driver.h"
 
 namespace gmmu {
 

@@ -2,7 +2,7 @@
 // gmmu_rtl_sched) to the platform's walker: installs the factories behind
 // ptw.pwc_impl=rtl, ptw.scheduler_impl=rtl and ptw.cosim=true. Linked into
 // gmmu-sim and the tests when Verilator is found.
-#include "components/ptw.h"
+#include "gmmu/components/ptw.h"
 #include "rtl_cpwc.h"
 #include "rtl_walk_sched.h"
 

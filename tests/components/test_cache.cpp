@@ -3,8 +3,8 @@
 // reads back exactly through the cache.
 #include <gtest/gtest.h>
 
-#include "components/cache.h"
-#include "components/memory.h"
+#include "gmmu/components/cache.h"
+#include "gmmu/components/memory.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;

@@ -8,9 +8,9 @@
 #include <map>
 #include <random>
 
-#include "components/memory.h"
-#include "components/ptw.h"
-#include "components/tlb.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/components/tlb.h"
 #include "tlm_harness.h"
 
 extern "C" {

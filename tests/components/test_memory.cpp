@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "components/memory.h"
+#include "gmmu/components/memory.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "components/memory.h"
-#include "components/ptw.h"
-#include "gpu/driver.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/gpu/driver.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;

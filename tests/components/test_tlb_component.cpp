@@ -2,10 +2,10 @@
 
 #include <cstring>
 
-#include "components/memory.h"
-#include "components/ptw.h"
-#include "components/tlb.h"
-#include "gpu/driver.h"
+#include "gmmu/components/memory.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/components/tlb.h"
+#include "gmmu/gpu/driver.h"
 #include "tlm_harness.h"
 
 using namespace sc_core;

@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu/config.h"
-#include "gpu/workload.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/workload.h"
 
 #include "sim_run.h"
 

@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
-#include "gpu/config.h"
-#include "gpu/tlb_config.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/tlb_config.h"
 
 namespace {
 

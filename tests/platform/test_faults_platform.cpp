@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "components/fault_handler.h"
-#include "gpu/platform.h"
-#include "gpu/sm_core.h"
+#include "gmmu/components/fault_handler.h"
+#include "gmmu/gpu/platform.h"
+#include "gmmu/gpu/sm_core.h"
 
 #include "sim_run.h"
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "components/stats.h"
-#include "gpu/platform.h"
+#include "gmmu/components/stats.h"
+#include "gmmu/gpu/platform.h"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "components/stats.h"
-#include "gpu/platform.h"
+#include "gmmu/components/stats.h"
+#include "gmmu/gpu/platform.h"
 #include "sim_run.h"
 
 namespace {

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <set>
 
-#include "components/stats.h"
-#include "gpu/platform.h"
+#include "gmmu/components/stats.h"
+#include "gmmu/gpu/platform.h"
 
 using namespace sc_core;
 

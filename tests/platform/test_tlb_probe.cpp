@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu/platform.h"
-#include "gpu/workloads/tlb_probe.h"
+#include "gmmu/gpu/platform.h"
+#include "gmmu/gpu/workloads/tlb_probe.h"
 
 namespace {
 

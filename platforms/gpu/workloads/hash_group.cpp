@@ -24,7 +24,7 @@
 #include <fstream>
 #include <unordered_map>
 
-#include "gpu/workload.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 

@@ -23,8 +23,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include "gpu/sm_core.h"
-#include "gpu/workload.h"
+#include "gmmu/gpu/sm_core.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 namespace {

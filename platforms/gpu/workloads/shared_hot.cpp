@@ -6,8 +6,8 @@
 // pattern on the first visit of every word, loads it back afterwards.
 #include <array>
 
-#include "gpu/config.h"
-#include "gpu/workload.h"
+#include "gmmu/gpu/config.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 namespace {

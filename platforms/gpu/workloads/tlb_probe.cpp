@@ -8,7 +8,7 @@
 // per octave, then bisects every rise it saw to the exact last flat distance.
 // finish() turns the curves into a table of TLB levels (tlb_probe.h) without
 // looking at the config's TLBs, and writes OUT/tlb_probe.json and .csv.
-#include "gpu/workloads/tlb_probe.h"
+#include "gmmu/gpu/workloads/tlb_probe.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -18,7 +18,7 @@
 #include <fstream>
 #include <map>
 
-#include "gpu/workload.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 

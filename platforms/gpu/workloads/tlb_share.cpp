@@ -16,7 +16,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "gpu/workload.h"
+#include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 namespace {
