@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install example clean
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install example fuzz fuzz-ci clean
 
 all: build
 
@@ -43,6 +43,32 @@ test-asan: deps $(BUILD_ASAN)/CMakeCache.txt
 # model and platform tests again under ASan+UBSan (the Verilated benches are
 # left out of the sanitizer build: they check the RTL, not our C/C++).
 test: test-unit test-asan
+
+# libFuzzer harnesses (clang): each runs FUZZ_SECONDS on its corpus in
+# build-fuzz/corpus/NAME, seeded from fuzz/seeds/NAME; a crash or mismatch
+# stops it with the input saved as build-fuzz/crash-*.
+BUILD_FUZZ   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZERS      := fuzz_tlb fuzz_walk_merge fuzz_config fuzz_trace
+fuzz:
+	@bash scripts/setup-deps.sh fuzz
+	@[ -f $(BUILD_FUZZ)/CMakeCache.txt ] || cmake -S . -B $(BUILD_FUZZ) -DGMMU_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DGMMU_BUILD_RTL=OFF -DGMMU_BUILD_EXPERIMENTS=OFF
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target $(FUZZERS)
+	@set -e; for f in $(FUZZERS); do \
+	  mkdir -p $(BUILD_FUZZ)/corpus/$$f; \
+	  echo "== $$f ($(FUZZ_SECONDS) s)"; \
+	  if ( cd $(BUILD_FUZZ) && ./bin/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	       -artifact_prefix=$$f- corpus/$$f $(abspath fuzz/seeds)/$$f > $$f.log 2>&1 ); then \
+	    grep -E 'stat::(number_of_executed_units|new_units_added)' $(BUILD_FUZZ)/$$f.log; \
+	  else \
+	    tail -n 40 $(BUILD_FUZZ)/$$f.log; echo "fuzz: $$f failed (input saved in $(BUILD_FUZZ))"; exit 1; \
+	  fi; \
+	done
+
+fuzz-ci:
+	$(MAKE) fuzz FUZZ_SECONDS=30
 
 bench: build
 	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json

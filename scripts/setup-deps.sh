@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian packages gmmu needs, only those missing. Idempotent.
-# usage: setup-deps.sh [demo]   (demo: only what building and running gmmu-sim needs)
+# usage: setup-deps.sh [demo|fuzz]   (demo: only what building and running gmmu-sim needs;
+#                                    fuzz: everything, and clang for make fuzz)
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsystemc-dev libgtest-dev nlohmann-json3-dev
       libcli11-dev python3)
 if [ "${1:-all}" != demo ]; then
   PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018)
+fi
+if [ "${1:-all}" = fuzz ]; then
+  PKGS+=(clang)  # clang and its libFuzzer runtime (make fuzz)
 fi
 missing=()
 for p in "${PKGS[@]}"; do

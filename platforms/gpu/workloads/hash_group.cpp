@@ -52,7 +52,7 @@ class hash_group : public workload {
   public:
     hash_group(const config &c, uint64_t seed)
         : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
-          accesses(uint64_t(c.i("workload.accesses"))), seed(seed),
+          accesses(uint64_t(c.i("workload.accesses"))),
           warps(unsigned(c.i("sm.warps"))), scope(uint64_t(c.i("workload.tlb_scope"))),
           page(uint64_t(c.i("page_size")))
     {
@@ -295,7 +295,7 @@ class hash_group : public workload {
         bool grouping = false; // in phase 1
         bool at_barrier = false;
     };
-    uint64_t base, bytes, accesses, seed, buckets = 0, groups = 0;
+    uint64_t base, bytes, accesses, buckets = 0, groups = 0;
     unsigned warps;
     uint64_t scope, scopes = 1, page, input = 0, input_bytes = 0;
     std::vector<warp_state> w;
