@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install example fuzz fuzz-ci clean
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce lint area cosim-long mutate install example fuzz fuzz-ci soak clean
 
 all: build
 
@@ -69,6 +69,11 @@ fuzz:
 
 fuzz-ci:
 	$(MAKE) fuzz FUZZ_SECONDS=30
+
+# Soak (not CI): the platform over many configurations and seeds until
+# SOAK_LANES (10^8) lanes are checked, 0 wrong (scripts/soak.sh).
+soak: build
+	bash scripts/soak.sh $(BUILD)
 
 bench: build
 	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json

@@ -159,12 +159,12 @@ TEST(CliTest, DocsConfigsMdListsTheSchema)
         std::string line;
         while (std::getline(w, line))
             if (ss.str().find(line) == std::string::npos) {
-                ADD_FAILURE() << "docs/configs.md is out of date (scripts/gen-configs-doc.sh); "
+                ADD_FAILURE() << "docs/configs.md is out of date (scripts/gen-docs.sh); "
                                  "first missing line:\n"
                               << line;
                 return;
             }
-        ADD_FAILURE() << "docs/configs.md is out of date: key order differs (scripts/gen-configs-doc.sh)";
+        ADD_FAILURE() << "docs/configs.md is out of date: key order differs (scripts/gen-docs.sh)";
     }
 }
 

@@ -36,7 +36,7 @@ TEST(StatsDeclTest, DocsStatsMdIsGeneratedFromTheDeclarations)
     const std::string doc = ss.str(), want = gmmu::stats_markdown();
     ASSERT_GE(doc.size(), want.size());
     EXPECT_EQ(doc.substr(doc.size() - want.size()), want)
-        << "docs/stats.md is out of date (scripts/gen-stats-doc.sh)";
+        << "docs/stats.md is out of date (scripts/gen-docs.sh)";
     // Every component kind that counts has a section.
     std::set<std::string> titles;
     for (auto &s : gmmu::stat_sections())
