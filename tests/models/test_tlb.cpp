@@ -777,3 +777,72 @@ TEST(TlbDecisionTest, FillPlanCachesOnlyWhatFitsAndTrustsTheContiguityHint)
     EXPECT_TRUE(gmmu_tlb_fill_plan(&plain.t, 21, 7, &flags));
     EXPECT_EQ(flags, 0u);
 }
+
+// ---- the fingerprint fast path equals the general path --------------------------
+
+TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
+{
+    // Geometries the fast path takes (power-of-two sets of <= 64 ways); the
+    // twin is forced onto the general path. Every lookup, fill and
+    // invalidation must give the same answer, victims and counters.
+    struct geo {
+        uint32_t entries, ways, cov;
+        gmmu_tlb_repl repl;
+    };
+    for (geo g : {geo{64, 4, 0, GMMU_TLB_REPL_LRU}, geo{512, 16, 0, GMMU_TLB_REPL_PLRU},
+                  geo{32, 32, 0, GMMU_TLB_REPL_FIFO}, geo{256, 8, 16, GMMU_TLB_REPL_RANDOM},
+                  geo{128, 64, 0, GMMU_TLB_REPL_LRU}, geo{64, 1, 0, GMMU_TLB_REPL_LRU}}) {
+        gmmu_tlb_config c = cfg(g.entries, g.ways, g.repl);
+        c.coverage_shift = g.cov;
+        Tlb fast(c), plain(c);
+        ASSERT_TRUE(fast.t.fast) << g.entries << "x" << g.ways;
+        plain.t.fast = false;
+        std::mt19937_64 rng(g.entries * 131 + g.ways);
+        for (int i = 0; i < 60000; i++) {
+            const uint16_t asid = uint16_t(rng() % 3);
+            const uint64_t vpn = 0x40000 + rng() % (g.entries * 2);
+            const unsigned op = unsigned(rng() % 10);
+            if (op < 5) {
+                gmmu_tlb_result a{}, b{};
+                ASSERT_EQ(gmmu_tlb_lookup(&fast.t, asid, vpn, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_lookup(&plain.t, asid, vpn, &b), GMMU_OK);
+                ASSERT_EQ(a.hit, b.hit) << "op " << i;
+                ASSERT_EQ(a.ppn, b.ppn) << "op " << i;
+                ASSERT_EQ(a.perms, b.perms) << "op " << i;
+                ASSERT_EQ(a.lru_depth, b.lru_depth) << "op " << i;
+            } else if (op < 9) {
+                const uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
+                const uint64_t ppn = (vpn ^ 0x5000) + 1000 * asid;
+                gmmu_tlb_fill_out a{}, b{};
+                ASSERT_EQ(gmmu_tlb_fill_ex(&fast.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_fill_ex(&plain.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &b), GMMU_OK);
+                ASSERT_EQ(a.installed, b.installed) << "op " << i;
+                ASSERT_EQ(a.nvictims, b.nvictims) << "op " << i;
+                for (uint32_t v = 0; v < a.nvictims; v++) {
+                    ASSERT_EQ(a.victims[v].vpn, b.victims[v].vpn) << "op " << i;
+                    ASSERT_EQ(a.victims[v].asid, b.victims[v].asid) << "op " << i;
+                }
+            } else {
+                const unsigned kind = unsigned(rng() % 20); // ASID flushes rarely: they empty the TLB
+                switch (kind < 10 ? 0 : kind < 19 ? 1 : 2) {
+                case 0:
+                    gmmu_tlb_invalidate_page(&fast.t, asid, vpn);
+                    gmmu_tlb_invalidate_page(&plain.t, asid, vpn);
+                    break;
+                case 1:
+                    gmmu_tlb_invalidate_range(&fast.t, asid, vpn << 12, (vpn + 7) << 12);
+                    gmmu_tlb_invalidate_range(&plain.t, asid, vpn << 12, (vpn + 7) << 12);
+                    break;
+                default:
+                    gmmu_tlb_invalidate_asid(&fast.t, asid);
+                    gmmu_tlb_invalidate_asid(&plain.t, asid);
+                    break;
+                }
+            }
+            ASSERT_EQ(gmmu_tlb_occupancy(&fast.t), gmmu_tlb_occupancy(&plain.t)) << "op " << i;
+        }
+        EXPECT_EQ(fast.t.st.hits, plain.t.st.hits);
+        EXPECT_EQ(fast.t.st.evictions, plain.t.st.evictions);
+        EXPECT_GT(fast.t.st.hits, 1000u) << "too few hits to compare";
+    }
+}

@@ -57,7 +57,7 @@ typedef struct gmmu_tlb_config {
     gmmu_tlb_repl repl;
     uint32_t lookup_cycles; /* latency of a lookup (hit or miss detect) */
     uint64_t seed;         /* for GMMU_TLB_REPL_RANDOM */
-    /* ---- additions; zero keeps the behaviour above ---- */
+    /* Optional geometry and fill shape; zero means the plain TLB above. */
     uint32_t sets;           /* 0: entries / ways. Else sets-1 sets of `ways` + a last set
                               * of the rest */
     gmmu_tlb_index index;    /* set-index function */
@@ -74,7 +74,6 @@ typedef struct gmmu_tlb_entry {
     uint64_t stamp;    /* LRU: last use; FIFO: fill time */
     uint16_t asid;
     bool valid;
-    /* ---- additions ---- */
     bool prefetched;    /* filled by a prefetch and not yet hit by a lookup */
     uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0 or coverage_shift -
                          * page_shift */
@@ -85,7 +84,7 @@ typedef struct gmmu_tlb_entry {
 
 typedef struct gmmu_tlb_stats {
     uint64_t accesses, hits, misses, fills, evictions, invalidations;
-    /* ---- additions ---- */
+    /* PICLE prefetches, coverage entries and the generation rule */
     uint64_t prefetch_fills;          /* entries installed by GMMU_TLB_FILL_PREFETCH */
     uint64_t prefetch_redundant;      /* prefetches of a translation already present (no-op) */
     uint64_t prefetch_hits;           /* first lookup hit on a prefetched entry (used) */
@@ -104,7 +103,8 @@ typedef struct gmmu_tlb {
     uint64_t clock;
     uint64_t rng;
     gmmu_tlb_stats st;
-    /* ---- additions (internal; read-only for users) ---- */
+    /* Internal state (read-only for users): the lookup filter, recency ranks,
+     * the invalidation generation and the fast path's layout. */
     uint8_t *fp;          /* per entry: 8-bit fingerprint of (tag, asid), the lookup filter */
     uint8_t *rank8;       /* per entry: position in its set's recency stack (0 = MRU; free
                            * entries at the bottom), when every set has <= 128 ways */
@@ -170,7 +170,7 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
 /* The same for every ASID. */
 uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi);
 
-/* ---- additions ---------------------------------------------------------- */
+/* ---- fills with options, the generation rule, geometry queries ----------- */
 
 /* Fill flags for gmmu_tlb_fill_ex. */
 #define GMMU_TLB_FILL_CONTIG 1u    /* the caller checked the page table: the aligned block of
