@@ -1,4 +1,5 @@
 #include "gmmu/components/ptw.h"
+#include "gmmu/components/timeline.h"
 
 #include <algorithm>
 
@@ -645,6 +646,9 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     walk_time_sum += walk_len;
     queue_time_sum += start - abs_req;
     r.ready = done - now;
+    if (timeline *tl = active_timeline())
+        tl->span(std::string(name()) + ".walker" + std::to_string(k), "walk", start, done,
+                 {{"va", r.va}, {"start_level", level}, {"fault", r.fault != GMMU_FAULT_NONE}});
     if (r.fault == GMMU_FAULT_NONE)
         record_inflight(r, root, done);
 }
@@ -749,6 +753,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         walks++;
         walk_time_sum += done - start;
         queue_time_sum += start - abs_req;
+        if (timeline *tl = active_timeline())
+            tl->span(std::string(name()) + ".scheduler", "walk", start, done,
+                     {{"va", r.va}, {"fault", w.fault != GMMU_FAULT_NONE}});
         if (w.fault != GMMU_FAULT_NONE) {
             faults++;
             continue;

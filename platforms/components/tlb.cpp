@@ -1,4 +1,5 @@
 #include "gmmu/components/tlb.h"
+#include "gmmu/components/timeline.h"
 
 #include <algorithm>
 #include <cstring>
@@ -340,6 +341,20 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     return done;
 }
 
+void tlb::trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
+                      const sc_core::sc_time &end) const
+{
+    timeline *tl = active_timeline();
+    if (!tl)
+        return;
+    unsigned here = 0;
+    for (const xlate_req &r : reqs)
+        here += r.level_hit == p.level;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    tl->span(name(), "translate", now + begin, now + end,
+             {{"pages", reqs.size()}, {"hits", here}, {"misses", reqs.size() - here}});
+}
+
 void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug)
 {
     const bool write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
@@ -378,6 +393,8 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     }
     sc_core::sc_time t_done = use_mshr && !debug ? translate_mshr(page_reqs, delay)
                                                  : translate(page_reqs, delay, debug);
+    if (!debug)
+        trace_batch(page_reqs, delay, t_done);
 
     if (!debug) {
         warp_accesses++;
@@ -532,6 +549,8 @@ void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
             return;
         }
         sc_core::sc_time done = translate(x->reqs, delay, x->debug);
+        if (!x->debug)
+            trace_batch(x->reqs, delay, done);
         delay = done;
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;

@@ -95,6 +95,9 @@ class tlb : public sc_core::sc_module, public stats_provider {
     sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
                                bool debug);
     void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
+    // A span on the run's timeline (components/timeline.h), when one is active.
+    void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
+                     const sc_core::sc_time &end) const;
     sc_core::sc_time translate_mshr(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
     static gmmu_status mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
                                     uint32_t *latency);

@@ -13,8 +13,10 @@
 #include <systemc>
 
 #include <csignal>
+#include <unistd.h>
 
 #include "gmmu/components/stats.h"
+#include "gmmu/components/timeline.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/outputs.h"
 #include "gmmu/gpu/platform.h"
@@ -42,6 +44,7 @@ int sc_main(int argc, char **argv)
     uint64_t seed = 1;
     std::string seed_text = "1";
     bool list_keys = false, list_stats = false, quiet = false;
+    std::string trace_out, trace_window, trace_max_text = "1000000";
 
     CLI::App app{"gmmu-sim: GPU address translation on a SystemC/TLM-2.0 LT platform"};
     app.add_option("--config", cfg_name, "named config (platforms/configs/NAME.json) or a JSON path");
@@ -53,6 +56,12 @@ int sc_main(int argc, char **argv)
     app.add_flag("--list-stats", list_stats,
                  "print every statistic of stats.json as Markdown tables and exit");
     app.add_flag("--quiet", quiet, "no summary on stdout");
+    app.add_option("--trace-out", trace_out,
+                   "write a timeline of the run (Chrome/Perfetto trace-event JSON) to this file");
+    app.add_option("--trace-window", trace_window,
+                   "with --trace-out: only spans overlapping START:END, simulated ns (END empty: to the end)");
+    app.add_option("--trace-max-events", trace_max_text,
+                   "with --trace-out: keep at most this many spans (default 1000000)");
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &e) {
@@ -80,6 +89,36 @@ int sc_main(int argc, char **argv)
     }
     if (wl_name.empty())
         return bad_input("--workload is required (random-sample, stream, trace)");
+    uint64_t win_lo = 0, win_hi = 0, trace_max = 0;
+    {
+        auto decimal = [](const std::string &t, uint64_t &v) {
+            if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos || t.size() > 19)
+                return false;
+            v = std::strtoull(t.c_str(), nullptr, 10);
+            return true;
+        };
+        if (!decimal(trace_max_text, trace_max) || trace_max == 0)
+            return bad_input("--trace-max-events '" + trace_max_text + "': expected a positive decimal integer");
+        if (!trace_window.empty()) {
+            const size_t colon = trace_window.find(':');
+            const std::string a = trace_window.substr(0, colon);
+            const std::string b = colon == std::string::npos ? "" : trace_window.substr(colon + 1);
+            if (colon == std::string::npos || !decimal(a, win_lo) || (!b.empty() && !decimal(b, win_hi)) ||
+                (!b.empty() && win_hi < win_lo))
+                return bad_input("--trace-window '" + trace_window + "': expected START:END in ns (START <= END, END may be empty)");
+        }
+        if ((!trace_window.empty() || trace_max_text != "1000000") && trace_out.empty())
+            return bad_input("--trace-window and --trace-max-events need --trace-out");
+        if (!trace_out.empty()) {
+            std::error_code ec;
+            const std::filesystem::path parent =
+                std::filesystem::absolute(trace_out, ec).parent_path();
+            if (ec || !std::filesystem::is_directory(parent, ec) || access(parent.c_str(), W_OK) != 0)
+                return bad_input("--trace-out " + trace_out + ": its folder does not exist or is not writable");
+            if (std::filesystem::is_directory(trace_out, ec))
+                return bad_input("--trace-out " + trace_out + ": is a folder");
+        }
+    }
 
     gmmu::config cfg;
     std::unique_ptr<gmmu::workload> wl;
@@ -118,6 +157,11 @@ int sc_main(int argc, char **argv)
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
+    std::unique_ptr<gmmu::timeline> tl;
+    if (!trace_out.empty()) {
+        tl = std::make_unique<gmmu::timeline>(win_lo, win_hi, trace_max);
+        gmmu::set_active_timeline(tl.get());
+    }
     gmmu::run_result r;
     try {
         r = plat->run();
@@ -133,6 +177,14 @@ int sc_main(int argc, char **argv)
 
     nlohmann::json stats = gmmu::collect_stats();
     stats.update(gmmu::run_stats(r, seed));
+    if (tl) {
+        const std::string e = gmmu::write_atomic(trace_out, tl->document());
+        gmmu::set_active_timeline(nullptr);
+        if (!e.empty()) {
+            std::fprintf(stderr, "gmmu-sim: cannot write %s\n", e.c_str());
+            return 1;
+        }
+    }
     if (!write_or_fail("stats.json", stats.dump(2) + "\n"))
         return 1;
     if (r.interrupted_by) {

@@ -1,5 +1,7 @@
 #include "gmmu/gpu/sm.h"
 
+#include "gmmu/components/timeline.h"
+
 #include <cinttypes>
 #include <algorithm>
 #include <cstdio>
@@ -97,6 +99,11 @@ void sm::run()
         }
         sc_core::sc_time latency = delay - issue_offset;
         latency_sum += latency;
+        if (timeline *tl = active_timeline())
+            tl->span(std::string(name()) + ".warp" + std::to_string(w), op.write ? "store" : "load",
+                     now, now + latency,
+                     {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
+                      {"pages", ext.page_divergence}});
         ready[w] = now + latency;
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
