@@ -93,8 +93,12 @@ public:
             for (unsigned j = 0; j < out.n_done; j++)
                 res.dones.emplace_back(cyc, out.done[j].va);
         }
-        // the diff text is built only on a mismatch (Equal is the cheap test)
-        if (sc == GMMU_OK && sr == GMMU_OK && Scoreboard::Equal(out, r) && !rtl_->AssertionFailed())
+        // Every cycle: the outputs, and what the platform reads besides them
+        // (gmmu_ws_run_device's idle-cycle skip, the scans counter). The diff
+        // text is built only on a mismatch.
+        if (sc == GMMU_OK && sr == GMMU_OK && Scoreboard::Equal(out, r) &&
+            gmmu_walk_sched_quiescent(&ws_) == rtl_->Quiescent() &&
+            ws_.st.scans == rtl_->ScansStarted() && !rtl_->AssertionFailed())
             return true;
         std::string d;
         if (sc != GMMU_OK || sr != GMMU_OK)
