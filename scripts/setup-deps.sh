@@ -9,7 +9,8 @@ if [ "${1:-all}" != demo ]; then
   PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018)
 fi
 if [ "${1:-all}" = fuzz ]; then
-  PKGS+=(clang)  # clang and its libFuzzer runtime (make fuzz)
+  PKGS+=(clang libclang-rt-14-dev)  # clang and its libFuzzer/sanitizer runtimes (make fuzz;
+                                    # the runtimes are only "recommended" by clang)
 fi
 missing=()
 for p in "${PKGS[@]}"; do
