@@ -530,6 +530,18 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
     } catch (const json::parse_error &e) {
         throw config_error(path + ":" + std::to_string(line_of(text, e.byte ? e.byte - 1 : 0)) +
                            ": invalid JSON: " + e.what());
+    } catch (const json::exception &e) {
+        // e.g. out_of_range 406, a number too large for a double: the
+        // message quotes the number; its first occurrence gives the line.
+        const std::string what = e.what();
+        size_t at = 0;
+        const size_t q1 = what.find('\''), q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+        if (q2 != std::string::npos) {
+            const size_t found = text.find(what.substr(q1 + 1, q2 - q1 - 1));
+            if (found != std::string::npos)
+                at = found;
+        }
+        throw config_error(path + ":" + std::to_string(line_of(text, at)) + ": invalid JSON: " + what);
     }
     if (!file.is_object())
         throw config_error(path + ":1: config must be a JSON object");

@@ -341,6 +341,22 @@ TEST(CliTest, FuzzedTracesNeverCrashTheParser)
     EXPECT_GT(rejected, 0);
 }
 
+// Found by fuzz_config: a number too large for a double made the JSON
+// library throw out_of_range, which escaped the loader.
+TEST(CliTest, ANumberOutOfRangeIsAConfigErrorWithItsLine)
+{
+    const std::string path = write("overflow.json", "{\n  \"sm\": {\n    \"count\": 8e999\n  }\n}\n");
+    try {
+        gmmu::config::load(path, {});
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find(path + ":3:"), std::string::npos) << e.what();
+    }
+    SimRun r = sim("--workload stream --config " + path);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(path + ":3:"), std::string::npos) << r.out;
+}
+
 TEST(CliTest, FuzzedConfigsNeverCrashTheLoader)
 {
     const uint64_t seed = 77;
