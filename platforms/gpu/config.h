@@ -13,8 +13,31 @@
 
 namespace gmmu {
 
+// One line always: control characters that came from the input (a key or
+// value with a newline, say) are shown escaped (\n, \x01).
 struct config_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit config_error(const std::string &msg) : std::runtime_error(one_line(msg)) {}
+
+  private:
+    static std::string one_line(const std::string &msg)
+    {
+        static const char hex[] = "0123456789abcdef";
+        std::string out;
+        out.reserve(msg.size());
+        for (unsigned char ch : msg) {
+            if (ch == '\n')
+                out += "\\n";
+            else if (ch == '\r')
+                out += "\\r";
+            else if (ch == '\t')
+                out += "\\t";
+            else if (ch < 0x20 || ch == 0x7f)
+                out += std::string("\\x") + hex[ch >> 4] + hex[ch & 15];
+            else
+                out += char(ch);
+        }
+        return out;
+    }
 };
 
 enum class key_type { integer, boolean, string, number };

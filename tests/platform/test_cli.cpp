@@ -357,6 +357,20 @@ TEST(CliTest, ANumberOutOfRangeIsAConfigErrorWithItsLine)
     EXPECT_NE(r.out.find(path + ":3:"), std::string::npos) << r.out;
 }
 
+// Found by fuzz_config: a key with a newline in it gave a two-line error.
+TEST(CliTest, ErrorsStayOneLineWhateverTheInputHolds)
+{
+    const std::string path = write("newline_key.json", "{ \"l1_tlb\": { \"ent\\nries\\u0001\": 4 } }\n");
+    try {
+        gmmu::config::load(path, {});
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+        EXPECT_NE(m.find("l1_tlb.ent\\nries\\x01"), std::string::npos) << m;
+    }
+}
+
 TEST(CliTest, FuzzedConfigsNeverCrashTheLoader)
 {
     const uint64_t seed = 77;
