@@ -11,6 +11,7 @@ const char *gmmu_fault_str(gmmu_fault f)
     case GMMU_FAULT_USER: return "user-protect";
     case GMMU_FAULT_NONCANONICAL: return "non-canonical";
     case GMMU_FAULT_RESERVED: return "reserved-bit";
+    case GMMU_FAULT_BUS_ERROR: return "bus-error";
     }
     return "unknown";
 }

@@ -988,7 +988,14 @@ uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64
     return invalidate_range(t, true, 0, va_lo, va_hi);
 }
 
-gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, bool write,
+bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access)
+{
+    if ((access & GMMU_ACC_WRITE) && gmmu_tlb_write_needs_walk(perms))
+        return true;
+    return (access & GMMU_ACC_USER) && !(perms & GMMU_PTE_U);
+}
+
+gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access,
                                         bool debug, gmmu_tlb_answer *a)
 {
     memset(a, 0, sizeof *a);
@@ -1014,7 +1021,7 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
     }
     if (!hit)
         a->verdict = GMMU_TLB_MISSED;
-    else if (write && gmmu_tlb_write_needs_walk(a->perms))
+    else if (gmmu_tlb_needs_walk(a->perms, access))
         a->verdict = GMMU_TLB_REWALK;
     else
         a->verdict = GMMU_TLB_SERVED;

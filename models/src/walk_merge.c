@@ -61,7 +61,7 @@ void gmmu_wm_record(gmmu_walk_merge *m, uint16_t asid, uint64_t root, const gmmu
     m->st.records++;
 }
 
-bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va, bool write,
+bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va, unsigned access,
                    uint64_t now, gmmu_wm_walk *out, uint64_t *ready)
 {
     m->st.lookups++;
@@ -72,8 +72,8 @@ bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va
         if (!s->valid || s->asid != asid || s->root != root || s->vpn != vpn ||
             s->walk.page_shift != shift || s->ready <= now)
             continue;
-        if (write && gmmu_tlb_write_needs_walk(s->walk.perms))
-            return false; /* the walker decides a write to a read-only / clean page */
+        if (gmmu_tlb_needs_walk(s->walk.perms, access))
+            return false; /* the walker decides (read-only / clean page, or no U) */
         const uint64_t off = (1ull << shift) - 1;
         *out = s->walk;
         out->va = va;

@@ -76,10 +76,13 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
 
 // Sideband of a plain (non-warp) payload from an SoC initiator: which
 // device/stream issued it (SMMU-style StreamID, optional SubstreamID), and,
-// once an SMMU front end has resolved its context, the context's ASID, table
-// root and privilege. A TLB translates a plain payload that carries this
-// extension with `resolved` in that context (ASID 0, the walker's own root,
-// otherwise). The initiator owns the extension (set it before b_transport).
+// once an SMMU front end (gmmu::smmu) has resolved its context, the
+// context's ASID, table root and privilege. A TLB translates a plain payload
+// that carries this extension with `resolved` in that context (ASID 0, the
+// walker's own root for it, user privilege, otherwise) and reports a
+// translation fault in `fault` / `fault_va`. The initiator owns the
+// extension (set it before b_transport); gmmu::smmu overwrites the context
+// fields with what its tables say, whatever the initiator put there.
 struct ctx_ext : tlm::tlm_extension<ctx_ext> {
     uint32_t stream_id = 0;
     uint32_t substream_id = 0;
@@ -88,6 +91,9 @@ struct ctx_ext : tlm::tlm_extension<ctx_ext> {
     bool resolved = false;     // asid/root below are valid
     uint16_t asid = 0;
     uint64_t root = 0;
+    // Filled by the TLB on the way back:
+    gmmu_fault fault = GMMU_FAULT_NONE;
+    uint64_t fault_va = 0;
     tlm::tlm_extension_base *clone() const override { return new ctx_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
     {
@@ -100,6 +106,7 @@ struct xlate_req {
     uint64_t va = 0;        // any address inside the page
     uint16_t asid = 0;
     bool write = false;
+    bool priv = false;      // a privileged (supervisor) access: pages without U allowed
     // Table root (CR3) of the request's context; 0: the walker's own root for
     // asid (ptw::set_root). An SMMU front end that reads contexts from a
     // table in memory passes the context's root here.
@@ -115,6 +122,13 @@ struct xlate_req {
     sc_core::sc_time ready; // delay (relative to the caller's b_transport base) at which it is ready
     unsigned level_hit = 0; // 1 = L1 TLB, 2 = L2 TLB, 3 = L3 TLB, 0 = walk
 };
+
+// GMMU_ACC_* bits of a request, for the models' permission checks: a user
+// access unless the request's context is privileged.
+inline unsigned access_of(const xlate_req &r)
+{
+    return (r.write ? GMMU_ACC_WRITE : 0u) | (r.priv ? 0u : GMMU_ACC_USER);
+}
 
 struct xlate_ext : tlm::tlm_extension<xlate_ext> {
     // What the batch asks for. translate: the normal request down the

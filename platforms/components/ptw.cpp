@@ -277,7 +277,7 @@ bool ptw::merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &no
 {
     gmmu_wm_walk w{};
     uint64_t ready = 0;
-    if (!gmmu_wm_merge(&wm, r.asid, root, r.va, r.write, abs_req.value(), &w, &ready))
+    if (!gmmu_wm_merge(&wm, r.asid, root, r.va, access_of(r), abs_req.value(), &w, &ready))
         return false;
     r.done = true;
     r.fault = GMMU_FAULT_NONE; // faulting walks are not recorded
@@ -612,14 +612,13 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         }
     }
     gmmu_mem_ops ops{&ptw::read_cb, &ptw::write_cb, this};
-    unsigned access = GMMU_ACC_USER | (r.write ? GMMU_ACC_WRITE : 0u) |
-                      (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
+    unsigned access = access_of(r) | (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
     gmmu_walk_result w;
     debug_walk = debug;
     gmmu_status s = gmmu_walk_from(&ops, table, level, r.va, access, &w);
     debug_walk = false;
     if (s != GMMU_OK) {
-        r.fault = GMMU_FAULT_NOT_PRESENT;
+        r.fault = s == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
         r.ready = debug ? sc_core::SC_ZERO_TIME : walk_delay;
         if (!debug)
             faults++;
@@ -680,7 +679,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         a.valid = 1;
         a.start_level = 4;
         a.table_base = root;
-        a.access = uint8_t(GMMU_ACC_USER | (r->write ? GMMU_ACC_WRITE : 0u));
+        a.access = uint8_t(access_of(*r));
         if (pwc_ || pwc_stepped()) {
             gmmu_pwc_hit hit;
             pwc_enter(root);
@@ -724,7 +723,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         ws_st.have_last = 0;
         for (xlate_req *r : pending) {
             r->done = true;
-            r->fault = GMMU_FAULT_NOT_PRESENT;
+            r->fault = s == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
             r->ready = base;
             faults++;
         }

@@ -67,7 +67,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     for (size_t i = 0; i < reqs.size(); i++) {
         xlate_req &r = reqs[i];
         gmmu_tlb_answer a;
-        const gmmu_tlb_verdict v = gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, r.write, debug, &a);
+        const gmmu_tlb_verdict v = gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, access_of(r), debug, &a);
         if (v == GMMU_TLB_REWALK && !debug)
             perm_upgrades++;
         if (v == GMMU_TLB_SERVED) {
@@ -95,11 +95,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             }
         } else {
             miss_idx.push_back(i);
-            xlate_req m;
-            m.va = r.va;
-            m.asid = r.asid;
-            m.write = r.write;
-            miss_ext.reqs.push_back(m);
+            miss_ext.reqs.push_back(miss_of(r));
         }
     }
     if (miss_ext.reqs.empty())
@@ -114,7 +110,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         for (size_t k = 0; k < miss_idx.size(); k++) {
             const xlate_req &pr = ldt_ext.reqs[k];
             uint32_t plan = 0;
-            if (pr.done && pr.fault == GMMU_FAULT_NONE &&
+            if (pr.done && pr.fault == GMMU_FAULT_NONE && !gmmu_tlb_needs_walk(pr.perms, access_of(pr)) &&
                 gmmu_tlb_fill_plan(&t, pr.page_shift, 0, &plan)) {
                 xlate_req &r = reqs[miss_idx[k]];
                 r = pr;
@@ -229,9 +225,10 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
     if (!m) {
         // Not foreseen by pass 1 (an earlier fill of this batch evicted it):
         // ask the next level now.
-        xlate_req q;
+        xlate_req q = self->batch_ctx; // the batch's context (root, privilege)
         q.va = vpn << shift;
         q.asid = asid;
+        q.write = false;
         self->miss_ext.reqs.assign(1, q);
         self->miss_ext.op = xlate_ext::op_kind::translate;
         self->miss_ext.debug = false;
@@ -263,19 +260,16 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     const sc_core::sc_time clk = p.clock;
     batch_now = (sc_core::sc_time_stamp() + delay).value() / clk.value();
     batch_gen = gmmu_tlb_generation(&t);
+    batch_ctx = reqs.empty() ? xlate_req{} : miss_of(reqs[0]);
     // Pass 1: the misses that need the next level.
     miss_ext.reqs.clear();
     for (auto &r : reqs) {
         gmmu_tlb_answer a;
-        if (gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, r.write, true, &a) == GMMU_TLB_SERVED)
+        if (gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, access_of(r), true, &a) == GMMU_TLB_SERVED)
             continue;
         if (gmmu_tlb_mshr_pending(&mshr, r.asid, r.va >> shift, batch_now))
             continue; // its translation is already on the way
-        xlate_req m;
-        m.va = r.va;
-        m.asid = r.asid;
-        m.write = r.write;
-        miss_ext.reqs.push_back(m);
+        miss_ext.reqs.push_back(miss_of(r));
     }
     resolved.clear();
     if (!miss_ext.reqs.empty()) {
@@ -303,7 +297,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         r.done = true;
         r.fault = GMMU_FAULT_NONE;
         bool have = false;
-        if (a.kind == GMMU_TLB_ACCESS_HIT && (!r.write || !gmmu_tlb_write_needs_walk(a.perms))) {
+        if (a.kind == GMMU_TLB_ACCESS_HIT && !gmmu_tlb_needs_walk(a.perms, access_of(r))) {
             r.pa = (a.ppn << shift) | (r.va & page_mask);
             r.perms = a.perms;
             r.page_shift = shift;
@@ -322,7 +316,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
             // Merged into an earlier batch's miss, or a write to a page cached
             // read-only: the translation is in the TLB now, or the walker decides.
             gmmu_tlb_answer now_in;
-            if (gmmu_tlb_answer_access(&t, r.asid, a.vpn, r.write, true, &now_in) == GMMU_TLB_SERVED) {
+            if (gmmu_tlb_answer_access(&t, r.asid, a.vpn, access_of(r), true, &now_in) == GMMU_TLB_SERVED) {
                 r.pa = (now_in.ppn << shift) | (r.va & page_mask);
                 r.perms = now_in.perms;
                 r.page_shift = shift;
@@ -365,6 +359,9 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     gmmu_coalesced c;
     uint64_t single_va = gp.get_address();
     uint16_t asid = 0;
+    ctx_ext *cx = w ? nullptr : gp.get_extension<ctx_ext>();
+    if (cx)
+        cx->fault = GMMU_FAULT_NONE;
     if (w) {
         if (w->nlanes > warp_ext::lanes ||
             gmmu_coalesce(w->va.data(), w->nlanes, w->active, shift, &c) != GMMU_OK) {
@@ -389,6 +386,11 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         r.va = c.vpn[i] << shift;
         r.asid = asid;
         r.write = write;
+        if (cx && cx->resolved) {
+            r.asid = cx->asid;
+            r.root = cx->root;
+            r.priv = cx->privileged;
+        }
         page_reqs.push_back(r);
     }
     sc_core::sc_time t_done = use_mshr && !debug ? translate_mshr(page_reqs, delay)
@@ -420,6 +422,10 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         w->fault_mask = fault_lanes;
         w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
         w->fault_va = first_fault ? first_fault->va : 0;
+    }
+    if (cx && first_fault) {
+        cx->fault = first_fault->fault;
+        cx->fault_va = single_va;
     }
     if (first_fault) {
         if (!debug)
@@ -478,7 +484,7 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
 
     uint64_t pa = (page_reqs[0].pa & ~page_mask) | (single_va & page_mask);
     if (on_translate && !debug)
-        on_translate(asid, single_va, pa, write);
+        on_translate(page_reqs[0].asid, single_va, pa, write);
     if (!debug)
         lanes++;
     gp.set_address(pa);
@@ -591,6 +597,11 @@ bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dm
     std::vector<xlate_req> one(1);
     one[0].va = va;
     one[0].asid = asid;
+    if (auto *cx = gp.get_extension<ctx_ext>(); cx && cx->resolved) {
+        one[0].asid = cx->asid;
+        one[0].root = cx->root;
+        one[0].priv = cx->privileged;
+    }
     one[0].write = false; // grant what the page allows; the initiator checks write access
     translate(one, sc_core::SC_ZERO_TIME, true);
     if (one[0].fault != GMMU_FAULT_NONE)

@@ -102,6 +102,18 @@ class tlb : public sc_core::sc_module, public stats_provider {
     static gmmu_status mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
                                     uint32_t *latency);
     void fill_from(const xlate_req &m);
+    // The request sent to the next level for r's page: same context.
+    static xlate_req miss_of(const xlate_req &r)
+    {
+        xlate_req m;
+        m.va = r.va;
+        m.asid = r.asid;
+        m.write = r.write;
+        m.priv = r.priv;
+        m.root = r.root;
+        return m;
+    }
+    xlate_req batch_ctx; // context of the batch in translate_mshr
     bool use_mshr = false;
     gmmu_tlb_mshr mshr{};
     std::vector<gmmu_tlb_access> acc;

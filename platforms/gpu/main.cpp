@@ -15,6 +15,7 @@
 #include <csignal>
 #include <unistd.h>
 
+#include "gmmu/components/smmu.h"
 #include "gmmu/components/stats.h"
 #include "gmmu/components/timeline.h"
 #include "gmmu/gpu/config.h"
@@ -84,6 +85,9 @@ int sc_main(int argc, char **argv)
         return 0;
     }
     if (list_stats) {
+        // Components the GPU platform does not instantiate declare their
+        // counters too (the SMMU front end of SoC platforms).
+        gmmu::smmu::stats_table();
         std::cout << gmmu::stats_markdown();
         return 0;
     }

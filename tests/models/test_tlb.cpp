@@ -734,6 +734,28 @@ TEST(TlbDecisionTest, VerdictsServeMissOrSendAWriteToTheWalker)
     EXPECT_EQ(std::memcmp(&before, &tl.t.st, sizeof before), 0);
 }
 
+TEST(TlbDecisionTest, AnUnprivilegedAccessToAnEntryWithoutUGoesToTheWalker)
+{
+    // A privileged context's walk may fill a supervisor page (no U); an
+    // unprivileged access of the same ASID must not be served from it.
+    Tlb tl(cfg(16, 4));
+    const uint64_t sup = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D,
+                   user = sup | GMMU_PTE_U;
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x20, 0xa0, sup, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x21, 0xa1, user, 0, 0, nullptr), GMMU_OK);
+    gmmu_tlb_answer a;
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, 0, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_WRITE, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_USER, false, &a), GMMU_TLB_REWALK);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_USER | GMMU_ACC_WRITE, true, &a),
+              GMMU_TLB_REWALK);
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x21, GMMU_ACC_USER | GMMU_ACC_WRITE, false, &a),
+              GMMU_TLB_SERVED);
+    EXPECT_TRUE(gmmu_tlb_needs_walk(sup, GMMU_ACC_USER));
+    EXPECT_FALSE(gmmu_tlb_needs_walk(sup, 0));
+    EXPECT_TRUE(gmmu_tlb_needs_walk(GMMU_PTE_U, GMMU_ACC_USER | GMMU_ACC_WRITE));
+}
+
 TEST(TlbDecisionTest, DebugAndTimedAnswersAgreeInsideACoverageEntry)
 {
     // A coverage entry spans 16 pages: every page inside it translates to

@@ -105,6 +105,17 @@ TEST(WalkMergeTest, WritesToReadOnlyOrCleanPagesWalkThemselves)
     EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 1, 0x2000, false, 0, &out, &ready));
 }
 
+TEST(WalkMergeTest, AnUnprivilegedRequestNeverMergesIntoASupervisorWalk)
+{
+    Table t;
+    record(t, 1, 0x1000, walk(0x4000, 0x9000, 12, RW & ~GMMU_PTE_U), 100);
+    gmmu_wm_walk out{};
+    uint64_t ready = 0;
+    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x4008, GMMU_ACC_USER, 50, &out, &ready));
+    EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x4008, 0, 50, &out, &ready))
+        << "a privileged request of the same context may";
+}
+
 TEST(WalkMergeTest, InvalidationDropsWhatItCoversOnly)
 {
     Table t;

@@ -106,7 +106,8 @@ typedef enum gmmu_fault {
     GMMU_FAULT_WRITE = 2,      /* write to a read-only page */
     GMMU_FAULT_USER = 3,       /* user access to a supervisor page */
     GMMU_FAULT_NONCANONICAL = 4,
-    GMMU_FAULT_RESERVED = 5    /* PS set at level 4, or misaligned large-page frame */
+    GMMU_FAULT_RESERVED = 5,   /* PS set at level 4, or misaligned large-page frame */
+    GMMU_FAULT_BUS_ERROR = 6   /* a page-table read got an error response (set by walkers, not gmmu_walk) */
 } gmmu_fault;
 
 const char *gmmu_fault_str(gmmu_fault f);

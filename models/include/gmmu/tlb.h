@@ -141,6 +141,11 @@ typedef struct gmmu_tlb_result {
  * dirty bit is clear (the walker sets D in the PTE, as x86 hardware does on
  * the first write through a TLB entry). */
 bool gmmu_tlb_write_needs_walk(uint64_t perms);
+/* Whether an access (GMMU_ACC_WRITE, GMMU_ACC_USER bits) that hits an entry
+ * with these permissions must go to the walker: a write as above, or an
+ * unprivileged access to an entry without U (filled by a privileged
+ * context's walk; the walker raises the fault). */
+bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access);
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *cfg, gmmu_error *err);
 gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err);
@@ -215,8 +220,8 @@ gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint
 typedef enum gmmu_tlb_verdict {
     GMMU_TLB_SERVED = 0, /* an entry translates the access */
     GMMU_TLB_MISSED = 1, /* no entry: ask the next level */
-    GMMU_TLB_REWALK = 2  /* an entry, but a write the walker must decide
-                          * (gmmu_tlb_write_needs_walk): ask the next level */
+    GMMU_TLB_REWALK = 2  /* an entry, but an access the walker must decide
+                          * (gmmu_tlb_needs_walk): ask the next level */
 } gmmu_tlb_verdict;
 
 typedef struct gmmu_tlb_answer {
@@ -229,9 +234,10 @@ typedef struct gmmu_tlb_answer {
                          * for (0 = one page, or no coverage entries configured) */
 } gmmu_tlb_answer;
 
-/* Answer an access: a lookup (replacement state and counters) or, with
- * debug, a probe that changes nothing. */
-gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, bool write,
+/* Answer an access (GMMU_ACC_WRITE / GMMU_ACC_USER bits of access): a lookup
+ * (replacement state and counters) or, with debug, a probe that changes
+ * nothing. */
+gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access,
                                         bool debug, gmmu_tlb_answer *a);
 
 /* How to install a next level's translation of a page of 2^page_shift bytes

@@ -9,7 +9,8 @@
  * each page size a walk may have ended at.
  *
  * A write does not merge into a walk whose leaf is read-only or not yet
- * dirty (gmmu_tlb_write_needs_walk): the walker decides the write itself.
+ * dirty, nor an unprivileged request into a walk whose translation lacks U
+ * (gmmu_tlb_needs_walk): the walker decides the access itself.
  * Faulting walks are not recorded.
  *
  * The table is direct-mapped (a hash of context and page picks the slot):
@@ -71,8 +72,8 @@ void gmmu_wm_record(gmmu_walk_merge *m, uint16_t asid, uint64_t root, const gmmu
 /* A request of (asid, root) for `va` arriving at `now`: if a walk of its page
  * is still in flight (ready > now) and may serve it, fill *out with that
  * walk's outcome for the request's own va, *ready with the walk's ready time,
- * and return true. */
-bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va, bool write,
+ * and return true. access: GMMU_ACC_WRITE / GMMU_ACC_USER bits. */
+bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va, unsigned access,
                    uint64_t now, gmmu_wm_walk *out, uint64_t *ready);
 
 /* Drop the walks whose page overlaps [lo, hi] (inclusive); all_asids false
