@@ -98,9 +98,9 @@ lint:
 	  verilator --lint-only -Wall -Irtl $$f; done; echo "lint: clean"
 
 # Install into a scratch prefix and build + run an example against the package.
-# Both examples, with CMake's find_package; the SoC one also with pkg-config.
+# Every example, with CMake's find_package; the IOMMU SoC one also with pkg-config.
 example: build
-	rm -rf $(BUILD)/_install $(BUILD)/_example $(BUILD)/_soc $(BUILD)/_soc_pc
+	rm -rf $(BUILD)/_install $(BUILD)/_example $(BUILD)/_soc $(BUILD)/_soc_smmu $(BUILD)/_soc_pc
 	cmake --install $(BUILD) --prefix $(abspath $(BUILD))/_install
 	cmake -S examples/standalone -B $(BUILD)/_example -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_example -j $(JOBS)
@@ -108,6 +108,9 @@ example: build
 	cmake -S examples/soc_iommu -B $(BUILD)/_soc -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_soc -j $(JOBS)
 	$(BUILD)/_soc/soc_iommu
+	cmake -S examples/soc_smmu -B $(BUILD)/_soc_smmu -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
+	cmake --build $(BUILD)/_soc_smmu -j $(JOBS)
+	$(BUILD)/_soc_smmu/soc_smmu
 	mkdir -p $(BUILD)/_soc_pc
 	PKG_CONFIG_PATH=$(abspath $(BUILD))/_install/lib/pkgconfig; export PKG_CONFIG_PATH; \
 	  $(CXX) -std=c++17 -o $(BUILD)/_soc_pc/soc_iommu examples/soc_iommu/main.cpp \

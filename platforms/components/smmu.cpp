@@ -35,6 +35,11 @@ smmu::smmu(sc_core::sc_module_name name, const smmu_params &params)
     reg_tsock.register_transport_dbg(this, &smmu::reg_transport_dbg);
     SC_HAS_PROCESS(smmu);
     SC_THREAD(cmdq_thread);
+    // The interrupt lines are driven by this one process (whichever
+    // initiator's thread raised the event), a delta cycle after the change.
+    SC_METHOD(drive_irq);
+    sensitive << irq_ev;
+    dont_initialize();
 }
 
 void smmu::set_port_stream(unsigned port, uint32_t stream_id)
@@ -230,12 +235,18 @@ void smmu::raise(const gmmu_smmu_event &e)
 void smmu::update_irq()
 {
     const bool ev = gmmu_smmu_evtq_irq(&r), ge = gmmu_smmu_gerror_irq(&r);
-    if (evtq_irq.size() && ev != irq_evtq_state)
-        evtq_irq->write(ev);
-    if (gerror_irq.size() && ge != irq_gerror_state)
-        gerror_irq->write(ge);
+    if (ev != irq_evtq_state || ge != irq_gerror_state)
+        irq_ev.notify(sc_core::SC_ZERO_TIME);
     irq_evtq_state = ev;
     irq_gerror_state = ge;
+}
+
+void smmu::drive_irq()
+{
+    if (evtq_irq.size())
+        evtq_irq->write(irq_evtq_state);
+    if (gerror_irq.size())
+        gerror_irq->write(irq_gerror_state);
 }
 
 // ---- device traffic ---------------------------------------------------------

@@ -103,6 +103,8 @@ class smmu : public sc_core::sc_module, public stats_provider {
     bool mem_write(uint64_t pa, const void *data, unsigned len, sc_core::sc_time &delay);
     void raise(const gmmu_smmu_event &e);
     void update_irq();
+    void drive_irq();
+    sc_core::sc_event irq_ev;
     void cmdq_thread();
     void execute(const gmmu_smmu_cmd &c, sc_core::sc_time &delay);
     void send_invalidate(const xlate_ext::inv_desc &inv, sc_core::sc_time &delay);

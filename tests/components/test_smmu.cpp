@@ -349,7 +349,7 @@ TEST_F(SmmuTest, FaultsAreRecordedInTheEventQueueWithTheirKind)
     EXPECT_FALSE(evtq_irq.read());
     EXPECT_EQ(access(1, tlm::TLM_READ_COMMAND, V + 0x10, &v), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(access(1, tlm::TLM_WRITE_COMMAND, V + 0x10, &v), tlm::TLM_COMMAND_ERROR_RESPONSE);
-    sc_start(SC_ZERO_TIME);
+    sc_start(sc_time(1, SC_NS)); // the interrupt line follows a delta later
     EXPECT_TRUE(evtq_irq.read());
     EXPECT_EQ(access(1, tlm::TLM_READ_COMMAND, V + 0x5000, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     EXPECT_EQ(access(1, tlm::TLM_READ_COMMAND, 0x8000'0000'0000ull, &v),
@@ -367,7 +367,7 @@ TEST_F(SmmuTest, FaultsAreRecordedInTheEventQueueWithTheirKind)
     EXPECT_EQ(ev[1].reason, GMMU_FAULT_NOT_PRESENT);
     EXPECT_EQ(ev[2].id, GMMU_SMMU_F_TRANSLATION);
     EXPECT_EQ(ev[2].reason, GMMU_FAULT_NONCANONICAL);
-    sc_start(SC_ZERO_TIME);
+    sc_start(sc_time(1, SC_NS)); // the interrupt line follows a delta later
     EXPECT_FALSE(evtq_irq.read()) << "consumed: the line drops";
     // Memory was not touched by the refused write.
     EXPECT_EQ(mem.read64(0x1'0000'0010ull), 0u);
