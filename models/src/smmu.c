@@ -165,7 +165,7 @@ gmmu_smmu_reg_status gmmu_smmu_reg_write(gmmu_smmu_regs *r, uint32_t off, unsign
         break;
     case GMMU_SMMU_GERRORN:
         r->gerrorn = v32 & (GMMU_SMMU_GERROR_CMDQ_ERR | GMMU_SMMU_GERROR_EVTQ_ABT |
-                            GMMU_SMMU_GERROR_MSI_ABT);
+                            GMMU_SMMU_GERROR_MSI_CMDQ_ABT);
         *todo |= GMMU_SMMU_DO_IRQ | GMMU_SMMU_DO_CMDQ; /* an acknowledged CMDQ_ERR resumes */
         break;
     case GMMU_SMMU_STRTAB_BASE:

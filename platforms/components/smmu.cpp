@@ -469,7 +469,7 @@ void smmu::execute(const gmmu_smmu_cmd &c, sc_core::sc_time &delay)
             for (unsigned b = 0; b < 4; b++)
                 le[b] = (unsigned char)(c.msi_data >> (8 * b));
             if (!mem_write(c.msi_addr, le, 4, delay)) {
-                gmmu_smmu_gerror_raise(&r, GMMU_SMMU_GERROR_MSI_ABT);
+                gmmu_smmu_gerror_raise(&r, GMMU_SMMU_GERROR_MSI_CMDQ_ABT);
                 update_irq();
             }
         }

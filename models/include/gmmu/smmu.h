@@ -59,7 +59,7 @@ extern "C" {
 #define GMMU_SMMU_IRQ_EVTQ (1u << 2)
 #define GMMU_SMMU_GERROR_CMDQ_ERR (1u << 0)
 #define GMMU_SMMU_GERROR_EVTQ_ABT (1u << 2)  /* an event record write got an error */
-#define GMMU_SMMU_GERROR_MSI_ABT (1u << 7)   /* a CMD_SYNC completion write got an error */
+#define GMMU_SMMU_GERROR_MSI_CMDQ_ABT (1u << 4) /* a CMD_SYNC completion write got an error */
 
 #define GMMU_SMMU_Q_OVF (1u << 31)           /* EVTQ_PROD.OVFLG / EVTQ_CONS.OVACKFLG */
 #define GMMU_SMMU_CMDQ_CONS_ERR_SHIFT 24     /* CMDQ_CONS.ERR, bits 30:24 */
