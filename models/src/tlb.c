@@ -2,6 +2,7 @@
 #include "gmmu/pagetable.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,19 @@ bool gmmu_tlb_write_needs_walk(uint64_t perms)
     if (!(perms & GMMU_PTE_W))
         return true;
     return (perms & GMMU_PTE_A) && !(perms & GMMU_PTE_D);
+}
+
+/* The configuration of large-page array i: its own geometry, the main
+ * array's policy and latency. */
+static void large_config(const gmmu_tlb_config *c, unsigned i, gmmu_tlb_config *s)
+{
+    memset(s, 0, sizeof *s);
+    s->entries = c->large[i].entries;
+    s->ways = c->large[i].ways;
+    s->page_shift = c->large[i].shift;
+    s->repl = c->repl;
+    s->lookup_cycles = c->lookup_cycles;
+    s->seed = c->seed ^ (0x9E3779B97F4A7C15ull * (i + 1));
 }
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
@@ -69,6 +83,33 @@ gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
     if (c->lookup_cycles > 1000000)
         return gmmu_error_set(err, "lookup_cycles", "lookup latency %u out of range 0..1000000",
                               c->lookup_cycles);
+    uint32_t prev = c->page_shift;
+    bool ended = false;
+    for (unsigned i = 0; i < GMMU_TLB_MAX_LARGE; i++) {
+        const gmmu_tlb_large *l = &c->large[i];
+        char field[32];
+        if (l->entries == 0) {
+            ended = true;
+            continue;
+        }
+        snprintf(field, sizeof field, "large%u.entries", i);
+        if (ended)
+            return gmmu_error_set(err, field, "large-page array %u follows an empty one", i);
+        snprintf(field, sizeof field, "large%u.shift", i);
+        if (l->shift <= prev || l->shift > 32)
+            return gmmu_error_set(err, field,
+                                  "large page 2^%u out of range: above 2^%u (the TLB page or the "
+                                  "previous array's page), at most 2^32",
+                                  l->shift, prev);
+        gmmu_tlb_config s;
+        large_config(c, i, &s);
+        gmmu_error e2 = {{0}, {0}};
+        if (gmmu_tlb_config_check(&s, &e2) != GMMU_OK) {
+            snprintf(field, sizeof field, "large%u.%s", i, e2.field);
+            return gmmu_error_set(err, field, "large-page array %u: %s", i, e2.msg);
+        }
+        prev = l->shift;
+    }
     return GMMU_OK;
 }
 
@@ -297,6 +338,17 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
         t->way_mask = cfg->ways == 64 ? ~0ull : (1ull << cfg->ways) - 1;
     }
     t->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
+    for (unsigned i = 0; i < GMMU_TLB_MAX_LARGE && cfg->large[i].entries; i++) {
+        gmmu_tlb_config lc;
+        large_config(cfg, i, &lc);
+        gmmu_tlb *l = calloc(1, sizeof *l);
+        if (!l || gmmu_tlb_init(l, &lc, err) != GMMU_OK) {
+            free(l);
+            gmmu_tlb_destroy(t);
+            return GMMU_ENOMEM;
+        }
+        t->large[t->nlarge++] = l;
+    }
     return GMMU_OK;
 }
 
@@ -304,7 +356,29 @@ void gmmu_tlb_destroy(gmmu_tlb *t)
 {
     if (!t)
         return;
+    for (uint32_t i = 0; i < t->nlarge; i++) {
+        gmmu_tlb_destroy(t->large[i]);
+        free(t->large[i]);
+        t->large[i] = NULL;
+    }
+    t->nlarge = 0;
     free_arrays(t);
+}
+
+/* TLB pages per page of large-page array i (log2). */
+static inline uint32_t large_d(const gmmu_tlb *t, uint32_t i)
+{
+    return t->cfg.large[i].shift - t->cfg.page_shift;
+}
+
+/* An entry of large-page array i in TLB pages. */
+static void large_entry_out(const gmmu_tlb *t, uint32_t i, gmmu_tlb_entry *e)
+{
+    const uint32_t d = large_d(t, i);
+    e->vpn <<= d;
+    e->ppn <<= d;
+    e->span_shift = (uint8_t)d;
+    e->large_shift = (uint8_t)t->cfg.large[i].shift;
 }
 
 /* ---- geometry ------------------------------------------------------------ */
@@ -371,6 +445,8 @@ uint32_t gmmu_tlb_occupancy(const gmmu_tlb *t)
         return 0;
     for (uint32_t i = 0; i < t->cfg.entries; i++)
         n += t->e[i].valid;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        n += gmmu_tlb_occupancy(t->large[i]);
     return n;
 }
 
@@ -566,18 +642,46 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
 
 /* The general path lives in its own function so that the fast path does not
  * pay for its register saves. */
+/* After a miss of the main array: the large-page arrays. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static gmmu_status lookup_large(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
+{
+    for (uint32_t i = 0; i < t->nlarge; i++) {
+        const uint32_t d = large_d(t, i);
+        gmmu_tlb_result lr;
+        gmmu_tlb_lookup(t->large[i], asid, vpn >> d, &lr);
+        if (!lr.hit)
+            continue;
+        *r = lr;
+        r->ppn = (lr.ppn << d) | (vpn & ((1ull << d) - 1));
+        r->page_shift = (uint8_t)t->cfg.large[i].shift;
+        t->st.misses--; /* the TLB as a whole hit */
+        t->st.hits++;
+        return GMMU_OK;
+    }
+    return GMMU_OK;
+}
+
 gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r)
 {
     if (!t || !r)
         return GMMU_EINVAL;
-    if (t->fast) /* only set by a successful init */
-        return lookup_fast(t, asid, vpn, r);
-    if (!t->e)
-        return GMMU_EINVAL;
-    return lookup_general(t, asid, vpn, r);
+    r->page_shift = (uint8_t)t->cfg.page_shift;
+    if (t->fast) { /* only set by a successful init */
+        lookup_fast(t, asid, vpn, r);
+    } else {
+        if (!t->e)
+            return GMMU_EINVAL;
+        lookup_general(t, asid, vpn, r);
+    }
+    if (r->hit || !t->nlarge)
+        return GMMU_OK;
+    return lookup_large(t, asid, vpn, r);
 }
 
-bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)
+static bool probe_main(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)
 {
     if (!t || !t->e)
         return false;
@@ -609,7 +713,26 @@ bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_ent
     return false;
 }
 
-bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready)
+bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)
+{
+    if (probe_main(t, asid, vpn, out))
+        return true;
+    if (!t)
+        return false;
+    for (uint32_t i = 0; i < t->nlarge; i++) {
+        gmmu_tlb_entry e;
+        if (!probe_main(t->large[i], asid, vpn >> large_d(t, i), &e))
+            continue;
+        if (out) {
+            *out = e;
+            large_entry_out(t, i, out);
+        }
+        return true;
+    }
+    return false;
+}
+
+static bool set_ready_main(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready)
 {
     if (!t || !t->e)
         return false;
@@ -636,6 +759,18 @@ bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready
             b[w].ready = ready;
             return true;
         }
+    return false;
+}
+
+bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready)
+{
+    if (set_ready_main(t, asid, vpn, ready))
+        return true;
+    if (!t)
+        return false;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        if (set_ready_main(t->large[i], asid, vpn >> large_d(t, i), ready))
+            return true;
     return false;
 }
 
@@ -803,6 +938,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->stamp = now;
     e->prefetched = prefetch;
     e->span_shift = (uint8_t)span;
+    e->large_shift = 0;
     e->hits = 0;
     e->ready = 0;
     t->fp[base + slot] = f;
@@ -841,6 +977,24 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
         return GMMU_OK;
     }
     const bool prefetch = (flags & GMMU_TLB_FILL_PREFETCH) != 0;
+    for (uint32_t i = 0; i < GMMU_TLB_MAX_LARGE; i++) {
+        if (!(flags & GMMU_TLB_FILL_LARGE(i)))
+            continue;
+        if (i >= t->nlarge)
+            return GMMU_EINVAL;
+        const uint32_t d = large_d(t, i);
+        gmmu_tlb_fill_out lo;
+        gmmu_status s = gmmu_tlb_fill_ex(t->large[i], asid, vpn >> d, ppn >> d, perms,
+                                         flags & GMMU_TLB_FILL_PREFETCH, 0, &lo);
+        if (out && s == GMMU_OK) {
+            out->installed = lo.installed;
+            for (uint32_t v = 0; v < lo.nvictims; v++) {
+                out->victims[out->nvictims] = lo.victims[v];
+                large_entry_out(t, i, &out->victims[out->nvictims++]);
+            }
+        }
+        return s;
+    }
     gmmu_tlb_entry victim;
     bool evicted;
     if (!(flags & GMMU_TLB_FILL_CONTIG)) {
@@ -923,6 +1077,8 @@ void gmmu_tlb_invalidate_all(gmmu_tlb *t)
     reset_ranks(t);
     if (t->vmask)
         memset(t->vmask, 0, t->sets * sizeof *t->vmask);
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        gmmu_tlb_invalidate_all(t->large[i]);
 }
 
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn)
@@ -930,15 +1086,18 @@ bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn)
     if (!t || !t->e)
         return false;
     t->gen++;
+    bool any = false;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        any |= gmmu_tlb_invalidate_page(t->large[i], asid, vpn >> large_d(t, i));
     const uint32_t set = set_of_tag(t, vpn >> t->cov_k);
     const uint32_t nways = nways_of(t, set), base = set * t->cfg.ways;
     for (uint32_t w = 0; w < nways; w++)
         if (entry_maps(&t->e[base + w], asid, vpn)) {
             clear_slot(t, base, nways, w);
             t->st.invalidations++;
-            return true; /* fills keep at most one entry per page */
+            return true; /* fills keep at most one entry per page in an array */
         }
-    return false;
+    return any;
 }
 
 uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid)
@@ -953,6 +1112,8 @@ uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid)
             n++;
         }
     t->st.invalidations += n;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        n += gmmu_tlb_invalidate_asid(t->large[i], asid);
     return n;
 }
 
@@ -975,6 +1136,8 @@ static uint32_t invalidate_range(gmmu_tlb *t, bool any_asid, uint16_t asid, uint
         }
     }
     t->st.invalidations += n;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        n += invalidate_range(t->large[i], any_asid, asid, va_lo, va_hi);
     return n;
 }
 
@@ -1006,7 +1169,8 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
         if (hit) {
             a->ppn = e.ppn + (vpn - e.vpn);
             a->perms = e.perms;
-            a->span_shift = e.span_shift;
+            a->span_shift = e.large_shift ? 0 : e.span_shift;
+            a->page_shift = e.large_shift ? e.large_shift : (uint8_t)t->cfg.page_shift;
         }
     } else {
         gmmu_tlb_result r;
@@ -1015,8 +1179,9 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
         a->ppn = r.ppn;
         a->perms = r.perms;
         a->ready = r.ready;
+        a->page_shift = r.page_shift;
         gmmu_tlb_entry e;
-        if (hit && t->cov_k && gmmu_tlb_probe(t, asid, vpn, &e))
+        if (hit && t->cov_k && r.page_shift == t->cfg.page_shift && probe_main(t, asid, vpn, &e))
             a->span_shift = e.span_shift;
     }
     if (!hit)
@@ -1035,6 +1200,11 @@ bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_
     *flags = 0;
     if (page_shift < shift)
         return false;
+    for (uint32_t i = t->nlarge; i-- > 0;)
+        if (page_shift >= t->cfg.large[i].shift) {
+            *flags = GMMU_TLB_FILL_LARGE(i);
+            return true;
+        }
     /* Bytes (log2) a contiguous fill installs. */
     const unsigned unit = t->cfg.coverage_shift ? t->cfg.coverage_shift : shift;
     const unsigned block = unit + gmmu_log2_u64(t->cfg.fill_pages ? t->cfg.fill_pages : 1);

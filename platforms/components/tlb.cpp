@@ -74,7 +74,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             r.done = true;
             r.fault = GMMU_FAULT_NONE;
             r.pa = (a.ppn << shift) | (r.va & page_mask);
-            r.page_shift = shift;
+            r.page_shift = a.page_shift; // a large-page entry answers for its whole page
             r.perms = a.perms;
             r.level_hit = p.level;
             // A coverage entry of a shared level vouches for its whole block
@@ -370,14 +370,19 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         }
         asid = w->asid;
     } else {
-        uint64_t end = single_va + (gp.get_data_length() ? gp.get_data_length() - 1 : 0);
-        if ((single_va >> shift) != (end >> shift)) {
-            gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE); // crosses a page
+        // Every TLB page the access touches (a large page's translation may
+        // cover them all; pieces in separate frames are forwarded apart).
+        const uint64_t len = gp.get_data_length() ? gp.get_data_length() : 1;
+        const uint64_t end = single_va + (len - 1);
+        if (end < single_va || (end >> shift) - (single_va >> shift) >= warp_ext::lanes) {
+            gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE); // wraps, or too many pages
             return;
         }
-        c.npages = 1;
-        c.vpn[0] = single_va >> shift;
-        c.lane_mask[0] = 1;
+        c.npages = unsigned((end >> shift) - (single_va >> shift) + 1);
+        for (unsigned i = 0; i < c.npages; i++) {
+            c.vpn[i] = (single_va >> shift) + i;
+            c.lane_mask[i] = 1;
+        }
         c.lane_page[0] = 0;
     }
     page_reqs.clear();
@@ -425,7 +430,7 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     }
     if (cx && first_fault) {
         cx->fault = first_fault->fault;
-        cx->fault_va = single_va;
+        cx->fault_va = std::max(single_va, first_fault->va); // the first faulting byte
     }
     if (first_fault) {
         if (!debug)
@@ -487,14 +492,63 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         on_translate(page_reqs[0].asid, single_va, pa, write);
     if (!debug)
         lanes++;
-    gp.set_address(pa);
-    if (debug) {
-        isock->transport_dbg(gp);
-    } else {
+    if (!debug)
         delay = t_done;
-        isock->b_transport(gp, delay);
+    bool contiguous = true;
+    for (unsigned i = 1; i < c.npages; i++)
+        contiguous &= (page_reqs[i].pa & ~page_mask) == (page_reqs[0].pa & ~page_mask) + (uint64_t(i) << shift);
+    if (contiguous) {
+        gp.set_address(pa);
+        if (debug)
+            gp.set_response_status(isock->transport_dbg(gp) == gp.get_data_length()
+                                       ? tlm::TLM_OK_RESPONSE
+                                       : tlm::TLM_GENERIC_ERROR_RESPONSE);
+        else
+            isock->b_transport(gp, delay);
+        gp.set_address(single_va);
+        return;
     }
-    gp.set_address(single_va);
+    forward_pieces(gp, delay, debug);
+}
+
+// A plain access over TLB pages in separate frames: one forward per page,
+// in address order, stopping at the first error (its response is the
+// access's).
+void tlb::forward_pieces(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug)
+{
+    const unsigned shift = p.model.page_shift;
+    const uint64_t va = gp.get_address();
+    const uint64_t len = gp.get_data_length();
+    unsigned char *data = gp.get_data_ptr();
+    tlm::tlm_generic_payload piece;
+    piece.set_command(gp.get_command());
+    piece.set_byte_enable_ptr(nullptr);
+    piece.set_dmi_allowed(false);
+    uint64_t done = 0;
+    for (unsigned i = 0; done < len; i++) {
+        const uint64_t at = va + done;
+        const uint64_t n = std::min<uint64_t>(len - done, (((at >> shift) + 1) << shift) - at);
+        piece.set_address((page_reqs[i].pa & ~page_mask) | (at & page_mask));
+        piece.set_data_ptr(data + done);
+        piece.set_data_length(unsigned(n));
+        piece.set_streaming_width(unsigned(n));
+        piece.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        if (debug) {
+            if (isock->transport_dbg(piece) != n) {
+                gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+                return;
+            }
+            piece.set_response_status(tlm::TLM_OK_RESPONSE);
+        } else {
+            isock->b_transport(piece, delay);
+        }
+        if (!piece.is_response_ok()) {
+            gp.set_response_status(piece.get_response_status());
+            return;
+        }
+        done += n;
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void tlb::ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay)
@@ -607,7 +661,9 @@ bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dm
     if (one[0].fault != GMMU_FAULT_NONE)
         return false;
     uint64_t pa = one[0].pa;
-    uint64_t pg_lo = pa & ~page_mask, pg_hi = pg_lo + page_mask;
+    // The whole page the translation belongs to (a large page: all of it).
+    const uint64_t pg_mask = (1ull << std::max<unsigned>(shift, one[0].page_shift)) - 1;
+    uint64_t pg_lo = pa & ~pg_mask, pg_hi = pg_lo + pg_mask;
     tlm::tlm_generic_payload g;
     g.set_command(gp.get_command());
     g.set_address(pa);
@@ -631,7 +687,6 @@ bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dm
         dmi.allow_read();
     else
         return false;
-    (void)shift;
     dmi_granted = true;
     dmi_grants++;
     return true;
@@ -759,6 +814,15 @@ const stat_table<tlb> &tlb::stats_table()
     const auto prefetching = [](const T &c) {
         return c.t.st.prefetch_fills || c.prefetches_received || c.probes_answered || c.probe_fills;
     };
+    // The large-page array of a page size, if this TLB has one.
+    static const auto array_of = [](const T &c, unsigned shift) -> const gmmu_tlb * {
+        for (uint32_t i = 0; i < c.t.nlarge; i++)
+            if (c.p.model.large[i].shift == shift)
+                return c.t.large[i];
+        return nullptr;
+    };
+    const auto has_2m = [](const T &c) { return array_of(c, 21) != nullptr; };
+    const auto has_1g = [](const T &c) { return array_of(c, 30) != nullptr; };
     static const stat_table<tlb> table(
         20, "TLB (`gpu.l1_tlbN`, `gpu.l2_tlbN`, `gpu.l3_tlb`)", "",
         {
@@ -779,6 +843,22 @@ const stat_table<tlb> &tlb::stats_table()
             {"ways", "geometry: ways per set", [](const T &c) { return json(c.p.model.ways); }},
             {"page_bytes", "geometry: bytes one entry translates",
              [](const T &c) { return json(1ull << c.p.model.page_shift); }},
+            {"large_pages.2M.entries", "geometry of the 2 MiB entries (with `entries_2m`)",
+             [](const T &c) { return json(array_of(c, 21)->cfg.entries); }, has_2m},
+            {"large_pages.2M.hits", "lookups a 2 MiB entry answered (counted in `hits` too)",
+             [](const T &c) { return json(array_of(c, 21)->st.hits); }, has_2m},
+            {"large_pages.2M.fills", "2 MiB entries written (not in `fills`)",
+             [](const T &c) { return json(array_of(c, 21)->st.fills); }, has_2m},
+            {"large_pages.2M.evictions", "2 MiB entries replaced",
+             [](const T &c) { return json(array_of(c, 21)->st.evictions); }, has_2m},
+            {"large_pages.1G.entries", "geometry of the 1 GiB entries (with `entries_1g`)",
+             [](const T &c) { return json(array_of(c, 30)->cfg.entries); }, has_1g},
+            {"large_pages.1G.hits", "lookups a 1 GiB entry answered (counted in `hits` too)",
+             [](const T &c) { return json(array_of(c, 30)->st.hits); }, has_1g},
+            {"large_pages.1G.fills", "1 GiB entries written (not in `fills`)",
+             [](const T &c) { return json(array_of(c, 30)->st.fills); }, has_1g},
+            {"large_pages.1G.evictions", "1 GiB entries replaced",
+             [](const T &c) { return json(array_of(c, 30)->st.evictions); }, has_1g},
             {"mshr.mshrs", "L1 MSHR model (with `l1_tlb.mshrs` > 0): MSHRs",
              [](const T &c) { return json(c.p.mshr.mshrs); }, with_mshr},
             {"mshr.allocated", "misses that took an MSHR", [](const T &c) { return json(c.mshr.st.misses); }, with_mshr},

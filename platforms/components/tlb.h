@@ -2,16 +2,18 @@
 //
 // One class serves every level:
 //  * data path (L1 role): a READ/WRITE payload arrives on tsock with VAs — a
-//    warp payload (warp_ext) or a plain payload, translated as a one-lane
-//    warp. Lanes are coalesced into pages, looked up (ports per cycle),
+//    warp payload (warp_ext) or a plain payload. A warp's lanes are coalesced into pages, looked up (ports per cycle),
 //    misses go as one batch (xlate_ext) to miss_isock, lane PAs are filled in
 //    and the payload is forwarded on isock (to memory or a bus) with the
-//    annotated delay. A plain payload's address is swapped to the PA for the
-//    forward and restored on return.
+//    annotated delay. A plain payload may span up to 32 TLB pages: it is
+//    forwarded with its address swapped to the PA (restored on return) when
+//    the frames are contiguous, else one piece per page. Its context is
+//    ASID 0 unless it carries a resolved ctx_ext (gmmu::smmu).
 //  * translation path (L2/L3 role): a TLM_IGNORE_COMMAND payload carrying
 //    xlate_ext is answered from the model; misses go down miss_isock.
 // Supported: b_transport, transport_dbg (translates without changing TLB
-// state), DMI (page-sized, VA-addressed, read-only for read-only pages),
+// state), DMI (the translation's whole page, large pages too; VA-addressed,
+// read-only for read-only pages),
 // DMI invalidation upstream on every TLB invalidation and on downstream
 // invalidation.
 #pragma once
@@ -95,6 +97,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
                                bool debug);
     void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
+    void forward_pieces(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
     // A span on the run's timeline (components/timeline.h), when one is active.
     void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
                      const sc_core::sc_time &end) const;

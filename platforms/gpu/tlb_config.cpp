@@ -12,6 +12,38 @@ using json = nlohmann::json;
 
 static uint32_t u32(const config &c, const std::string &k) { return uint32_t(c.i(k)); }
 
+// The large-page arrays of one level (keys entries_2m, ways_2m, entries_1g,
+// ways_1g), checked here so that every error names the key that causes it.
+static void apply_large(tlb_params &p, const config &c, const std::string &k)
+{
+    const std::string pre = k.substr(0, k.rfind('.') + 1);
+    const struct {
+        const char *name;
+        unsigned shift;
+    } sizes[] = {{"2m", 21}, {"1g", 30}};
+    unsigned n = 0;
+    for (const auto &s : sizes) {
+        const std::string ek = pre + "entries_" + s.name, wk = pre + "ways_" + s.name;
+        const uint32_t entries = u32(c, ek);
+        if (entries == 0)
+            continue;
+        if (s.shift <= p.model.page_shift)
+            throw config_error("config key '" + ek + "': a large-page array needs a TLB page (" +
+                               pre + "page_bytes) smaller than its page");
+        gmmu_tlb_config lc{};
+        lc.entries = entries;
+        lc.ways = u32(c, wk) ? u32(c, wk) : entries;
+        lc.page_shift = s.shift;
+        lc.repl = p.model.repl;
+        lc.lookup_cycles = p.model.lookup_cycles;
+        gmmu_error err{};
+        if (gmmu_tlb_config_check(&lc, &err) != GMMU_OK)
+            throw config_error("config key '" + (std::string(err.field) == "entries" ? ek : wk) +
+                               "': " + err.msg);
+        p.model.large[n++] = {s.shift, lc.entries, lc.ways};
+    }
+}
+
 const descriptor<tlb_params> &tlb_descriptor()
 {
     static const descriptor<tlb_params> d({
@@ -118,6 +150,19 @@ const descriptor<tlb_params> &tlb_descriptor()
                               [](tlb_params &p, const config &c, const std::string &k) {
                                   p.model.fill_pages = u32(c, k);
                               }, "fill_pages", true),
+        int_field<tlb_params>("entries_2m", 0, 0, 1 << 20,
+                              "{L} entries for 2 MiB pages, side by side with the TLB-page entries "
+                              "(0: 2 MiB pages are cached as TLB pages; docs/tlb.md).",
+                              nullptr),
+        int_field<tlb_params>("ways_2m", 0, 0, GMMU_TLB_MAX_WAYS,
+                              "Ways of the {L} 2 MiB entries (0: fully associative).", nullptr),
+        int_field<tlb_params>("entries_1g", 0, 0, 1 << 20,
+                              "{L} entries for 1 GiB pages (0: cached as 2 MiB entries if there "
+                              "are any, else as TLB pages).",
+                              nullptr),
+        int_field<tlb_params>("ways_1g", 0, 0, GMMU_TLB_MAX_WAYS,
+                              "Ways of the {L} 1 GiB entries (0: fully associative).",
+                              &apply_large),
         // Read by the platform (who shares an instance).
         int_field<tlb_params>("shared_by", 0, 0, 1024, "SMs sharing one {L} TLB; 0 = all SMs.",
                               nullptr),

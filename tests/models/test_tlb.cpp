@@ -868,3 +868,149 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
         EXPECT_GT(fast.t.st.hits, 1000u) << "too few hits to compare";
     }
 }
+
+// ---- large-page arrays ---------------------------------------------------------
+
+namespace {
+gmmu_tlb_config mixed_cfg()
+{
+    gmmu_tlb_config c = cfg(16, 4);
+    c.large[0] = {21, 4, 4}; // 2 MiB, fully associative
+    c.large[1] = {30, 2, 2}; // 1 GiB
+    return c;
+}
+constexpr uint64_t k2m = 512, k1g = 512 * 512; // TLB pages per large page
+} // namespace
+
+TEST(TlbLargePageTest, PagesOfThreeSizesLiveSideBySide)
+{
+    Tlb tl(mixed_cfg());
+    uint32_t f = 0;
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 12, 0, &f));
+    EXPECT_EQ(f, 0u);
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 21, 0, &f));
+    EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(0));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 30, 0, &f));
+    EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(1));
+    const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
+    // A 4 KiB page, a 2 MiB page (filled from an address inside it) and a
+    // 1 GiB page.
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
+    const uint64_t v2 = 3 * k2m, p2 = 40 * k2m;
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, v2 + 7, p2 + 7, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
+              GMMU_OK);
+    const uint64_t v1 = 5 * k1g, p1 = 2 * k1g;
+    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, v1 + 12345, p1 + 12345, rw, GMMU_TLB_FILL_LARGE(1), 0,
+                               nullptr),
+              GMMU_OK);
+    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 3u);
+    gmmu_tlb_result r;
+    gmmu_tlb_lookup(&tl.t, 1, 0x10, &r);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.page_shift, 12);
+    for (uint64_t off : {uint64_t(0), uint64_t(1), uint64_t(300), k2m - 1}) {
+        gmmu_tlb_lookup(&tl.t, 1, v2 + off, &r);
+        ASSERT_TRUE(r.hit) << off;
+        EXPECT_EQ(r.ppn, p2 + off);
+        EXPECT_EQ(r.page_shift, 21);
+    }
+    gmmu_tlb_lookup(&tl.t, 1, v2 + k2m, &r);
+    EXPECT_FALSE(r.hit) << "the next 2 MiB page";
+    gmmu_tlb_lookup(&tl.t, 2, v2, &r);
+    EXPECT_FALSE(r.hit) << "another ASID";
+    for (uint64_t off : {uint64_t(0), k2m + 3, k1g - 1}) {
+        gmmu_tlb_lookup(&tl.t, 1, v1 + off, &r);
+        ASSERT_TRUE(r.hit) << off;
+        EXPECT_EQ(r.ppn, p1 + off);
+        EXPECT_EQ(r.page_shift, 30);
+    }
+    EXPECT_EQ(tl.t.st.hits, 1u + 4u + 3u);
+    EXPECT_EQ(tl.t.st.misses, 2u);
+    // A probe and a debug answer report the large entry in TLB pages.
+    gmmu_tlb_entry e;
+    ASSERT_TRUE(gmmu_tlb_probe(&tl.t, 1, v2 + 9, &e));
+    EXPECT_EQ(e.vpn, v2);
+    EXPECT_EQ(e.ppn, p2);
+    EXPECT_EQ(e.large_shift, 21);
+    gmmu_tlb_answer a;
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, v2 + 9, GMMU_ACC_USER, true, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(a.ppn, p2 + 9);
+    EXPECT_EQ(a.page_shift, 21);
+    EXPECT_EQ(a.span_shift, 0) << "not a coverage entry";
+    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, v1 + 1, GMMU_ACC_USER, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(a.page_shift, 30);
+}
+
+TEST(TlbLargePageTest, InvalidationReachesEveryArray)
+{
+    Tlb tl(mixed_cfg());
+    const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
+    auto fill_all = [&] {
+        gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr);
+        gmmu_tlb_fill_ex(&tl.t, 1, 3 * k2m, 40 * k2m, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr);
+        gmmu_tlb_fill_ex(&tl.t, 2, 5 * k1g, 2 * k1g, rw, GMMU_TLB_FILL_LARGE(1), 0, nullptr);
+    };
+    fill_all();
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(&tl.t, 1, 3 * k2m + 100)) << "any page inside";
+    EXPECT_FALSE(gmmu_tlb_probe(&tl.t, 1, 3 * k2m, nullptr));
+    EXPECT_TRUE(gmmu_tlb_probe(&tl.t, 1, 0x10, nullptr));
+    // A 4 KiB range inside the 1 GiB page drops it whole.
+    const uint64_t va = (5 * k1g + 77) << 12;
+    EXPECT_EQ(gmmu_tlb_invalidate_range(&tl.t, 2, va, va + 4095), 1u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 1u);
+    fill_all();
+    EXPECT_EQ(gmmu_tlb_invalidate_asid(&tl.t, 1), 2u);
+    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 1u);
+    fill_all();
+    EXPECT_EQ(gmmu_tlb_invalidate_range_all_asids(&tl.t, 0, ~0ull), 3u);
+    fill_all();
+    const uint64_t gen = gmmu_tlb_generation(&tl.t);
+    gmmu_tlb_invalidate_all(&tl.t);
+    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 0u);
+    // A fill that started before the invalidation is dropped, large or not.
+    gmmu_tlb_fill_out out;
+    gmmu_tlb_fill_ex(&tl.t, 1, 3 * k2m, 40 * k2m, rw,
+                     GMMU_TLB_FILL_LARGE(0) | GMMU_TLB_FILL_CHECK_GEN, gen, &out);
+    EXPECT_TRUE(out.dropped);
+    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 0u);
+}
+
+TEST(TlbLargePageTest, VictimsOfALargeArrayAreReportedInTlbPages)
+{
+    Tlb tl(mixed_cfg());
+    gmmu_tlb_fill_out out;
+    for (uint64_t k = 0; k < 5; k++)
+        gmmu_tlb_fill_ex(&tl.t, 0, k * k2m, (100 + k) * k2m, GMMU_PTE_U, GMMU_TLB_FILL_LARGE(0),
+                         0, &out);
+    ASSERT_EQ(out.nvictims, 1u) << "4 entries: the fifth fill evicts the LRU one";
+    EXPECT_EQ(out.victims[0].vpn, 0u);
+    EXPECT_EQ(out.victims[0].ppn, 100 * k2m);
+    EXPECT_EQ(out.victims[0].span_shift, 9);
+    EXPECT_EQ(out.victims[0].large_shift, 21);
+    Tlb plain(cfg(16, 4));
+    EXPECT_EQ(gmmu_tlb_fill_ex(&plain.t, 0, 0, 0, 0, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
+              GMMU_EINVAL) << "no such array";
+}
+
+TEST(TlbLargePageTest, ConfigErrorsNameTheArrayAndField)
+{
+    gmmu_error err{};
+    gmmu_tlb_config c = mixed_cfg();
+    c.large[0].shift = 12;
+    EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "large0.shift");
+    c = mixed_cfg();
+    c.large[1].shift = 21;
+    EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "large1.shift") << "not above the previous array";
+    c = mixed_cfg();
+    c.large[0].ways = 8;
+    EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "large0.ways");
+    c = mixed_cfg();
+    c.large[0].entries = 0;
+    EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "large1.entries");
+    c = mixed_cfg();
+    EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_OK);
+}

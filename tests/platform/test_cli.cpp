@@ -573,3 +573,30 @@ TEST(CliBadInputTest, EveryClassIsRefusedUpFront)
 
 } // namespace
 #endif
+
+TEST(CliTest, TwoMegabytePagesLiveInTheirOwnTlbEntries)
+{
+    // 2 MiB pages; the L1 TLBs keep 4 KiB TLB pages with 8 entries for
+    // 2 MiB pages beside them: every L1 hit is a 2 MiB entry's.
+    std::string out = tmp("large");
+    SimRun r = sim("--workload random-sample " + small +
+                   " --set page_size=2097152 --set workload.region_bytes=16777216"
+                   " --set l1_tlb.page_bytes=4096 --set l1_tlb.entries_2m=8 --quiet --out " + out);
+    ASSERT_EQ(r.status, 0) << r.out;
+    nlohmann::json s = load(out + "/stats.json");
+    nlohmann::json l1 = s["gpu"]["l1_tlb0"];
+    ASSERT_TRUE(l1.contains("large_pages")) << l1.dump();
+    EXPECT_GT(l1["large_pages"]["2M"]["hits"].get<uint64_t>(), 0u);
+    EXPECT_EQ(l1["large_pages"]["2M"]["hits"], l1["hits"]);
+    EXPECT_EQ(l1["fills"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["data_check"]["mismatches"], 0);
+    // A large-page array the TLB page cannot sit under is refused, by key.
+    SimRun bad = sim("--workload random-sample " + small +
+                     " --set page_size=2097152 --set l1_tlb.entries_2m=8 --quiet --out " + out);
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.out.find("l1_tlb.entries_2m"), std::string::npos) << bad.out;
+    SimRun ways = sim("--workload random-sample " + small +
+                      " --set l1_tlb.entries_2m=8 --set l1_tlb.ways_2m=16 --quiet --out " + out);
+    EXPECT_EQ(ways.status, 2);
+    EXPECT_NE(ways.out.find("l1_tlb.ways_2m"), std::string::npos) << ways.out;
+}

@@ -10,7 +10,18 @@
  * An entry maps one TLB page of 2^page_shift bytes (the translation of a
  * larger page-table page is cached as the TLB page that contains the
  * address), or, when the fill says the frames are contiguous, a coverage
- * region of 2^coverage_shift bytes. See docs/tlb.md for the rules. */
+ * region of 2^coverage_shift bytes. See docs/tlb.md for the rules.
+ *
+ * Large pages (config.large): up to two further arrays hold entries of
+ * larger pages (2 MiB, 1 GiB) side by side with the TLB-page entries, each
+ * set-associative with its own geometry, looked up in parallel with the
+ * main array (one lookup latency), as x86 cores' split L1 DTLBs are. A
+ * translation of a page at least as large as an array's page goes to the
+ * largest such array (gmmu_tlb_fill_plan); every other call of this API
+ * keeps working in TLB pages (vpn = VA >> page_shift): lookups, probes and
+ * invalidations cover all arrays, and a large entry answers for every TLB
+ * page inside it. The main array is looked up first, then the arrays by
+ * increasing page size. */
 #ifndef GMMU_TLB_H
 #define GMMU_TLB_H
 
@@ -48,6 +59,15 @@ typedef enum gmmu_tlb_index {
  * its set, so ways are bounded to keep a fully associative TLB usable. */
 #define GMMU_TLB_MAX_ENTRIES (1u << 24)
 #define GMMU_TLB_MAX_WAYS 4096u
+#define GMMU_TLB_MAX_LARGE 2u
+
+/* An array of large-page entries. */
+typedef struct gmmu_tlb_large {
+    uint32_t shift;   /* page size of its entries (log2 bytes): above page_shift (and the
+                       * previous array's), at most 32 */
+    uint32_t entries; /* 0: no such array */
+    uint32_t ways;    /* 1..entries */
+} gmmu_tlb_large;
 
 typedef struct gmmu_tlb_config {
     uint32_t entries;      /* >= 1 */
@@ -65,6 +85,8 @@ typedef struct gmmu_tlb_config {
                               * when filled with GMMU_TLB_FILL_CONTIG */
     uint32_t fill_pages;     /* 0/1: a fill installs one entry; N (power of two <= 64): a
                               * contiguous fill installs the N entries of the aligned group */
+    gmmu_tlb_large large[GMMU_TLB_MAX_LARGE]; /* large-page arrays, by increasing shift;
+                                               * entries 0 ends the list */
 } gmmu_tlb_config;
 
 typedef struct gmmu_tlb_entry {
@@ -76,7 +98,10 @@ typedef struct gmmu_tlb_entry {
     bool valid;
     bool prefetched;    /* filled by a prefetch and not yet hit by a lookup */
     uint8_t span_shift; /* maps pages [vpn, vpn + 2^span_shift): 0 or coverage_shift -
-                         * page_shift */
+                         * page_shift (or, for large_shift != 0, large_shift - page_shift) */
+    uint8_t large_shift; /* an entry of a large-page array as gmmu_tlb_probe and fill
+                          * victims report it (vpn/ppn in TLB pages): its page size; 0 for the
+                          * main array's entries */
     uint32_t hits;      /* lookup hits since the fill */
     uint64_t ready;     /* time the fill's translation arrives (0 = with the fill), set with
                          * gmmu_tlb_set_ready(); in the caller's time unit */
@@ -121,6 +146,8 @@ typedef struct gmmu_tlb {
     uint64_t way_mask;    /* bit w set for every way w of a set (fast path) */
     uint64_t *vmask;      /* per set: bit w = way w valid (fast path) */
     uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
+    struct gmmu_tlb *large[GMMU_TLB_MAX_LARGE]; /* large-page arrays (their stats are theirs) */
+    uint32_t nlarge;
 } gmmu_tlb;
 
 /* Result of a lookup. */
@@ -133,6 +160,8 @@ typedef struct gmmu_tlb_result {
     uint32_t cycles;
     uint64_t ready;     /* on a hit: the entry's ready time (0 = arrived with the fill); a
                          * hit before it completes when the fill's translation arrives */
+    uint8_t page_shift; /* on a hit: page size of the entry's array (page_shift, or a
+                         * large-page array's shift) */
 } gmmu_tlb_result;
 
 /* Whether a write that hits an entry with these permissions must still go to
@@ -184,6 +213,9 @@ uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64
                                     * with the same perms */
 #define GMMU_TLB_FILL_PREFETCH 2u  /* a prefetch (e.g. an LDT push), not a demand fill */
 #define GMMU_TLB_FILL_CHECK_GEN 4u /* drop the fill if gmmu_tlb_generation() != gen */
+/* Install into large-page array i (vpn, ppn still in TLB pages: the entry
+ * maps the array's page holding vpn; CONTIG does not apply). */
+#define GMMU_TLB_FILL_LARGE(i) (8u << (i))
 
 typedef struct gmmu_tlb_fill_out {
     bool dropped;       /* stale generation: nothing installed */
@@ -232,6 +264,8 @@ typedef struct gmmu_tlb_answer {
                          * gmmu_tlb_result.ready */
     uint8_t span_shift; /* served by a coverage entry: log2 of the pages it vouches
                          * for (0 = one page, or no coverage entries configured) */
+    uint8_t page_shift; /* served: page size of the entry (page_shift, or a large-page
+                         * array's shift; frames are contiguous over the whole page) */
 } gmmu_tlb_answer;
 
 /* Answer an access (GMMU_ACC_WRITE / GMMU_ACC_USER bits of access): a lookup
@@ -243,7 +277,8 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
 /* How to install a next level's translation of a page of 2^page_shift bytes
  * whose leaf PTE says the aligned block of 2^contig_log2 such pages holding
  * it maps contiguously. False: this TLB cannot cache it (the page is smaller
- * than the TLB page). True: *flags for gmmu_tlb_fill_ex, with
+ * than the TLB page). True: *flags for gmmu_tlb_fill_ex: GMMU_TLB_FILL_LARGE(i)
+ * for the largest large-page array whose page fits in the page, else
  * GMMU_TLB_FILL_CONTIG when the PTE vouches for the whole block a contiguous
  * fill installs (fill_pages entries of one coverage region or TLB page). */
 bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_log2,
