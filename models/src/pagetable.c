@@ -185,6 +185,28 @@ gmmu_status gmmu_pt_update_leaf(gmmu_pt *pt, uint64_t va, uint64_t set_bits, uin
     return wr(&pt->mem, leaf_pa, pte);
 }
 
+gmmu_status gmmu_pt_set_frame(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned *page_shift)
+{
+    if (!pt)
+        return GMMU_EINVAL;
+    uint64_t leaf_pa;
+    unsigned level;
+    gmmu_status s = find_leaf(pt, va, &leaf_pa, &level);
+    if (s != GMMU_OK)
+        return s;
+    const unsigned shift = 12 + 9 * (level - 1);
+    if ((pa & ((1ull << shift) - 1)) || (pa & ~GMMU_PTE_ADDR_MASK))
+        return GMMU_EINVAL;
+    uint64_t pte;
+    if (rd(&pt->mem, leaf_pa, &pte) != GMMU_OK)
+        return GMMU_EMEM;
+    const uint64_t frame_mask = GMMU_PTE_ADDR_MASK & ~((1ull << shift) - 1);
+    pte = (pte & ~frame_mask) | pa;
+    if (page_shift)
+        *page_shift = shift;
+    return wr(&pt->mem, leaf_pa, pte);
+}
+
 gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
                            uint64_t va, unsigned access, gmmu_walk_result *r)
 {

@@ -58,7 +58,9 @@ struct smmu_params {
 
 class smmu : public sc_core::sc_module, public stats_provider {
   public:
-    tlm_utils::multi_passthrough_target_socket<smmu> tsock; // devices (plain payloads, VA)
+    tlm_utils::multi_passthrough_target_socket<smmu, 32, tlm::tlm_base_protocol_types, 0,
+                                               sc_core::SC_ZERO_OR_MORE_BOUND>
+        tsock; // devices (plain payloads, VA); unbound in a command-queue-only use
     tlm_utils::simple_initiator_socket<smmu> isock;         // the TLB that translates them
     tlm_utils::simple_initiator_socket_optional<smmu> bypass_isock; // untranslated (bypass STEs)
     tlm_utils::simple_initiator_socket<smmu> mem_isock;     // tables, queues, MSI writes

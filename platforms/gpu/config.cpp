@@ -143,6 +143,20 @@ const std::vector<key_spec> &config_schema()
           "Memory bandwidth, bytes per cycle (0 = unlimited); accesses beyond it queue."),
         B("mmu.bypass", false,
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
+        I("contexts", 1, 1, 32,
+          "Address spaces: SM i runs in context i mod contexts (ASID = context), each with its "
+          "own page tables and frames; the workload is mapped at the same VAs in every context "
+          "and each context's data is checked on its own."),
+        I("migrate.interval_cycles", 0, 0, 1000000000,
+          "Every this many cycles the driver migrates one mapped page (of a random context) to a "
+          "new frame while the workload runs: not present, TLB invalidation and CMD_SYNC through "
+          "an SMMU command queue, copy, remap; 0 = no migration (docs/smmu.md)."),
+        I("migrate.copy_cycles", 256, 1, 100000000,
+          "Cycles one page copy keeps the page not present (accesses to it stall and replay)."),
+        I("migrate.seed", 1, 1, 1ll << 62, "Seed of the choice of the pages to migrate."),
+        B("migrate.invalidate", true,
+          "Invalidate the TLBs (TLBI + CMD_SYNC) before copying; false shows what a driver that "
+          "skips it loses (the data check fails)."),
         S("workload.kind", "", {}, "Workload name (set by --workload)."),
         I("workload.region_bytes", 64ll << 20, 4096, 1ll << 45,
           "random-sample/stream: size of the mapped region, bytes; hash-group: size of the "
@@ -431,6 +445,13 @@ void config::validate() const
     }
     if (b("picle.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
+    for (const char *k : {"contexts", "migrate.interval_cycles"}) {
+        const bool on = std::string(k) == "contexts" ? i(k) > 1 : i(k) > 0;
+        if (on && b("mmu.bypass"))
+            throw config_error(std::string("config key '") + k + "': needs translation (mmu.bypass=false)");
+        if (on && s("sm.model") != "simple")
+            throw config_error(std::string("config key '") + k + "': supported with sm.model=simple only");
+    }
     if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
         throw config_error("config key 'picle.ways': must divide picle.entries");
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))

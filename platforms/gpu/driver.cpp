@@ -87,8 +87,50 @@ void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flag
                                                        : gmmu_status_str(s)));
         }
         bytes_mapped += psz;
+        mapped.push_back(v);
     }
+    mapped_shift = page_shift;
     next_data = pa_base + (hi - lo);
+}
+
+static std::string hex(uint64_t v)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    return buf;
+}
+
+void driver::set_present(uint64_t va, bool present)
+{
+    gmmu_status s = gmmu_pt_update_leaf(&pt, va, present ? GMMU_PTE_P : 0, present ? 0 : GMMU_PTE_P);
+    if (s != GMMU_OK)
+        throw std::runtime_error("driver: cannot change VA " + hex(va) + ": " + gmmu_status_str(s));
+}
+
+void driver::clear_contiguity(uint64_t va_lo, uint64_t va_hi)
+{
+    const uint64_t psz = 1ull << mapped_shift;
+    for (uint64_t v = va_lo & ~(psz - 1); v <= va_hi && v >= (va_lo & ~(psz - 1)); v += psz)
+        gmmu_pt_update_leaf(&pt, v, 0, GMMU_PTE_CONTIG_MASK); // unmapped pages: nothing to do
+}
+
+uint64_t driver::alloc_frame_of(unsigned page_shift)
+{
+    const uint64_t psz = 1ull << page_shift;
+    next_data = (next_data + psz - 1) & ~(psz - 1);
+    const uint64_t pa = next_data;
+    if (pa + psz > data_limit)
+        throw std::runtime_error("driver: physical memory exhausted");
+    next_data += psz;
+    return pa;
+}
+
+void driver::set_frame(uint64_t va, uint64_t pa)
+{
+    gmmu_status s = gmmu_pt_set_frame(&pt, va, pa, nullptr);
+    if (s != GMMU_OK)
+        throw std::runtime_error("driver: cannot move VA " + hex(va) + " to " + hex(pa) + ": " +
+                                 gmmu_status_str(s));
 }
 
 const stat_table<driver> &driver::stats_table()

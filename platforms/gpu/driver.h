@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <unordered_set>
+#include <vector>
 
 #include <systemc>
 
@@ -34,6 +35,19 @@ class driver : public sc_core::sc_module, public stats_provider {
     const gmmu_pt &table() const { return pt; }
     gmmu_mem_ops mem_ops() const;
 
+    // Page migration (platforms/gpu/migrator.h), in the order a driver does
+    // it: make the page (VA of any byte in it) not present, drop the
+    // contiguity hints of its aligned block of 2^7 pages (the frames stop
+    // being contiguous), allocate a new frame, copy, point the PTE at it and
+    // make it present again. Throws std::runtime_error.
+    void set_present(uint64_t va, bool present);
+    void clear_contiguity(uint64_t va_lo, uint64_t va_hi);
+    uint64_t alloc_frame_of(unsigned page_shift);
+    void set_frame(uint64_t va, uint64_t pa);
+    // Pages mapped so far (their VAs, in mapping order) and their size.
+    const std::vector<uint64_t> &pages() const { return mapped; }
+    unsigned page_shift() const { return mapped_shift; }
+
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<driver> &stats_table();
@@ -48,6 +62,8 @@ class driver : public sc_core::sc_module, public stats_provider {
     uint64_t next_pt, next_data;
     uint64_t data_limit;
     uint64_t bytes_mapped = 0;
+    std::vector<uint64_t> mapped;
+    unsigned mapped_shift = 12;
 };
 
 } // namespace gmmu

@@ -145,6 +145,15 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     mem = std::make_unique<memory>("memory", unsigned(c.i("memory.latency_cycles")), clock);
     mem->set_bytes_per_cycle(unsigned(c.i("memory.bytes_per_cycle")));
     drv = std::make_unique<driver>("driver", *mem);
+    const unsigned nctx = unsigned(c.i("contexts"));
+    for (unsigned k = 1; k < nctx; k++) {
+        // Context k: tables from 0x01000000 + k * 64 MiB, frames from 4 GiB + k TiB.
+        const std::string nm = "driver" + std::to_string(k);
+        ctx_drivers.push_back(std::make_unique<driver>(nm.c_str(), *mem, 0x01000000ull + (uint64_t(k) << 26),
+                                                       0x100000000ull + (uint64_t(k) << 40)));
+        ctx_checkers.push_back(std::make_unique<data_checker>());
+        ctx_checkers.back()->salt = uint64_t(k) * 0x9E3779B97F4A7C15ull;
+    }
     const unsigned nsm = unsigned(c.i("sm.count"));
     const bool bypass = c.b("mmu.bypass");
 
@@ -246,7 +255,8 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                                              : "ptw";
                         walkers.push_back(std::make_unique<ptw>(nm.c_str(), wparams));
                         walkers.back()->pt_isock.bind(mem->tsock);
-                        walkers.back()->set_root(0, drv->root());
+                        for (unsigned k = 0; k < nctx; k++)
+                            walkers.back()->set_root(uint16_t(k), driver_of(k).root());
                     }
                     t.miss_isock.bind(walkers.back()->tsock);
                     continue;
@@ -311,9 +321,14 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         sp.issue_width = unsigned(c.i("sm.issue_width"));
         sp.bypass = bypass;
         sp.clock = clock;
+        sp.asid = uint16_t(i % nctx);
+        if (c.i("migrate.interval_cycles") > 0)
+            sp.page_in_flight = [this](uint16_t asid, uint64_t va) {
+                return migr && migr->in_flight(asid, va);
+            };
         const std::string nm = "sm" + std::to_string(i);
         if (model == "simple") {
-            sms.push_back(std::make_unique<sm>(nm.c_str(), sp, wl, checker));
+            sms.push_back(std::make_unique<sm>(nm.c_str(), sp, wl, checker_of(sp.asid)));
         } else {
             sm_factory *f = nullptr;
             for (auto &r : sm_registry())
@@ -331,7 +346,29 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             if (std::find(groups[0][k].begin(), groups[0][k].end(), i) != groups[0][k].end())
                 sms.back()->socket().bind(l1[k]->tsock);
     }
-    wl.setup(*drv, gmmu_log2_u64(uint64_t(c.i("page_size"))));
+    for (unsigned k = 0; k < nctx; k++)
+        wl.setup(driver_of(k), gmmu_log2_u64(uint64_t(c.i("page_size"))));
+    if (c.i("migrate.interval_cycles") > 0) {
+        migrator_params mp;
+        mp.clock = clock;
+        mp.interval_cycles = unsigned(c.i("migrate.interval_cycles"));
+        mp.copy_cycles = unsigned(c.i("migrate.copy_cycles"));
+        mp.invalidate = c.b("migrate.invalidate");
+        mp.seed = uint64_t(c.i("migrate.seed"));
+        std::vector<driver *> drivers;
+        for (unsigned k = 0; k < nctx; k++)
+            drivers.push_back(&driver_of(k));
+        migr = std::make_unique<migrator>("migrator", mp, *mem, drivers, [this] {
+            for (auto &s : sms)
+                if (!s->finished() && !s->failed())
+                    return true;
+            return false;
+        });
+        migr->unit.isock.bind(l1[0]->tsock);
+        for (size_t k = 1; k < l1.size(); k++)
+            migr->unit.inv_isock.bind(l1[k]->tsock);
+        migr->unit.mem_isock.bind(mem->tsock);
+    }
 }
 
 // The data side's next target for one more L1 client: a new L1 data cache
@@ -404,19 +441,26 @@ run_result gpu_platform::run()
             r.ok = false;
         }
     }
-    r.lanes_checked = checker.checked;
-    r.mismatches = checker.mismatches;
+    std::string first_mismatch;
+    for (unsigned k = 0; k <= ctx_checkers.size(); k++) {
+        const data_checker &ck = checker_of(k);
+        r.lanes_checked += ck.checked;
+        r.mismatches += ck.mismatches;
+        if (first_mismatch.empty() && ck.mismatches)
+            first_mismatch = (ctx_checkers.empty() ? "" : "context " + std::to_string(k) + ": ") +
+                             ck.first_mismatch;
+    }
     if (r.interrupted_by) {
         r.ok = false;
         r.error = "interrupted by signal " + std::to_string(r.interrupted_by) +
                   " at simulated time " + std::to_string(uint64_t(r.sim_time_ns)) + " ns";
         return r;
     }
-    if (checker.mismatches) {
+    if (r.mismatches) {
         r.ok = false;
         if (r.error.empty())
-            r.error = "data check failed: " + std::to_string(checker.mismatches) +
-                      " lanes wrong; first: " + checker.first_mismatch;
+            r.error = "data check failed: " + std::to_string(r.mismatches) +
+                      " lanes wrong; first: " + first_mismatch;
     }
     return r;
 }

@@ -4,6 +4,8 @@
 //   l1_tlb[i].miss_isock -> l2_tlb.tsock (or ptw.tsock when l2_tlb.enabled=false)
 //   l2_tlb.miss_isock -> ptw.tsock      ptw.pt_isock -> memory.tsock (page tables)
 // With mmu.bypass=true the SMs bind straight to memory (PA = VA).
+// contexts=N: N drivers (page tables, ASIDs 0..N-1); migrate.*: a migrator
+// whose SMMU command queue invalidates every L1 TLB (platforms/gpu/migrator.h).
 #pragma once
 
 #include <functional>
@@ -21,6 +23,7 @@
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
 #include "gmmu/gpu/driver.h"
+#include "gmmu/gpu/migrator.h"
 #include "gmmu/gpu/sm.h"
 #include "gmmu/gpu/workload.h"
 
@@ -71,6 +74,13 @@ class gpu_platform : public sc_core::sc_module {
     // Extra components SM models or workloads add (fault handler, ...), kept alive here.
     std::vector<std::unique_ptr<sc_core::sc_module>> extras;
     data_checker checker;
+    // contexts > 1: the drivers and checkers of contexts 1.. (context 0 is
+    // drv / checker); SM i runs in context i mod contexts.
+    std::vector<std::unique_ptr<driver>> ctx_drivers;
+    std::vector<std::unique_ptr<data_checker>> ctx_checkers;
+    driver &driver_of(unsigned ctx) { return ctx == 0 ? *drv : *ctx_drivers[ctx - 1]; }
+    data_checker &checker_of(unsigned ctx) { return ctx == 0 ? checker : *ctx_checkers[ctx - 1]; }
+    std::unique_ptr<migrator> migr; // migrate.interval_cycles > 0
     sc_core::sc_time clock;
 };
 

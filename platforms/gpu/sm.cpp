@@ -29,6 +29,8 @@ void sm::run()
     const sc_core::sc_time cyc = p.clock;
     std::vector<sc_core::sc_time> ready(p.warps, sc_core::SC_ZERO_TIME);
     std::vector<bool> finished(p.warps, false);
+    std::vector<bool> replay(p.warps, false); // the warp's last access faulted: issue it again
+    std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0);
     unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
     warp_op op;
     ext.sm = p.id;
@@ -55,7 +57,13 @@ void sm::run()
                 now = sc_core::sc_time_stamp();
             }
         }
-        next_status ns = wl.poll(p.id, w, op);
+        next_status ns = next_status::issue;
+        if (replay[w]) {
+            op = stalled[w];
+            replay[w] = false;
+        } else {
+            ns = wl.poll(p.id, w, op);
+        }
         if (ns == next_status::done) {
             finished[w] = true;
             live--;
@@ -78,7 +86,7 @@ void sm::run()
             if (p.bypass)
                 ext.pa[l] = op.va[l];
             if (op.write && (op.active >> l & 1))
-                ext.data[l] = op.explicit_data ? op.data[l] : data_pattern(op.va[l]);
+                ext.data[l] = op.explicit_data ? op.data[l] : chk.pattern(op.va[l]);
         }
         gp.set_command(op.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(op.va[0]);
@@ -86,6 +94,16 @@ void sm::run()
         sc_core::sc_time delay = qk.get_local_time();
         const sc_core::sc_time issue_offset = delay;
         isock->b_transport(gp, delay);
+        if (gp.get_response_status() != tlm::TLM_OK_RESPONSE && ext.fault_mask &&
+            ext.fault == GMMU_FAULT_NOT_PRESENT && p.page_in_flight &&
+            p.page_in_flight(p.asid, ext.fault_va)) {
+            // No lane touched memory: stall the warp, then replay the access.
+            stalled[w] = op;
+            replay[w] = true;
+            ready[w] = now + (delay - issue_offset) + cyc * p.retry_cycles;
+            fault_replays++;
+            continue;
+        }
         if (gp.get_response_status() != tlm::TLM_OK_RESPONSE) {
             char buf[200];
             if (ext.fault_mask)
@@ -160,6 +178,9 @@ const stat_table<sm> &sm::stats_table()
              [](const T &c) { return json(c.warp_accesses ? c.latency_sum.to_seconds() * 1e9 / double(c.warp_accesses) : 0.0); }},
             {"finish_ns", "time the SM's last access completed",
              [](const T &c) { return json(c.end_time.to_seconds() * 1e9); }},
+            {"fault_replays", "accesses replayed after a not-present fault on a page being migrated (with `migrate.interval_cycles`)",
+             [](const T &c) { return json(c.fault_replays); },
+             [](const T &c) { return bool(c.p.page_in_flight); }},
         });
     return table;
 }

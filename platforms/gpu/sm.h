@@ -6,6 +6,7 @@
 // Temporal decoupling through tlm_utils::tlm_quantumkeeper.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct sm_params {
     uint16_t asid = 0;
     bool bypass = false; // no MMU: PA = VA
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
+    // A not-present fault on a page this says is being migrated (asid, VA)
+    // is not an error: the warp stalls retry_cycles and replays the access,
+    // as on a GPU with replayable faults. Empty: every fault fails the run.
+    std::function<bool(uint16_t asid, uint64_t va)> page_in_flight;
+    unsigned retry_cycles = 64;
 };
 
 // What the platform needs of an SM model: one initiator socket towards its
@@ -71,7 +77,8 @@ class sm : public sm_base {
     bool done = false;
     std::string error;
     sc_core::sc_time end_time;
-    uint64_t warp_accesses = 0, loads = 0, stores = 0, lanes = 0, idle_cycles = 0;
+    uint64_t warp_accesses = 0, loads = 0, stores = 0, lanes = 0, idle_cycles = 0,
+             fault_replays = 0;
     sc_core::sc_time latency_sum;
 };
 

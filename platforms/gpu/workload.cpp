@@ -57,7 +57,7 @@ bool data_checker::check(uint64_t va, uint64_t value)
         page_bits *b = bits_for(va >> 12, false);
         unsigned word = (va >> 3) & 511;
         bool was_written = b && (b->w[word >> 6] >> (word & 63)) & 1;
-        want = was_written ? data_pattern(va) : 0;
+        want = was_written ? pattern(va) : 0;
     }
     if (value == want)
         return true;

@@ -83,6 +83,11 @@ inline uint64_t data_pattern(uint64_t va)
 
 class data_checker {
   public:
+    // One checker per address space; salt makes each space's store data its
+    // own (0: data_pattern(va)), so a load served from another space's
+    // frame is caught even at the same VA.
+    uint64_t salt = 0;
+    uint64_t pattern(uint64_t va) const { return data_pattern(va ^ salt); }
     void stored(uint64_t va);
     void stored_value(uint64_t va, uint64_t value); // explicit store data
     // Returns true if `value` is what a load of va must see.

@@ -160,3 +160,30 @@ TEST_F(PageTableTest, RandomMappingsWalkToWhatWasMapped)
 }
 
 } // namespace
+
+TEST_F(PageTableTest, SetFrameMovesAPageAndKeepsItsFlags)
+{
+    const uint64_t va = 0x7f00'0020'0000ull;
+    ASSERT_EQ(gmmu_pt_map(&pt, va, 0x4000'0000, 21, GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_CONTIG(2),
+                          nullptr),
+              GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(&pt, 0x1000, 0x9000, 12, GMMU_MAP_U, nullptr), GMMU_OK);
+    // Not present while it moves; the frame still changes.
+    ASSERT_EQ(gmmu_pt_update_leaf(&pt, va, 0, GMMU_PTE_P), GMMU_OK);
+    unsigned shift = 0;
+    EXPECT_EQ(gmmu_pt_set_frame(&pt, va + 0x1234, 0x1000, &shift), GMMU_EINVAL) << "not 2 MiB aligned";
+    ASSERT_EQ(gmmu_pt_set_frame(&pt, va + 0x1234, 0x8000'0000, &shift), GMMU_OK);
+    EXPECT_EQ(shift, 21u);
+    ASSERT_EQ(gmmu_pt_update_leaf(&pt, va, GMMU_PTE_P, 0), GMMU_OK);
+    gmmu_walk_result r;
+    ASSERT_EQ(gmmu_walk(&pt.mem, pt.root, va + 0x1234, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
+    EXPECT_EQ(r.pa, 0x8000'1234ull);
+    EXPECT_EQ(r.page_shift, 21u);
+    EXPECT_EQ(r.pte & GMMU_PTE_CONTIG_MASK, uint64_t(GMMU_MAP_CONTIG(2))) << "flags kept";
+    ASSERT_EQ(gmmu_pt_set_frame(&pt, 0x1abc, 0xa000, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&pt.mem, pt.root, 0x1abc, GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.pa, 0xaabcull);
+    EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
+    EXPECT_EQ(gmmu_pt_set_frame(&pt, 0x5000, 0xa000, nullptr), GMMU_EFAULT) << "nothing mapped";
+}

@@ -98,6 +98,11 @@ gmmu_status gmmu_pt_unmap(gmmu_pt *pt, uint64_t va);
 /* Clear or set bits of the leaf PTE covering va (e.g. clear P to make a page
  * fault, or clear A/D). */
 gmmu_status gmmu_pt_update_leaf(gmmu_pt *pt, uint64_t va, uint64_t set_bits, uint64_t clear_bits);
+/* Point the leaf PTE covering va (present or not) at frame pa, keeping its
+ * flags (a page migration). pa must be aligned to the leaf's page size:
+ * GMMU_EINVAL otherwise; GMMU_EFAULT if no leaf covers va. *page_shift (if
+ * non-NULL) gets the leaf's page size. */
+gmmu_status gmmu_pt_set_frame(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned *page_shift);
 
 /* ---- walker ------------------------------------------------------------- */
 typedef enum gmmu_fault {
