@@ -6,7 +6,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsystemc-dev libgtest-dev nlohmann-json3-dev
       libcli11-dev python3)
 if [ "${1:-all}" != demo ]; then
-  PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018)
+  PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018
+         slurmctld slurmd slurm-client munge)  # the Slurm backend's test (tests/slurm)
 fi
 if [ "${1:-all}" = fuzz ]; then
   PKGS+=(clang libclang-rt-14-dev)  # clang and its libFuzzer/sanitizer runtimes (make fuzz;

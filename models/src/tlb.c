@@ -87,7 +87,7 @@ gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *c, gmmu_error *err)
     bool ended = false;
     for (unsigned i = 0; i < GMMU_TLB_MAX_LARGE; i++) {
         const gmmu_tlb_large *l = &c->large[i];
-        char field[32];
+        char field[80]; /* "large%u." + a gmmu_error field (64) */
         if (l->entries == 0) {
             ended = true;
             continue;
