@@ -32,26 +32,36 @@ matrix+=("--config k80 --workload random-sample --set workload.region_bytes=1073
 matrix+=("--config p100 --workload random-sample --set workload.region_bytes=1073741824 --set workload.accesses=4")
 matrix+=("--config pichai14 --workload random-sample --set workload.accesses=4")
 matrix+=("--config picle --workload shared-hot --set sm.count=16 --set picle.probe=true")
+# Several address spaces with pages migrated under load through the SMMU
+# command queue (invalidations racing walks and TLB fills); @SEED@ becomes
+# the run's seed.
+for pwc in none tpc stc uptc cpwc; do
+  matrix+=("--config default --workload random-sample --set ptw.pwc=$pwc --set contexts=3 --set sm.count=6 --set migrate.interval_cycles=700 --set migrate.seed=@SEED@ --set workload.region_bytes=4194304 --set workload.accesses=16")
+done
+matrix+=("--config default --workload random-sample --set page_size=2097152 --set l1_tlb.page_bytes=4096 --set l1_tlb.entries_2m=16 --set contexts=2 --set migrate.interval_cycles=2000 --set migrate.seed=@SEED@ --set workload.region_bytes=33554432 --set workload.accesses=8")
+matrix+=("--config k80 --workload random-sample --set contexts=2 --set migrate.interval_cycles=200 --set migrate.seed=@SEED@ --set workload.region_bytes=268435456 --set workload.accesses=4")
+matrix+=("--config default --workload stream --set contexts=2 --set l1_tlb.mshrs=8 --set l1_tlb.ways=8 --set migrate.interval_cycles=500 --set migrate.seed=@SEED@ --set workload.passes=2")
 
-lanes=0 runs=0 seed=1 last_seed=1
+lanes=0 runs=0 seed=1 last_seed=1 migrations=0
 start=$(date +%s)
 while [ "$lanes" -lt "$target" ]; do
   for args in "${matrix[@]}"; do
+    args=${args//@SEED@/$seed}
     out="$work/run"
     rm -rf "$out"
     # shellcheck disable=SC2086
     if ! "$sim" $args --seed "$seed" --out "$out" --quiet > "$work/log" 2>&1; then
       echo "soak: FAILED: gmmu-sim $args --seed $seed"; tail -n 20 "$work/log"; exit 1
     fi
-    read -r checked wrong < <(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['data_check']['lanes_checked'], s['data_check']['mismatches'])" "$out/stats.json")
+    read -r checked wrong moved < <(python3 -c "import json,sys; s=json.load(open(sys.argv[1])); print(s['data_check']['lanes_checked'], s['data_check']['mismatches'], s['gpu'].get('migrator', {}).get('migrations', 0))" "$out/stats.json")
     if [ "$wrong" != 0 ]; then
       echo "soak: FAILED: $wrong wrong lanes: gmmu-sim $args --seed $seed"; exit 1
     fi
-    lanes=$((lanes + checked)); runs=$((runs + 1)); last_seed=$seed
+    lanes=$((lanes + checked)); runs=$((runs + 1)); last_seed=$seed; migrations=$((migrations + moved))
     [ "$lanes" -ge "$target" ] && break
   done
   seed=$((seed + 1))
   printf 'soak: %d runs, %d lanes checked, 0 wrong, %d s\n' "$runs" "$lanes" "$(( $(date +%s) - start ))"
 done
-printf 'soak: done: %d runs (%d configurations, seeds 1..%d), %d lanes checked, 0 wrong, %d s\n' \
-  "$runs" "${#matrix[@]}" "$last_seed" "$lanes" "$(( $(date +%s) - start ))"
+printf 'soak: done: %d runs (%d configurations, seeds 1..%d), %d lanes checked, 0 wrong, %d pages migrated under load, %d s\n' \
+  "$runs" "${#matrix[@]}" "$last_seed" "$lanes" "$migrations" "$(( $(date +%s) - start ))"
