@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 #include <vector>
 
 extern "C" {
@@ -21,6 +20,7 @@ extern "C" {
 }
 
 #include "fuzz_input.h"
+#include "fuzz_mem.h"
 
 namespace {
 
@@ -30,30 +30,7 @@ namespace {
     std::abort();
 }
 
-struct memory {
-    std::unordered_map<uint64_t, uint64_t> words;
-    uint64_t next_frame = 0x100000;
-    static gmmu_status rd(void *c, uint64_t pa, uint64_t *v)
-    {
-        auto &w = static_cast<memory *>(c)->words;
-        auto it = w.find(pa);
-        *v = it == w.end() ? 0 : it->second;
-        return GMMU_OK;
-    }
-    static gmmu_status wr(void *c, uint64_t pa, uint64_t v)
-    {
-        static_cast<memory *>(c)->words[pa] = v;
-        return GMMU_OK;
-    }
-    static gmmu_status alloc(void *c, uint64_t *pa)
-    {
-        auto *m = static_cast<memory *>(c);
-        *pa = m->next_frame;
-        m->next_frame += 4096;
-        return GMMU_OK;
-    }
-    gmmu_mem_ops ops() { return gmmu_mem_ops{&rd, &wr, this}; }
-};
+using memory = gmmu_fuzz::sparse_memory;
 
 // VAs from a small space so that paths share prefixes: 2 x 4 x 8 x 8 pages.
 uint64_t pick_va(gmmu_fuzz::input &in)

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
 extern "C" {
@@ -20,6 +19,7 @@ extern "C" {
 }
 
 #include "fuzz_input.h"
+#include "fuzz_mem.h"
 
 namespace {
 
@@ -29,30 +29,10 @@ namespace {
     std::abort();
 }
 
-struct memory {
-    std::unordered_map<uint64_t, uint64_t> words;
-    uint64_t next_frame = 0x100000;
-    gmmu_fuzz::input *in = nullptr; // latencies come from the input too
+// The memory, and the latency of every PTE read taken from the input.
+struct memory : gmmu_fuzz::sparse_memory {
+    gmmu_fuzz::input *in = nullptr;
     uint64_t reads = 0;
-    static gmmu_status rd(void *c, uint64_t pa, uint64_t *v)
-    {
-        auto &w = static_cast<memory *>(c)->words;
-        auto it = w.find(pa);
-        *v = it == w.end() ? 0 : it->second;
-        return GMMU_OK;
-    }
-    static gmmu_status wr(void *c, uint64_t pa, uint64_t v)
-    {
-        static_cast<memory *>(c)->words[pa] = v;
-        return GMMU_OK;
-    }
-    static gmmu_status alloc(void *c, uint64_t *pa)
-    {
-        auto *m = static_cast<memory *>(c);
-        *pa = m->next_frame;
-        m->next_frame += 4096;
-        return GMMU_OK;
-    }
     static gmmu_status timed(void *c, uint64_t pa, uint64_t *v, uint32_t *lat)
     {
         auto *m = static_cast<memory *>(c);
