@@ -36,6 +36,17 @@ bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why)
     return sched_factory()(cfg, why) != nullptr;
 }
 
+std::string rtl_waveform_path(const std::string &path, bool pwc_too)
+{
+    if (!pwc_too)
+        return path;
+    const size_t slash = path.find_last_of('/');
+    const size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        return path + ".sched";
+    return path.substr(0, dot) + ".sched" + path.substr(dot);
+}
+
 namespace {
 struct c_ws_device : ws_step_device {
     gmmu_walk_sched *ws = nullptr; // owned by the ptw
@@ -86,6 +97,8 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         auto c = std::make_unique<c_pwc_device>();
         c->p = pwc_; // the C model now runs through its cycle-step interface
         pwc_ = nullptr;
+        if (!p.rtl_fst.empty() && !rtl->open_waveform(p.rtl_fst, &why))
+            report_error("ptw", me + ": rtl_fst: " + why);
         if (p.pwc_rtl) {
             pwc_dev = std::move(rtl);
             if (p.pwc_cosim)
@@ -111,6 +124,9 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             std::unique_ptr<ws_step_device> rtl = sched_factory()(p.sched, &why);
             if (!rtl)
                 report_error("ptw", me + ": scheduler_impl: " + why);
+            if (!p.rtl_fst.empty() &&
+                !rtl->open_waveform(rtl_waveform_path(p.rtl_fst, pwc_dev != nullptr), &why))
+                report_error("ptw", me + ": rtl_fst: " + why);
             if (p.sched_rtl) {
                 ws_dev = std::move(rtl);
                 if (p.sched_cosim)

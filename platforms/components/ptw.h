@@ -56,6 +56,14 @@ struct pwc_cycle_device {
     virtual ~pwc_cycle_device() = default;
     virtual gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) = 0;
     virtual std::string name() const = 0;
+    // Write an FST waveform of every following cycle to path (RTL twins;
+    // before the first step). False + *why when the device cannot.
+    virtual bool open_waveform(const std::string &path, std::string *why)
+    {
+        (void)path;
+        *why = name() + " has no waveform";
+        return false;
+    }
 };
 // The RTL twins live in tb/ (Verilator); a program that links them installs
 // a factory here (platforms/gpu/rtl_bridge.cpp). nullptr + *why when the
@@ -80,6 +88,13 @@ struct ws_step_device {
     // Comparator scans started (not visible at the step outputs).
     virtual uint64_t scans() const = 0;
     virtual std::string name() const = 0;
+    // As pwc_cycle_device::open_waveform.
+    virtual bool open_waveform(const std::string &path, std::string *why)
+    {
+        (void)path;
+        *why = name() + " has no waveform";
+        return false;
+    }
 };
 // Installed by the program that links the Verilated scheduler (tb/sched,
 // platforms/rtl/rtl_bridge.cpp). nullptr + *why (naming the geometries that
@@ -91,6 +106,10 @@ bool have_ws_rtl();
 // The RTL factory's answer for cfg without keeping the device: true when the
 // geometry was built, else false + *why.
 bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why);
+// Where the scheduler's waveform goes for ptw_params::rtl_fst = path: path
+// itself, or with ".sched" before the extension when the PWC's RTL writes
+// path ("run.fst" -> "run.sched.fst").
+std::string rtl_waveform_path(const std::string &path, bool pwc_too);
 
 struct ptw_params {
     unsigned walkers = 1;            // serial variant: independent walkers
@@ -104,6 +123,10 @@ struct ptw_params {
     gmmu_ws_config sched{};          // variant SERIAL uses the per-walker path
     bool sched_rtl = false;          // drive the Verilated walk scheduler instead of the C model
     bool sched_cosim = false;        // step scheduler C model and RTL in lock-step, stop on a mismatch
+    // FST waveform of the Verilated blocks (pwc_rtl/pwc_cosim, sched_rtl/
+    // sched_cosim); with both, the scheduler's goes to the same name with
+    // ".sched" before the extension. Empty: none.
+    std::string rtl_fst;
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 

@@ -98,6 +98,10 @@ const std::vector<key_spec> &config_schema()
           "rtl/walk_sched.sv (geometries built into tb/sched; docs/rtl_walk_sched.md)."),
         S("ptw.pwc", "none", {"none", "tpc", "stc", "uptc", "cpwc"},
           "Page-walk cache in the walker (docs/pwc.md)."),
+        S("rtl.fst", "", {},
+          "Write an FST waveform of the Verilated blocks inside the walker (ptw.pwc_impl=rtl, "
+          "ptw.scheduler_impl=rtl or ptw.cosim=true) to this file; with both blocks the "
+          "scheduler's goes to the same name with .sched before the extension. Empty: none."),
         S("ptw.pwc_impl", "c", {"c", "rtl"},
           "Page-walk cache implementation: the C model, or its Verilated RTL twin (TPC and CPWC "
           "geometries built into tb/pwc)."),

@@ -215,6 +215,10 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                 throw config_error(std::string("config key 'ptw.scheduler_impl'") +
                                    (wp.sched_rtl ? "" : " (ptw.cosim=true)") + ": " + why);
         }
+        wp.rtl_fst = c.s("rtl.fst");
+        if (!wp.rtl_fst.empty() && !wp.pwc_rtl && !wp.pwc_cosim && !wp.sched_rtl && !wp.sched_cosim)
+            throw config_error("config key 'rtl.fst': no Verilated block runs in the walker "
+                               "(ptw.pwc_impl=rtl, ptw.scheduler_impl=rtl or ptw.cosim=true)");
         wparams = wp;
 
         // TLB levels, innermost first; each instance serves a group of SMs.

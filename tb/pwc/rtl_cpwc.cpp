@@ -67,6 +67,10 @@ public:
     }
     ~PortsImpl() override
     {
+        // Verilated runtime calls (scope teardown, SVA failures) act on the
+        // thread's current context: make it ours, not that of the last
+        // model another twin in this process built or stepped.
+        Verilated::threadContextp(ctx_.get());
 #if VM_TRACE
         if (fst_)
             fst_->close();
@@ -82,6 +86,7 @@ public:
     {
         if (!in || !out)
             return GMMU_EINVAL;
+        Verilated::threadContextp(ctx_.get()); // see ~PortsImpl
         if (in->lookup_valid > 1 || in->fill_valid > 1 || in->inv_valid > 1 || in->inv_all > 1 ||
             in->fill_levels > 7)
             return GMMU_EINVAL;
@@ -117,6 +122,7 @@ public:
 
     void reset() override
     {
+        Verilated::threadContextp(ctx_.get()); // see ~PortsImpl
         V &t = *top_;
         t.clk_i = 0;
         t.rst_ni = 1;
@@ -131,6 +137,14 @@ public:
     const gmmu_pwc_config &config() const override { return cfg_; }
     uint64_t cycles() const override { return cycles_; }
     bool assertion_failed() const override { return asserted_ || ctx_->gotError(); }
+    bool waveform_open() const override
+    {
+#if VM_TRACE
+        return fst_ && fst_->isOpen();
+#else
+        return false;
+#endif
+    }
 
 protected:
     void dump(uint64_t t)
@@ -284,8 +298,15 @@ std::unique_ptr<RtlPwc> make_rtl_pwc(const gmmu_pwc_config &cfg, const RtlPwcOpt
         return nullptr;
     }
     for (const auto &v : rtl_pwc_variants())
-        if (same_geometry(v.cfg, cfg))
-            return make_named(v.name, v.cfg, opt);
+        if (same_geometry(v.cfg, cfg)) {
+            std::unique_ptr<RtlPwc> r = make_named(v.name, v.cfg, opt);
+            if (r && !opt.fst.empty() && !r->waveform_open()) {
+                if (why)
+                    *why = "cannot write the waveform " + opt.fst;
+                return nullptr;
+            }
+            return r;
+        }
     if (why) {
         *why = "no RTL variant built with this geometry; built:";
         for (const auto &v : rtl_pwc_variants())

@@ -48,6 +48,8 @@ public:
     virtual uint64_t cycles() const = 0;
     // An SVA assertion fired (Verilator --assert) since construction.
     virtual bool assertion_failed() const = 0;
+    // The FST of RtlPwcOptions::fst is open (false when none was asked for).
+    virtual bool waveform_open() const = 0;
     // `width` (<= 64) bits from bit `lo` of a storage field of entry `index`.
     virtual uint64_t field(RtlPwcField f, unsigned index, unsigned lo = 0,
                            unsigned width = 64) const = 0;
@@ -60,7 +62,8 @@ struct RtlPwcVariant {
 };
 const std::vector<RtlPwcVariant> &rtl_pwc_variants();
 
-// A Verilated twin of `cfg` (kind TPC or CPWC), or nullptr with *why set.
+// A Verilated twin of `cfg` (kind TPC or CPWC), or nullptr with *why set
+// (also when opt.fst is set and cannot be written).
 std::unique_ptr<RtlPwc> make_rtl_pwc(const gmmu_pwc_config &cfg, const RtlPwcOptions &opt = {},
                                      std::string *why = nullptr);
 // The variant of that name, or nullptr.

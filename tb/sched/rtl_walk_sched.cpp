@@ -92,12 +92,17 @@ public:
     }
     ~VImpl() override
     {
+        // Verilated runtime calls (scope teardown, SVA failures) act on the
+        // thread's current context: make it ours, not that of the last
+        // model another twin in this process built or stepped.
+        Verilated::threadContextp(ctx_.get());
         CloseTrace();
         top_->final();
     }
 
     void Reset() override
     {
+        Verilated::threadContextp(ctx_.get()); // see ~VImpl
         top_->clk_i = 0;
         top_->rst_ni = 1;
         ClearInputs();
@@ -118,6 +123,7 @@ public:
     {
         if (!in || !out)
             return GMMU_EINVAL;
+        Verilated::threadContextp(ctx_.get()); // see ~VImpl
         for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX; k++)
             if (in->alloc[k].valid && !AllocOk(in->alloc[k]))
                 return GMMU_EINVAL;

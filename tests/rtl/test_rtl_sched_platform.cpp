@@ -148,4 +148,79 @@ TEST(RtlSchedPlatform, GeometryNotBuiltExitsTwoNamingTheKey)
     EXPECT_NE(r.out.find("ptw.scheduler_impl"), std::string::npos) << r.out;
 }
 
+// Both twins in one process (PWC and scheduler RTL): the run ends, and the
+// numbers are the C models'. Each Verilated model must act on its own
+// context (a run once hung at exit tearing down the TPC with the
+// scheduler's context current).
+TEST(RtlSchedPlatform, PwcAndSchedulerTwinsTogetherGiveTheCModelsStats)
+{
+    const std::string base = "--workload random-sample --set sm.count=2 --set sm.warps=2 "
+                             "--set workload.accesses=2 --quiet --set ptw.scheduler=tree "
+                             "--set ptw.pwc=cpwc ";
+    nlohmann::json ref;
+    for (const char *mode : {"--set ptw.pwc_impl=c --set ptw.scheduler_impl=c",
+                             "--set ptw.pwc_impl=rtl --set ptw.scheduler_impl=rtl",
+                             "--set ptw.cosim=true"}) {
+        const std::string out = tmp(std::string("both_") + std::to_string(ref.is_null() ? 0 : 1) +
+                                    (std::string(mode).find("cosim") != std::string::npos ? "c" : ""));
+        SimRun r = sim(base + mode + " --out " + out);
+        ASSERT_EQ(r.status, 0) << mode << "\n" << r.out;
+        nlohmann::json st = counters(load(out + "/stats.json"));
+        for (auto &kv : st["gpu"].items())
+            if (kv.value().is_object() && kv.value().contains("pwc")) {
+                kv.value()["pwc"].erase("impl");
+                kv.value()["pwc"].erase("cosim");
+                // counted by the stepped path only
+                kv.value()["pwc"].erase("cycles");
+                kv.value()["pwc"].erase("evictions");
+                kv.value()["pwc"].erase("dependent_invalidations");
+            }
+        EXPECT_EQ(st["data_check"]["mismatches"], 0) << mode;
+        if (ref.is_null())
+            ref = st;
+        else
+            EXPECT_EQ(st, ref) << mode << ": stats.json differs:\n"
+                               << nlohmann::json::diff(ref, st).dump(1);
+    }
+}
+
+// rtl.fst: one FST per Verilated block in the walker, written while the run
+// goes; the scheduler's beside the PWC's (".sched" before the extension).
+TEST(RtlSchedPlatform, RtlFstWritesAWaveformOfEachVerilatedBlock)
+{
+    namespace fs = std::filesystem;
+    const std::string dir = tmp("fst");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string base = "--workload random-sample --set sm.count=2 --set sm.warps=2 "
+                             "--set workload.accesses=2 --quiet --set ptw.scheduler=tree ";
+    SimRun r = sim(base + "--set ptw.pwc=tpc --set ptw.cosim=true --set rtl.fst=" + dir +
+                   "/run.fst --out " + dir + "/o1");
+    ASSERT_EQ(r.status, 0) << r.out;
+    for (const char *f : {"/run.fst", "/run.sched.fst"}) {
+        ASSERT_TRUE(fs::exists(dir + f)) << f;
+        std::ifstream in(dir + f, std::ios::binary);
+        char magic = 0;
+        in.read(&magic, 1);
+        EXPECT_EQ(magic, 0) << f << ": not an FST file (header block type 0)";
+        EXPECT_GT(fs::file_size(dir + f), 1000u) << f;
+    }
+    // the scheduler alone: its waveform under the name given
+    r = sim(base + "--set ptw.scheduler_impl=rtl --set rtl.fst=" + dir + "/sched_only.fst --out " +
+            dir + "/o2");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(fs::exists(dir + "/sched_only.fst"));
+    EXPECT_FALSE(fs::exists(dir + "/sched_only.sched.fst"));
+    // no Verilated block: refused before the run, naming the key
+    r = sim(base + "--set rtl.fst=" + dir + "/none.fst --out " + dir + "/o3");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("'rtl.fst'"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir + "/none.fst"));
+    // a file that cannot be written: a clear error, not a crash
+    r = sim(base + "--set ptw.scheduler_impl=rtl --set rtl.fst=/proc/gmmu_no/w.fst --out " + dir +
+            "/o4");
+    EXPECT_NE(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("rtl_fst"), std::string::npos) << r.out;
+}
+
 } // namespace
