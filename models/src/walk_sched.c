@@ -792,3 +792,14 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
     st.cycles = ws->cycle; /* the line cache keeps seeing the model's cycle */
     return gmmu_ws_run_device(&dev, ws->lc, allocs, n, mem, mem_ctx, results, cycles_out, &st);
 }
+
+unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n)
+{
+    unsigned k = 0;
+    if (!free_at)
+        return 0;
+    for (unsigned i = 1; i < n; i++)
+        if (free_at[i] < free_at[k])
+            k = i;
+    return k;
+}

@@ -139,7 +139,7 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             ws_dev = std::move(c);
         }
     }
-    free_at.assign(ws ? 1 : p.walkers, sc_core::SC_ZERO_TIME);
+    free_at.assign(ws ? 1 : p.walkers, 0);
     gmmu_error wm_err{};
     if (gmmu_wm_init(&wm, inflight_slots, &wm_err) != GMMU_OK)
         report_error("ptw", std::string("walks in flight: ") + wm_err.msg);
@@ -588,16 +588,18 @@ void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
     r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
 }
 
-void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
+// ---- the walk pipeline ---------------------------------------------------------
+// Both walker kinds take a request through the same steps: prepare (context,
+// merge with a walk in flight, PWC lookup), the walk itself (a serial walker
+// reading through read_cb, or the scheduler's step device), complete
+// (counters, timeline, the walk recorded for merging, the PWC filled).
+
+bool ptw::prepare(xlate_req &r, bool debug, const sc_core::sc_time &t_req, walk_start &s)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time abs_req = now + t_req;
-    uint64_t root = 0;
-    const bool have_root = root_of(r, root);
-    if (!debug && have_root) {
-        if (merge_inflight(r, root, now, abs_req))
-            return;
-    }
+    const bool have_root = root_of(r, s.root);
+    if (!debug && have_root && merge_inflight(r, s.root, now, now + t_req))
+        return false;
     r.done = true;
     r.level_hit = 0;
     if (!have_root) {
@@ -605,36 +607,69 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         r.ready = debug ? sc_core::SC_ZERO_TIME : t_req;
         if (!debug)
             faults++;
-        return;
+        return false;
     }
-    size_t k = 0;
-    if (!debug)
-        for (size_t i = 1; i < free_at.size(); i++)
-            if (free_at[i] < free_at[k])
-                k = i;
-    sc_core::sc_time start = debug ? abs_req : std::max(abs_req, free_at[k]);
-    walk_delay = start - now;
-
-    uint64_t table = root;
-    unsigned level = 4;
+    s.level = 4;
+    s.table = s.root;
+    s.pwc_cycles = 0;
+    s.pwc_hit = false;
     if ((pwc_ || pwc_stepped()) && !debug) {
         gmmu_pwc_hit hit;
-        pwc_enter(root);
-        if (pwc_lookup_any(root, r.va, hit)) {
-            table = hit.table_base;
-            level = hit.start_level;
-            walk_delay += cycles_time(p.clock, hit.cycles);
+        pwc_enter(s.root);
+        if (pwc_lookup_any(s.root, r.va, hit)) {
+            s.table = hit.table_base;
+            s.level = hit.start_level;
+            s.pwc_cycles = hit.cycles;
+            s.pwc_hit = true;
             pwc_cycles += hit.cycles;
         }
     }
+    return true;
+}
+
+void ptw::complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *full,
+                   const sc_core::sc_time &abs_req, const sc_core::sc_time &start,
+                   const sc_core::sc_time &done, const std::string &track)
+{
+    walks++;
+    walk_time_sum += done - start;
+    queue_time_sum += start - abs_req;
+    if (timeline *tl = active_timeline())
+        tl->span(track, "walk", start, done,
+                 {{"va", r.va}, {"start_level", s.level}, {"fault", r.fault != GMMU_FAULT_NONE}});
+    if (r.fault != GMMU_FAULT_NONE) {
+        faults++;
+        return;
+    }
+    record_inflight(r, s.root, done);
+    if ((pwc_ || pwc_stepped()) && full) {
+        gmmu_pwc_path path{};
+        if (gmmu_pwc_path_from_walk(r.va, full, &path) == GMMU_OK)
+            pwc_fill_walk(path, s.root);
+    }
+}
+
+void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time abs_req = now + t_req;
+    walk_start ps{};
+    if (!prepare(r, debug, t_req, ps))
+        return;
+    const unsigned k = debug ? 0 : gmmu_ws_pick_walker(free_at.data(), unsigned(free_at.size()));
+    sc_core::sc_time start =
+        debug ? abs_req : std::max(abs_req, sc_core::sc_time::from_value(free_at[k]));
+    walk_delay = start - now;
+    if (ps.pwc_hit)
+        walk_delay += cycles_time(p.clock, ps.pwc_cycles);
     gmmu_mem_ops ops{&ptw::read_cb, &ptw::write_cb, this};
     unsigned access = access_of(r) | (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
     gmmu_walk_result w;
     debug_walk = debug;
-    gmmu_status s = gmmu_walk_from(&ops, table, level, r.va, access, &w);
+    gmmu_status st = gmmu_walk_from(&ops, ps.table, ps.level, r.va, access, &w);
     debug_walk = false;
-    if (s != GMMU_OK) {
-        r.fault = s == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
+    if (st != GMMU_OK) {
+        r.fault = st == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
         r.ready = debug ? sc_core::SC_ZERO_TIME : walk_delay;
         if (!debug)
             faults++;
@@ -645,27 +680,13 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
         r.ready = sc_core::SC_ZERO_TIME;
         return;
     }
-    if ((pwc_ || pwc_stepped()) && w.fault == GMMU_FAULT_NONE) {
-        gmmu_pwc_path path;
-        if (gmmu_pwc_path_from_walk(r.va, &w, &path) == GMMU_OK)
-            pwc_fill_walk(path, root);
-    }
-    walks++;
-    if (r.fault != GMMU_FAULT_NONE)
-        faults++;
     sc_core::sc_time walk_len = (walk_delay + now) - start;
     if (p.fixed_walk_cycles)
         walk_len = cycles_time(p.clock, p.fixed_walk_cycles);
-    sc_core::sc_time done = start + walk_len;
-    free_at[k] = done;
-    walk_time_sum += walk_len;
-    queue_time_sum += start - abs_req;
+    const sc_core::sc_time done = start + walk_len;
+    free_at[k] = done.value();
     r.ready = done - now;
-    if (timeline *tl = active_timeline())
-        tl->span(std::string(name()) + ".walker" + std::to_string(k), "walk", start, done,
-                 {{"va", r.va}, {"start_level", level}, {"fault", r.fault != GMMU_FAULT_NONE}});
-    if (r.fault == GMMU_FAULT_NONE)
-        record_inflight(r, root, done);
+    complete(r, ps, &w, abs_req, start, done, std::string(name()) + ".walker" + std::to_string(k));
 }
 
 void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
@@ -674,48 +695,34 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     const sc_core::sc_time abs_req = now + t_req;
     std::vector<xlate_req *> pending;
     std::vector<gmmu_ws_alloc> allocs;
+    std::vector<walk_start> starts;
     pending.reserve(reqs.size());
     allocs.reserve(reqs.size());
+    starts.reserve(reqs.size());
     unsigned pwc_lookups = 0, pwc_lat = 0;
-    std::vector<uint64_t> pending_root;
-    pending_root.reserve(reqs.size());
     for (xlate_req *r : reqs) {
-        uint64_t root = 0;
-        if (!root_of(*r, root)) {
-            r->done = true;
-            r->fault = GMMU_FAULT_NOT_PRESENT;
-            r->ready = t_req;
-            faults++;
-            continue;
-        }
-        if (merge_inflight(*r, root, now, abs_req))
+        walk_start s{};
+        if (!prepare(*r, false, t_req, s))
             continue;
         gmmu_ws_alloc a{};
         a.va = r->va;
         a.valid = 1;
-        a.start_level = 4;
-        a.table_base = root;
+        a.start_level = uint8_t(s.level);
+        a.table_base = s.table;
         a.access = uint8_t(access_of(*r));
-        if (pwc_ || pwc_stepped()) {
-            gmmu_pwc_hit hit;
-            pwc_enter(root);
-            if (pwc_lookup_any(root, r->va, hit)) {
-                a.start_level = uint8_t(hit.start_level);
-                a.table_base = hit.table_base;
-                pwc_lat = std::max(pwc_lat, hit.cycles);
-                pwc_cycles += hit.cycles;
-                pwc_lookups++;
-            }
+        if (s.pwc_hit) {
+            pwc_lat = std::max(pwc_lat, s.pwc_cycles);
+            pwc_lookups++;
         }
         pending.push_back(r);
-        pending_root.push_back(root);
+        starts.push_back(s);
         allocs.push_back(a);
     }
     if (pending.empty())
         return;
     // One PWC port, pipelined: lookups finish at latency + (n - 1).
     unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
-    sc_core::sc_time start = std::max(abs_req, free_at[0]);
+    sc_core::sc_time start = std::max(abs_req, sc_core::sc_time::from_value(free_at[0]));
     walk_delay = start - now + cycles_time(p.clock, pwc_total); // base of the scheduler's reads
     const sc_core::sc_time base = walk_delay;
     std::vector<gmmu_ws_result> res(pending.size());
@@ -745,10 +752,10 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         }
         return;
     }
+    const std::string track = std::string(name()) + ".scheduler";
     for (size_t i = 0; i < pending.size(); i++) {
         xlate_req &r = *pending[i];
         const gmmu_ws_result &w = res[i];
-        const uint64_t root = pending_root[i];
         r.done = true;
         r.level_hit = 0;
         r.fault = w.fault;
@@ -758,31 +765,17 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         // The scheduler reports the leaf; the permissions of every level and
         // the PWC path come from the same tables read functionally (no time).
         gmmu_walk_result full{};
-        const bool have_full = w.fault == GMMU_FAULT_NONE && debug_walk_full(root, r.va, full);
+        const bool have_full =
+            w.fault == GMMU_FAULT_NONE && debug_walk_full(starts[i].root, r.va, full);
         r.perms = have_full ? full.perms | (w.pte & (GMMU_PTE_A | GMMU_PTE_D))
                             : w.pte & GMMU_PTE_PERM_MASK;
         sc_core::sc_time done = now + base + cycles_time(p.clock, w.done_cycle + 1);
         if (p.fixed_walk_cycles)
             done = start + cycles_time(p.clock, p.fixed_walk_cycles);
         r.ready = done - now;
-        walks++;
-        walk_time_sum += done - start;
-        queue_time_sum += start - abs_req;
-        if (timeline *tl = active_timeline())
-            tl->span(std::string(name()) + ".scheduler", "walk", start, done,
-                     {{"va", r.va}, {"fault", w.fault != GMMU_FAULT_NONE}});
-        if (w.fault != GMMU_FAULT_NONE) {
-            faults++;
-            continue;
-        }
-        record_inflight(r, root, done);
-        if ((pwc_ || pwc_stepped()) && have_full) {
-            gmmu_pwc_path path{};
-            if (gmmu_pwc_path_from_walk(r.va, &full, &path) == GMMU_OK)
-                pwc_fill_walk(path, root);
-        }
+        complete(r, starts[i], have_full ? &full : nullptr, abs_req, start, done, track);
     }
-    free_at[0] = now + base + cycles_time(p.clock, cycles);
+    free_at[0] = (now + base + cycles_time(p.clock, cycles)).value();
 }
 
 void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)

@@ -65,7 +65,7 @@ struct pwc_cycle_device {
         return false;
     }
 };
-// The RTL twins live in tb/ (Verilator); a program that links them installs
+// The RTL twins live in platforms/rtl/ (Verilator); a program that links them installs
 // a factory here (platforms/gpu/rtl_bridge.cpp). nullptr + *why when the
 // geometry has no RTL build.
 using pwc_rtl_factory =
@@ -96,7 +96,7 @@ struct ws_step_device {
         return false;
     }
 };
-// Installed by the program that links the Verilated scheduler (tb/sched,
+// Installed by the program that links the Verilated scheduler (platforms/rtl,
 // platforms/rtl/rtl_bridge.cpp). nullptr + *why (naming the geometries that
 // were built) when the configuration has no RTL build.
 using ws_rtl_factory =
@@ -164,6 +164,22 @@ class ptw : public sc_core::sc_module, public stats_provider {
     static gmmu_status sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat);
     bool tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay);
     bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool timed_by_model);
+    // The walk pipeline: prepare -> walk_serial / walk_batch_scheduled -> complete.
+    struct walk_start {
+        uint64_t root = 0;       // the request's context root
+        unsigned level = 4;      // level the walk starts at (below a PWC hit)
+        uint64_t table = 0;      // table it starts in
+        unsigned pwc_cycles = 0; // the PWC lookup's latency on a hit
+        bool pwc_hit = false;
+    };
+    // Where r's walk starts; false when r is answered without a walk (no
+    // context bound: a fault; merged into a walk of its page in flight).
+    bool prepare(xlate_req &r, bool debug, const sc_core::sc_time &t_req, walk_start &s);
+    // A walk's end: counters, its timeline span on `track`, the walk recorded
+    // for merging and the PWC filled from `full` (when not null).
+    void complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *full,
+                  const sc_core::sc_time &abs_req, const sc_core::sc_time &start,
+                  const sc_core::sc_time &done, const std::string &track);
     void walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req);
     void walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req);
     void finish(xlate_req &r, const gmmu_walk_result &w);
@@ -171,7 +187,8 @@ class ptw : public sc_core::sc_module, public stats_provider {
 
     ptw_params p;
     std::unordered_map<uint16_t, uint64_t> roots;
-    std::vector<sc_core::sc_time> free_at; // absolute time each walker (or the scheduler) frees up
+    // Absolute time (sc_time value) each walker, or the scheduler, frees up.
+    std::vector<uint64_t> free_at;
     gmmu_pwc *pwc_ = nullptr;
     // Stepped PWC (RTL or lock-step co-simulation): devices and own counters.
     std::unique_ptr<pwc_cycle_device> pwc_dev, pwc_check;

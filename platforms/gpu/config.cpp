@@ -95,7 +95,7 @@ const std::vector<key_spec> &config_schema()
         I("ptw.scan_pass_cycles", 1, 1, 16, "Cycles of one comparator pass (tree, pairwise)."),
         S("ptw.scheduler_impl", "c", {"c", "rtl"},
           "Walk-scheduler implementation (tree, pairwise): the C model, or its Verilated RTL twin "
-          "rtl/walk_sched.sv (geometries built into tb/sched; docs/rtl_walk_sched.md)."),
+          "rtl/walk_sched.sv (geometries built in platforms/rtl/CMakeLists.txt; docs/rtl_walk_sched.md)."),
         S("ptw.pwc", "none", {"none", "tpc", "stc", "uptc", "cpwc"},
           "Page-walk cache in the walker (docs/pwc.md)."),
         S("rtl.fst", "", {},
@@ -104,7 +104,7 @@ const std::vector<key_spec> &config_schema()
           "scheduler's goes to the same name with .sched before the extension. Empty: none."),
         S("ptw.pwc_impl", "c", {"c", "rtl"},
           "Page-walk cache implementation: the C model, or its Verilated RTL twin (TPC and CPWC "
-          "geometries built into tb/pwc)."),
+          "geometries built in platforms/rtl/CMakeLists.txt)."),
         B("ptw.cosim", false,
           "Step the C models and the RTL twins of the page-walk cache (tpc, cpwc) and of the "
           "walk scheduler (tree, pairwise) in lock-step; stop at the first output mismatch with "

@@ -1,4 +1,4 @@
-// gmmu — connects the Verilated RTL twins (tb/pwc: gmmu_rtl_pwc, tb/sched:
+// gmmu — connects the Verilated RTL twins (gmmu_rtl_pwc,
 // gmmu_rtl_sched) to the platform's walker: installs the factories behind
 // ptw.pwc_impl=rtl, ptw.scheduler_impl=rtl and ptw.cosim=true. Linked into
 // gmmu-sim and the tests when Verilator is found.
@@ -84,7 +84,7 @@ const bool installed = [] {
         if (!r) {
             if (why) {
                 *why = "no RTL build of the walk scheduler with " + ws_geometry(cfg) +
-                       "; geometries built (tb/sched/CMakeLists.txt):";
+                       "; geometries built (platforms/rtl/CMakeLists.txt):";
                 const char *sep = " ";
                 for (const gmmu_ws_config &a : RtlWalkSched::Available())
                     // the ones the platform can ask for: tree/pairwise, its retire width

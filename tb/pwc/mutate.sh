@@ -19,6 +19,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+TWINS=$ROOT/platforms/rtl # the Verilated wrapper classes
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-rtl-pwc}
 WORK=$BUILD_DIR/tb/pwc/mutate
 JOBS=${MUTATE_JOBS:-2}
@@ -33,11 +34,11 @@ if [ -z "$LIBMODELS" ]; then
   cmake --build "$BUILD_DIR" --target gmmu_models >/dev/null
   LIBMODELS=$(find "$BUILD_DIR" -name libgmmu_models.a | head -1)
 fi
-CXXFLAGS_COMMON="-std=c++17 -O1 -I$ROOT/models/include -I$HERE"
+CXXFLAGS_COMMON="-std=c++17 -O1 -I$ROOT/models/include -I$HERE -I$TWINS"
 
 # the bench objects do not depend on the RTL: build them once
 if [ ! -f "$WORK/pwc_bench.o" ] || [ "$HERE/pwc_bench.cpp" -nt "$WORK/pwc_bench.o" ] ||
-   [ "$HERE/rtl_cpwc.h" -nt "$WORK/pwc_bench.o" ]; then
+   [ -n "$(find "$HERE" "$TWINS" -name '*.h' -newer "$WORK/pwc_bench.o")" ]; then
   g++ $CXXFLAGS_COMMON -c "$HERE/pwc_bench.cpp" -o "$WORK/pwc_bench.o"
 fi
 if [ ! -f "$WORK/mutant_main.o" ] || [ "$HERE/mutant_main.cpp" -nt "$WORK/mutant_main.o" ]; then
@@ -212,8 +213,8 @@ PY
     if ! (cd "$dir" && verilator --cc --exe --build -j 1 -Wno-fatal --prefix Vmut --top-module $kind \
           --x-assign unique --x-initial unique --assert $params \
           -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
-          -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$dir" \
-          rtl/pwc_pipe.sv rtl/$kind.sv "$HERE/rtl_cpwc.cpp" \
+          -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$TWINS -I$dir" \
+          rtl/pwc_pipe.sv rtl/$kind.sv "$TWINS/rtl_cpwc.cpp" \
           "$WORK/pwc_bench.o" "$WORK/mutant_main.o" "$LIBMODELS" -o mut > build.log 2>&1); then
       echo "$id|uncompilable|$what|does not build: see $dir/build.log" > "$dir/result"
       return

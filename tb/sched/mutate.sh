@@ -23,6 +23,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+twins=$root/platforms/rtl # the Verilated wrapper classes
 build=${BUILD_DIR:-$root/build}
 work=$build/tb/sched/mutate
 models=$build/libgmmu_models.a
@@ -37,9 +38,9 @@ mkdir -p "$work"
 t_start=$SECONDS
 
 # the harness (bench + sequences, no Verilated header) is built once
-if [ ! -f "$work/mutate_main.o" ] || [ -n "$(find "$here" -name '*.h' -newer "$work/mutate_main.o")" ] ||
+if [ ! -f "$work/mutate_main.o" ] || [ -n "$(find "$here" "$twins" -name '*.h' -newer "$work/mutate_main.o")" ] ||
    [ "$here/mutate_main.cpp" -nt "$work/mutate_main.o" ]; then
-  g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$here" -I"$root/models/include" \
+  g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -I"$here" -I"$twins" -I"$root/models/include" \
     -I"$(dirname "$(command -v verilator)")/../share/verilator/include" \
     -c "$here/mutate_main.cpp" -o "$work/mutate_main.o"
 fi
@@ -124,8 +125,8 @@ build_model() {
     --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
     -GWalkers="$walkers" -GScanPassCycles="$pass" -GRetireWidth="$retire" \
     -MAKEFLAGS "OPT_FAST=$copt OPT_SLOW=$copt OPT_GLOBAL=$copt" \
-    --Mdir "$dir/obj" -o vsim "$rtl" "$here/rtl_walk_sched.cpp" \
-    -CFLAGS "-std=c++17 $copt -I$here -I$dir -I$root/models/include" \
+    --Mdir "$dir/obj" -o vsim "$rtl" "$twins/rtl_walk_sched.cpp" \
+    -CFLAGS "-std=c++17 $copt -I$here -I$twins -I$dir -I$root/models/include" \
     -LDFLAGS "$work/mutate_main.o $models" >"$dir/build.log" 2>&1
 }
 

@@ -981,3 +981,33 @@ TEST(WalkSchedConfig, BadFieldsAreNamed)
 }
 
 } // namespace
+
+// Serial walkers: the one that frees up first takes the walk; ties go to the
+// lowest index (reproducible timing: idle walkers are taken in order).
+TEST(WalkSchedPickWalker, EarliestFreeLowestIndexOnTies)
+{
+    const uint64_t a[] = {30, 10, 20, 10};
+    EXPECT_EQ(gmmu_ws_pick_walker(a, 4), 1u);
+    const uint64_t idle[] = {0, 0, 0};
+    EXPECT_EQ(gmmu_ws_pick_walker(idle, 3), 0u);
+    const uint64_t last[] = {5, 5, 5, 4};
+    EXPECT_EQ(gmmu_ws_pick_walker(last, 4), 3u);
+    EXPECT_EQ(gmmu_ws_pick_walker(a, 1), 0u);
+    EXPECT_EQ(gmmu_ws_pick_walker(a, 0), 0u);
+    EXPECT_EQ(gmmu_ws_pick_walker(nullptr, 4), 0u);
+    // against a plain scan on random times
+    uint64_t x = 12345;
+    for (int t = 0; t < 1000; t++) {
+        uint64_t v[8];
+        const unsigned n = 1 + unsigned(t % 8);
+        for (unsigned i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = (x >> 33) % 4;
+        }
+        unsigned best = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (v[i] < v[best])
+                best = i;
+        EXPECT_EQ(gmmu_ws_pick_walker(v, n), best);
+    }
+}

@@ -334,6 +334,13 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
 /* The C model as a step device (ctx = ws). */
 void gmmu_walk_sched_device(gmmu_walk_sched *ws, gmmu_ws_device *dev);
 
+/* ---- independent serial walkers (variant SERIAL in a walker component) ----
+ * Which of n walkers takes the next walk: the one that frees up first
+ * (free_at[i], any time unit), the lowest index on a tie, so a request that
+ * finds several idle walkers always takes walker 0 and timing stays
+ * reproducible. n == 0 or free_at == NULL: 0. */
+unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

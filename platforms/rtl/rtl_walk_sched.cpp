@@ -14,7 +14,7 @@
 class VerilatedFstC; // mutate.sh builds the models without tracing
 #endif
 
-// One Verilated model per compiled configuration. tb/sched/CMakeLists.txt
+// One Verilated model per compiled configuration. platforms/rtl/CMakeLists.txt
 // generates, from its one list of configurations, ws_headers.inc (the model
 // headers) and ws_configs.inc (lines WS_CFG(name, variant, mshrs, walkers,
 // scan_pass_cycles, retire_width)).
