@@ -24,7 +24,7 @@
 #include "gmmu/gpu/tlb_config.h"
 #include "gmmu/gpu/driver.h"
 #include "gmmu/gpu/migrator.h"
-#include "gmmu/gpu/sm.h"
+#include "gmmu/components/sm.h"
 #include "gmmu/gpu/workload.h"
 
 namespace gmmu {

@@ -31,7 +31,7 @@
 
 #include "gmmu/components/fault_handler.h"
 #include "gmmu/gpu/config.h"
-#include "gmmu/gpu/sm.h"
+#include "gmmu/components/sm.h"
 
 extern "C" {
 #include "gmmu/fault_handler.h"

@@ -1,9 +1,21 @@
 // gmmu — SM initiator: one SC_THREAD per SM that issues warp memory
-// instructions from a workload. It keeps a ready time per warp, issues for
-// the earliest-ready warp (issue_width per cycle), stamps the access with its
-// issue time (the b_transport delay is the offset from the SM's local time),
-// and sets the warp's next ready time from the latency the access returns.
-// Temporal decoupling through tlm_utils::tlm_quantumkeeper.
+// instructions from a warp source (components/warp_source.h: the GPU
+// platform's workloads, or any source of another platform). It keeps a ready
+// time per warp, issues for the warp gmmu_warp_pick_earliest chooses
+// (models/include/gmmu/warp_sched.h; issue_width per cycle), stamps the
+// access with its issue time (the b_transport delay is the offset from the
+// SM's local time), and sets the warp's next ready time from the latency
+// the access returns. Temporal decoupling through tlm_utils::tlm_quantumkeeper.
+//
+// Sockets: `isock` (simple_initiator_socket, also socket()) sends one
+// generic payload per warp instruction, TLM_READ/WRITE_COMMAND, address =
+// lane 0's VA, no data pointer, a warp_ext (components/extensions.h) with
+// the SM, warp, ASID, lanes, active mask, lane VAs and store data; the
+// target (an L1 TLB, or a memory when sm_params::bypass sets PA = VA) fills
+// the lane PAs and load data in the extension. A response other than
+// TLM_OK_RESPONSE ends the SM with error_message() naming the fault
+// (warp_ext.fault, fault_va), unless sm_params::page_in_flight says the page
+// is being migrated: then the warp replays the access after retry_cycles.
 #pragma once
 
 #include <functional>
@@ -16,7 +28,7 @@
 
 #include "gmmu/components/extensions.h"
 #include "gmmu/components/stats.h"
-#include "gmmu/gpu/workload.h"
+#include "gmmu/components/warp_source.h"
 
 namespace gmmu {
 
@@ -53,7 +65,7 @@ class sm : public sm_base {
     tlm_utils::simple_initiator_socket<sm> isock;
 
     SC_HAS_PROCESS(sm);
-    sm(sc_core::sc_module_name name, const sm_params &p, workload &wl, data_checker &chk);
+    sm(sc_core::sc_module_name name, const sm_params &p, warp_source &wl, data_checker &chk);
     ~sm() override;
 
     tlm::tlm_initiator_socket<> &socket() override { return isock; }
@@ -70,7 +82,7 @@ class sm : public sm_base {
     void run();
 
     sm_params p;
-    workload &wl;
+    warp_source &wl;
     data_checker &chk;
     tlm::tlm_generic_payload gp;
     warp_ext ext;

@@ -1,6 +1,10 @@
-#include "gmmu/gpu/sm.h"
+#include "gmmu/components/sm.h"
 
 #include "gmmu/components/timeline.h"
+
+extern "C" {
+#include "gmmu/warp_sched.h"
+}
 
 #include <cinttypes>
 #include <algorithm>
@@ -10,7 +14,7 @@
 
 namespace gmmu {
 
-sm::sm(sc_core::sc_module_name name, const sm_params &params, workload &w, data_checker &c)
+sm::sm(sc_core::sc_module_name name, const sm_params &params, warp_source &w, data_checker &c)
     : sm_base(name), isock("isock"), p(params), wl(w), chk(c)
 {
     gp.set_extension(&ext);
@@ -27,8 +31,9 @@ void sm::run()
     tlm_utils::tlm_quantumkeeper qk;
     qk.reset();
     const sc_core::sc_time cyc = p.clock;
-    std::vector<sc_core::sc_time> ready(p.warps, sc_core::SC_ZERO_TIME);
-    std::vector<bool> finished(p.warps, false);
+    // Per warp: when it may issue (sc_time value), whether it has finished.
+    std::vector<uint64_t> ready(p.warps, 0);
+    std::vector<uint8_t> finished(p.warps, 0);
     std::vector<bool> replay(p.warps, false); // the warp's last access faulted: issue it again
     std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0);
     unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
@@ -38,19 +43,14 @@ void sm::run()
     ext.lane_bytes = 8;
 
     while (live > 0) {
-        // Earliest-ready warp, round-robin among ties.
-        unsigned w = p.warps;
-        for (unsigned k = 0; k < p.warps; k++) {
-            unsigned c = (rr + k) % p.warps;
-            if (!finished[c] && (w == p.warps || ready[c] < ready[w]))
-                w = c;
-        }
-        // Advance to the warp's ready time, then ask the workload.
+        const unsigned w = gmmu_warp_pick_earliest(ready.data(), finished.data(), p.warps, rr);
+        // Advance to the warp's ready time, then ask the warp source.
+        const sc_core::sc_time ready_w = sc_core::sc_time::from_value(ready[w]);
         sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
-        if (ready[w] > now) {
-            idle_cycles += uint64_t((ready[w] - now) / cyc);
-            qk.set(ready[w] - sc_core::sc_time_stamp());
-            now = ready[w];
+        if (ready_w > now) {
+            idle_cycles += uint64_t((ready_w - now) / cyc);
+            qk.set(ready_w - sc_core::sc_time_stamp());
+            now = ready_w;
             issued_this_cycle = 0;
             if (qk.need_sync()) {
                 qk.sync();
@@ -65,14 +65,14 @@ void sm::run()
             ns = wl.poll(p.id, w, op);
         }
         if (ns == next_status::done) {
-            finished[w] = true;
+            finished[w] = 1;
             live--;
             continue;
         }
         if (ns == next_status::wait) {
             // Not ready (e.g. waiting for another SM's stage): retry later;
             // other warps of this SM keep issuing meanwhile.
-            ready[w] = now + cyc * wl.wait_cycles();
+            ready[w] = (now + cyc * wl.wait_cycles()).value();
             continue;
         }
         rr = (w + 1) % p.warps;
@@ -100,7 +100,7 @@ void sm::run()
             // No lane touched memory: stall the warp, then replay the access.
             stalled[w] = op;
             replay[w] = true;
-            ready[w] = now + (delay - issue_offset) + cyc * p.retry_cycles;
+            ready[w] = (now + (delay - issue_offset) + cyc * p.retry_cycles).value();
             fault_replays++;
             continue;
         }
@@ -122,7 +122,7 @@ void sm::run()
                      now, now + latency,
                      {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
                       {"pages", ext.page_divergence}});
-        ready[w] = now + latency;
+        ready[w] = (now + latency).value();
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;
@@ -148,8 +148,8 @@ void sm::run()
     // The SM is done when its last access completes.
     sc_core::sc_time last = sc_core::sc_time_stamp() + qk.get_local_time();
     for (unsigned k = 0; k < p.warps; k++)
-        if (ready[k] > last)
-            last = ready[k];
+        if (sc_core::sc_time::from_value(ready[k]) > last)
+            last = sc_core::sc_time::from_value(ready[k]);
     qk.set(last - sc_core::sc_time_stamp());
     qk.sync();
     end_time = sc_core::sc_time_stamp();
