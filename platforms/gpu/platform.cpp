@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -219,6 +221,25 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         if (!wp.rtl_fst.empty() && !wp.pwc_rtl && !wp.pwc_cosim && !wp.sched_rtl && !wp.sched_cosim)
             throw config_error("config key 'rtl.fst': no Verilated block runs in the walker "
                                "(ptw.pwc_impl=rtl, ptw.scheduler_impl=rtl or ptw.cosim=true)");
+        if (!wp.rtl_fst.empty()) {
+            // The waveform files must be writable before the run starts.
+            const bool pwc_twin = wp.pwc_rtl || wp.pwc_cosim;
+            const bool sched_twin = wp.sched_rtl || wp.sched_cosim;
+            std::vector<std::string> files;
+            if (pwc_twin)
+                files.push_back(wp.rtl_fst);
+            if (sched_twin)
+                files.push_back(rtl_waveform_path(wp.rtl_fst, pwc_twin));
+            for (const std::string &f : files) {
+                const bool existed = std::filesystem::exists(f);
+                std::ofstream probe(f, std::ios::app);
+                if (!probe)
+                    throw config_error("config key 'rtl.fst': cannot write " + f);
+                probe.close();
+                if (!existed)
+                    std::filesystem::remove(f);
+            }
+        }
         wparams = wp;
 
         // TLB levels, innermost first; each instance serves a group of SMs.

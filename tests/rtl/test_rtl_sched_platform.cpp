@@ -216,11 +216,14 @@ TEST(RtlSchedPlatform, RtlFstWritesAWaveformOfEachVerilatedBlock)
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_NE(r.out.find("'rtl.fst'"), std::string::npos) << r.out;
     EXPECT_FALSE(fs::exists(dir + "/none.fst"));
-    // a file that cannot be written: a clear error, not a crash
+    // a file that cannot be written: refused before the run, naming the key
     r = sim(base + "--set ptw.scheduler_impl=rtl --set rtl.fst=/proc/gmmu_no/w.fst --out " + dir +
             "/o4");
-    EXPECT_NE(r.status, 0) << r.out;
-    EXPECT_NE(r.out.find("rtl_fst"), std::string::npos) << r.out;
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("config key 'rtl.fst': cannot write /proc/gmmu_no/w.fst"),
+              std::string::npos)
+        << r.out;
+    EXPECT_FALSE(fs::exists(dir + "/o4/stats.json"));
 }
 
 } // namespace
