@@ -33,7 +33,34 @@ gmmu_status gmmu_cache_config_check(const gmmu_cache_config *c, gmmu_error *err)
     if (c->hit_cycles > 100000)
         return gmmu_error_set(err, "hit_cycles", "hit latency %u out of range 0..100000",
                               c->hit_cycles);
+    if (c->index_cycles > c->hit_cycles)
+        return gmmu_error_set(err, "index_cycles", "index latency %u exceeds the hit latency %u",
+                              c->index_cycles, c->hit_cycles);
     return GMMU_OK;
+}
+
+gmmu_status gmmu_cache_vipt_check(const gmmu_cache_config *c, unsigned page_shift,
+                                  gmmu_error *err)
+{
+    if (!c)
+        return gmmu_error_set(err, "cache", "config is NULL");
+    if (!c->vipt)
+        return GMMU_OK;
+    const uint64_t way = c->ways ? c->bytes / c->ways : c->bytes;
+    if (page_shift >= 64 || way > (1ull << page_shift))
+        return gmmu_error_set(err, "vipt",
+                              "one way holds %llu bytes, more than the %llu-byte page: the set "
+                              "index would need translated address bits",
+                              (unsigned long long)way,
+                              (unsigned long long)(page_shift >= 64 ? 0 : 1ull << page_shift));
+    return GMMU_OK;
+}
+
+uint64_t gmmu_cache_index_overlap(const gmmu_cache_config *c, uint64_t xlate_cycles)
+{
+    if (!c || !c->vipt)
+        return 0;
+    return xlate_cycles < c->index_cycles ? xlate_cycles : c->index_cycles;
 }
 
 gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err)

@@ -84,6 +84,17 @@ static uint64_t last_done(const gmmu_tlb_mshr *m, uint64_t c)
     return d;
 }
 
+/* Latest completion among MSHRs pending at c that an earlier batch than
+ * `batch` allocated (c if none). */
+static uint64_t last_done_before(const gmmu_tlb_mshr *m, uint64_t c, uint64_t batch)
+{
+    uint64_t d = c;
+    for (uint32_t k = 0; k < m->cfg.mshrs; k++)
+        if (pending(&m->e[k], c) && m->e[k].batch != batch && m->e[k].done > d)
+            d = m->e[k].done;
+    return d;
+}
+
 /* Earliest completion among MSHRs pending at c. */
 static uint64_t first_done(const gmmu_tlb_mshr *m, uint64_t c)
 {
@@ -137,7 +148,8 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
         m->st.requests++;
         for (;;) {
             if (!m->cfg.hits_under_miss) { /* blocking: wait out every miss */
-                uint64_t d = last_done(m, c);
+                uint64_t d = m->cfg.batch_issues_through ? last_done_before(m, c, m->st.batches)
+                                                         : last_done(m, c);
                 if (d > c) {
                     r.stall_cycles += d - c;
                     c = d;
@@ -229,6 +241,7 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
             e->group = group;
             e->done = c + lookup + lat;
             e->targets = 1;
+            e->batch = m->st.batches;
             a->kind = GMMU_TLB_ACCESS_MISS;
             a->mshr = slot;
             a->done = e->done;

@@ -6,7 +6,7 @@ namespace gmmu {
 
 data_cache::data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cfg,
                        sc_core::sc_time clk)
-    : sc_module(name), tsock("tsock"), isock("isock"), clock(clk)
+    : sc_module(name), tsock("tsock"), isock("isock"), pte_tsock("pte_tsock"), clock(clk)
 {
     gmmu_error err{};
     if (gmmu_cache_init(&c, &cfg, &err) != GMMU_OK)
@@ -14,6 +14,8 @@ data_cache::data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cf
     tsock.register_b_transport(this, &data_cache::b_transport);
     tsock.register_transport_dbg(this, &data_cache::transport_dbg);
     tsock.register_get_direct_mem_ptr(this, &data_cache::get_direct_mem_ptr);
+    pte_tsock.register_b_transport(this, &data_cache::pte_b_transport);
+    pte_tsock.register_transport_dbg(this, &data_cache::transport_dbg);
     isock.register_invalidate_direct_mem_ptr(this, &data_cache::invalidate_from_below);
     wb_ext.timing_only = true;
     wb_ext.lane_bytes = 8;
@@ -47,6 +49,16 @@ void data_cache::write_back(uint64_t addr, const sc_core::sc_time &delay)
 
 void data_cache::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 {
+    access(gp, delay, false);
+}
+
+void data_cache::pte_b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    access(gp, delay, true);
+}
+
+void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool pte)
+{
     const tlm::tlm_command cmd = gp.get_command();
     if (cmd == tlm::TLM_IGNORE_COMMAND) {
         isock->b_transport(gp, delay);
@@ -73,21 +85,28 @@ void data_cache::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time
             lines.push_back(ln);
     }
     accesses++;
+    pte_accesses += pte;
     const sc_core::sc_time in = delay;
     const uint64_t now = cycle_at(delay);
-    uint64_t ready = now + c.cfg.hit_cycles;
+    // VIPT: the set was selected while the TLB translated.
+    const uint64_t hidden =
+        w && c.cfg.vipt ? gmmu_cache_index_overlap(&c.cfg, uint64_t(w->xlate_time / clock)) : 0;
+    vipt_hidden_cycles += hidden;
+    uint64_t ready = now + c.cfg.hit_cycles - hidden;
     missed.clear();
     for (uint64_t ln : lines) {
         gmmu_cache_result r;
         gmmu_cache_access(&c, ln << shift, write, now, &r);
+        if (pte && !write)
+            (r.hit ? pte_read_hits : pte_read_misses)++;
         if (r.hit)
-            ready = std::max(ready, r.ready);
+            ready = std::max(ready, r.ready > now + c.cfg.hit_cycles ? r.ready : ready);
         else
             missed.push_back(ln);
         if (r.writeback)
             write_back(r.writeback_addr, delay);
     }
-    const sc_core::sc_time hit_time = clock * double(c.cfg.hit_cycles);
+    const sc_core::sc_time hit_time = clock * double(c.cfg.hit_cycles - hidden);
     if (write && !c.cfg.write_allocate) {
         // Write-through: the next level books the write; the writer is done
         // once this cache has it.
@@ -104,7 +123,7 @@ void data_cache::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time
         sc_core::sc_time d = delay + hit_time;
         isock->b_transport(gp, d);
         forwarded++;
-        const uint64_t done = std::max(cycle_at(d), now + c.cfg.hit_cycles);
+        const uint64_t done = std::max(cycle_at(d), now + c.cfg.hit_cycles - hidden);
         for (uint64_t ln : missed)
             gmmu_cache_fill_ready(&c, ln << shift, done);
         ready = std::max(ready, done);
@@ -159,6 +178,14 @@ const stat_table<data_cache> &data_cache::stats_table()
              [](const T &c) { return json(c.forwarded); }},
             {"posted_writes", "writes the L1 passed down without the writer waiting for them",
              [](const T &c) { return json(c.posted_writes); }},
+            {"pte_accesses", "page-table walker accesses that reached the cache (on `pte_tsock`, `ptw.via`)",
+             [](const T &c) { return json(c.pte_accesses); }, [](const T &c) { return c.pte_accesses > 0; }},
+            {"pte_read_hits", "line lookups of walker reads that hit (also in `read_hits`)",
+             [](const T &c) { return json(c.pte_read_hits); }, [](const T &c) { return c.pte_accesses > 0; }},
+            {"pte_read_misses", "line lookups of walker reads that missed (also in `read_misses`)",
+             [](const T &c) { return json(c.pte_read_misses); }, [](const T &c) { return c.pte_accesses > 0; }},
+            {"vipt_hidden_cycles", "cycles of hit time hidden under translations (virtually indexed L1, `l1_cache.indexing=vipt`)",
+             [](const T &c) { return json(c.vipt_hidden_cycles); }, [](const T &c) { return c.c.cfg.vipt; }},
             {"read_hit_rate", "`read_hits / (read_hits + read_misses)`",
              [](const T &c) { return json(c.c.st.read_hits + c.c.st.read_misses ? double(c.c.st.read_hits) / double(c.c.st.read_hits + c.c.st.read_misses) : 0.0); }},
         });

@@ -17,6 +17,13 @@
 // invalidations pass through (DMI users bypass the cache's timing, as they
 // bypass every b_transport). warp_ext::data_delay is set to the time the
 // access spent from this cache on.
+//
+// A virtually indexed, physically tagged cache (cfg.vipt) hides
+// gmmu_cache_index_overlap(cfg, warp_ext::xlate_time) of its hit time: the
+// set was selected while the TLB looked up.
+//
+// pte_tsock takes a page-table walker's reads (ptw.via): the same cache,
+// with their hits and misses also counted apart (pte_* statistics).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +47,9 @@ class data_cache : public sc_core::sc_module, public stats_provider {
   public:
     tlm_utils::multi_passthrough_target_socket<data_cache> tsock;
     tlm_utils::simple_initiator_socket<data_cache> isock;
+    tlm_utils::multi_passthrough_target_socket<data_cache, 32, tlm::tlm_base_protocol_types, 0,
+                                               sc_core::SC_ZERO_OR_MORE_BOUND>
+        pte_tsock;
 
     // cfg is validated: a bad field raises an error report naming it.
     data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cfg, sc_core::sc_time clock);
@@ -52,6 +62,8 @@ class data_cache : public sc_core::sc_module, public stats_provider {
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void pte_b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool pte);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
     void invalidate_from_below(sc_dt::uint64 lo, sc_dt::uint64 hi);
@@ -64,6 +76,7 @@ class data_cache : public sc_core::sc_module, public stats_provider {
     tlm::tlm_generic_payload wb_gp;
     warp_ext wb_ext;
     uint64_t accesses = 0, forwarded = 0, posted_writes = 0;
+    uint64_t pte_accesses = 0, pte_read_hits = 0, pte_read_misses = 0, vipt_hidden_cycles = 0;
 };
 
 } // namespace gmmu

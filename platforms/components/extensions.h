@@ -66,6 +66,10 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     unsigned page_divergence = 0;     // unique pages after coalescing
     sc_core::sc_time data_delay;      // filled by the memory: what the data access itself
                                       // added to the delay (bandwidth queueing + latency)
+    // Filled by the L1 TLB for the lanes it forwards: the time from the
+    // access's arrival at the TLB to their translation. A virtually indexed
+    // L1 cache selects its set during that time (gmmu_cache_index_overlap).
+    sc_core::sc_time xlate_time;
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
@@ -121,6 +125,7 @@ struct xlate_req {
                               // 2^n pages holding this one maps contiguously
     sc_core::sc_time ready; // delay (relative to the caller's b_transport base) at which it is ready
     unsigned level_hit = 0; // 1 = L1 TLB, 2 = L2 TLB, 3 = L3 TLB, 0 = walk
+    sc_core::sc_time queued; // part of `ready` spent waiting for a free walker
 };
 
 // GMMU_ACC_* bits of a request, for the models' permission checks: a user

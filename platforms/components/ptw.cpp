@@ -634,6 +634,7 @@ void ptw::complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *fu
     walks++;
     walk_time_sum += done - start;
     queue_time_sum += start - abs_req;
+    r.queued = start > abs_req ? start - abs_req : sc_core::SC_ZERO_TIME;
     if (timeline *tl = active_timeline())
         tl->span(track, "walk", start, done,
                  {{"va", r.va}, {"start_level", s.level}, {"fault", r.fault != GMMU_FAULT_NONE}});

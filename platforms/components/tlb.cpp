@@ -153,6 +153,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         r.perms = m.perms;
         r.contig_log2 = m.contig_log2; // the upper level's coverage fill needs the PTE's hint
         r.level_hit = m.level_hit;
+        r.queued = m.queued;
         r.ready = debug ? sc_core::SC_ZERO_TIME : m.ready;
         if (r.ready > done)
             done = r.ready;
@@ -242,14 +243,19 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         self->resolved.push_back(q);
         m = &self->resolved.back();
     }
-    // The next level's time for this miss, measured when pass 1 (or the call
-    // above) asked it; applied from the cycle the miss got its MSHR, so a miss
-    // that waited for one also starts its walk late.
-    uint64_t ready = (sc_core::sc_time_stamp() + m->ready).value() / clk.value();
-    uint64_t asked = (m == &self->resolved.back() && self->resolved.size() > self->pass1_misses)
-                         ? issue + self->p.model.lookup_cycles
-                         : self->batch_now + self->p.model.lookup_cycles;
-    *latency = uint32_t(ready > asked ? ready - asked : 1);
+    // Pass 1 asked the next level for the batch's misses together, so the
+    // walker's queue already holds them behind earlier misses. A miss that
+    // waited for an MSHR starts its walk only then: it takes at least its
+    // walk's own time (the answer's latency without the wait for a walker)
+    // from the lookup that took the MSHR, and arrives no earlier than the
+    // answer; the wait for the MSHR and the walker's queue are not added.
+    const uint64_t ready = (sc_core::sc_time_stamp() + m->ready).value() / clk.value();
+    const uint64_t queued = m->queued.value() / clk.value();
+    const uint64_t asked = std::min(self->batch_now, issue) + self->p.model.lookup_cycles;
+    const uint64_t looked = issue + self->p.model.lookup_cycles;
+    const uint64_t own = ready > asked + queued ? ready - asked - queued : 1;
+    const uint64_t arrives = std::max(ready, looked + own);
+    *latency = uint32_t(arrives > looked ? arrives - looked : 1);
     self->fill_from(*m);
     return GMMU_OK;
 }
@@ -281,7 +287,6 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         miss_isock->b_transport(miss_gp, d);
         resolved = miss_ext.reqs;
     }
-    pass1_misses = resolved.size();
     // Pass 2: the timing model, with the functional lookups and fills.
     acc.resize(reqs.size());
     for (size_t i = 0; i < reqs.size(); i++)
@@ -482,6 +487,11 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
             gp.set_response_status(tlm::TLM_OK_RESPONSE);
             return;
         }
+        if (p.overlap_cache_access && c.npages > 1) {
+            forward_by_page(gp, *w, c, delay, delay);
+            return;
+        }
+        w->xlate_time = t_done - delay;
         delay = t_done;
         isock->b_transport(gp, delay);
         return;
@@ -509,6 +519,46 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         return;
     }
     forward_pieces(gp, delay, debug);
+}
+
+// Intra-warp overlap: the lanes of each page go to the data side when that
+// page's translation is known (gmmu_warp_dispatch_times), earliest first;
+// the warp completes with its last lane. w.active is narrowed to one page's
+// lanes per forward and restored.
+void tlb::forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
+                          const sc_core::sc_time &in, sc_core::sc_time &delay)
+{
+    const unsigned n = c.npages;
+    page_ready.resize(n);
+    page_at.resize(n);
+    page_order.resize(n);
+    for (unsigned i = 0; i < n; i++) {
+        page_ready[i] = page_reqs[i].ready.value();
+        page_order[i] = i;
+    }
+    gmmu_warp_dispatch_times(page_ready.data(), n, true, page_at.data());
+    std::stable_sort(page_order.begin(), page_order.end(),
+                     [this](unsigned a, unsigned b) { return page_at[a] < page_at[b]; });
+    const uint32_t active = w.active;
+    sc_core::sc_time done = in, data = sc_core::SC_ZERO_TIME;
+    for (unsigned i : page_order) {
+        w.active = active & c.lane_mask[i];
+        if (!w.active)
+            continue;
+        sc_core::sc_time d = sc_core::sc_time::from_value(page_at[i]);
+        w.xlate_time = d - in;
+        w.data_delay = sc_core::SC_ZERO_TIME;
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        isock->b_transport(gp, d);
+        if (!gp.is_response_ok())
+            break; // the failing forward's response is the access's
+        done = std::max(done, d);
+        data = std::max(data, w.data_delay);
+    }
+    w.active = active;
+    w.data_delay = data;
+    overlapped_warps++;
+    delay = done;
 }
 
 // A plain access over TLB pages in separate frames: one forward per page,
@@ -811,6 +861,7 @@ const stat_table<tlb> &tlb::stats_table()
     using T = tlb;
     const auto with_mshr = [](const T &c) { return c.use_mshr; };
     const auto l1_role = [](const T &c) { return c.warp_accesses != 0; };
+    const auto overlapping = [](const T &c) { return c.p.overlap_cache_access; };
     const auto prefetching = [](const T &c) {
         return c.t.st.prefetch_fills || c.prefetches_received || c.probes_answered || c.probe_fills;
     };
@@ -840,6 +891,9 @@ const stat_table<tlb> &tlb::stats_table()
             {"invalidations_forwarded", "invalidation requests passed on to the next level (`xlate_ext` op=invalidate)",
              [](const T &c) { return json(c.invalidations_forwarded); }},
             {"entries", "geometry: entries", [](const T &c) { return json(c.p.model.entries); }},
+            {"lookup_cycles", "lookup latency the access-time model gave this TLB (with `l1_tlb.latency_model=scaled`)",
+             [](const T &c) { return json(c.p.model.lookup_cycles); },
+             [](const T &c) { return c.p.latency_model != GMMU_TLB_LATENCY_FIXED; }},
             {"ways", "geometry: ways per set", [](const T &c) { return json(c.p.model.ways); }},
             {"page_bytes", "geometry: bytes one entry translates",
              [](const T &c) { return json(1ull << c.p.model.page_shift); }},
@@ -877,6 +931,8 @@ const stat_table<tlb> &tlb::stats_table()
              [](const T &c) { return json(c.uncacheable); }},
             {"write_permission_rewalks", "writes that hit an entry cached read-only or clean and went to the walker",
              [](const T &c) { return json(c.perm_upgrades); }},
+            {"overlapped_warps", "warp accesses over several pages whose lanes went to the data side page by page, each when its translation was known (`sm.overlap_cache_access`)",
+             [](const T &c) { return json(c.overlapped_warps); }, overlapping},
             {"hits_under_fill", "hits on an entry whose fill was still in flight: they complete when the fill's translation arrives, not after the lookup latency",
              [](const T &c) { return json(c.hits_under_fill); }},
             {"dmi_grants", "DMI regions granted upstream", [](const T &c) { return json(c.dmi_grants); }},

@@ -30,8 +30,10 @@
 #include "gmmu/components/stats.h"
 
 extern "C" {
+#include "gmmu/coalescer.h"
 #include "gmmu/tlb.h"
 #include "gmmu/tlb_mshr.h"
+#include "gmmu/xlate_timing.h"
 }
 
 namespace gmmu {
@@ -45,6 +47,12 @@ struct tlb_params {
     // keeps the simple timing (lookup_cycles + one cycle per `ports` lookups).
     gmmu_tlb_mshr_config mshr{};
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
+    // L1 data path: the lanes of each page of a warp go on as soon as that
+    // page is translated (gmmu_warp_dispatch_times), not with the last one.
+    bool overlap_cache_access = false;
+    // Access-time model of model.lookup_cycles (gmmu_tlb_access_cycles),
+    // applied by tlb_params_from; kept for the record.
+    unsigned latency_model = 0, latency_step_cycles = 1, base_lookup_cycles = 1;
 };
 
 class tlb : public sc_core::sc_module, public stats_provider {
@@ -98,6 +106,12 @@ class tlb : public sc_core::sc_module, public stats_provider {
                                bool debug);
     void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
     void forward_pieces(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
+    // A warp whose pages are translated at different times, with
+    // overlap_cache_access: each page's lanes are forwarded at its own time.
+    void forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
+                         const sc_core::sc_time &in, sc_core::sc_time &delay);
+    std::vector<uint64_t> page_ready, page_at;
+    std::vector<unsigned> page_order;
     // A span on the run's timeline (components/timeline.h), when one is active.
     void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
                      const sc_core::sc_time &end) const;
@@ -122,7 +136,6 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<gmmu_tlb_access> acc;
     std::vector<xlate_req> resolved; // answers of this batch's misses, by page
     uint64_t batch_now = 0, batch_gen = 0;
-    size_t pass1_misses = 0;
 
     tlb_params p;
     gmmu_tlb t{};
@@ -143,7 +156,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
              uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
              perm_upgrades = 0, prefetches_received = 0, probes_answered = 0,
-             probe_fills = 0, hits_under_fill = 0;
+             probe_fills = 0, hits_under_fill = 0, overlapped_warps = 0;
 };
 
 } // namespace gmmu

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 extern "C" {
+#include "gmmu/cache.h"
 #include "gmmu/tlb.h"
 }
 
@@ -80,10 +81,19 @@ const std::vector<key_spec> &config_schema()
         S("sm.model", "simple", {},
           "SM model: simple = warps issuing the workload's memory instructions; other models "
           "register themselves (docs/architecture.md)."),
+        B("sm.overlap_cache_access", false,
+          "Intra-warp overlap: the lanes of each page of a warp access go to the L1 data cache as "
+          "soon as that page is translated, while its other pages still walk (simple SM; "
+          "docs/pichai_mmu.md). false: every lane waits for the warp's last translation."),
         I("ptw.walkers", 1, 1, 256, "Independent page-table walkers (serial scheduler)."),
         B("ptw.per_tlb", false,
           "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
           "one shared by all."),
+        S("ptw.via", "memory", {"memory", "l2_cache", "l1_cache"},
+          "Where the walker's page-table reads go: straight to memory, or as cacheable reads "
+          "through the shared L2 data cache (l2_cache.enabled) or through the L1 data cache of "
+          "the walker's SM (l1_cache.enabled, one walker per L1 TLB: ptw.per_tlb=true, no L2 "
+          "TLB). Cached, they compete with data for capacity (data_cache pte_* counters)."),
         I("ptw.fixed_walk_latency", 0, 0, 1000000,
           "If > 0, every walk takes this many cycles instead of the sum of its reads."),
         B("ptw.set_accessed_dirty", false,
@@ -135,6 +145,14 @@ const std::vector<key_spec> &config_schema()
         I("l1_cache.ways", 4, 1, 64, "L1 data cache associativity."),
         I("l1_cache.line_bytes", 128, 32, 4096, "L1 data cache line, bytes (power of two)."),
         I("l1_cache.hit_cycles", 40, 0, 100000, "L1 data cache hit latency, cycles."),
+        S("l1_cache.indexing", "pipt", {"pipt", "vipt"},
+          "pipt: the L1 data cache is looked up after translation (TLB time + hit time); vipt: "
+          "its set is selected from untranslated bits while the TLB looks up, so a hit costs "
+          "max(translation, index_cycles) + hit_cycles - index_cycles. vipt needs "
+          "l1_cache.bytes / l1_cache.ways <= page_size."),
+        I("l1_cache.index_cycles", 0, 0, 100000,
+          "With l1_cache.indexing=vipt: the part of l1_cache.hit_cycles that selects the set "
+          "and can overlap the TLB lookup."),
         B("l2_cache.enabled", false,
           "One data cache shared by all SMs in front of the memory: write-back, write-allocate, "
           "timing only."),
@@ -458,6 +476,29 @@ void config::validate() const
     }
     if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
         throw config_error("config key 'picle.ways': must divide picle.entries");
+    if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {
+        gmmu_cache_config cc;
+        gmmu_cache_config_default(&cc);
+        cc.bytes = uint64_t(i("l1_cache.bytes"));
+        cc.ways = uint32_t(i("l1_cache.ways"));
+        cc.vipt = true;
+        gmmu_error err{};
+        if (gmmu_cache_vipt_check(&cc, gmmu_log2_u64(uint64_t(i("page_size"))), &err) != GMMU_OK)
+            throw config_error("config key 'l1_cache.indexing': vipt needs l1_cache.bytes / "
+                               "l1_cache.ways <= page_size (" + std::to_string(i("page_size")) +
+                               "): " + err.msg + "; raise l1_cache.ways or use pipt");
+    }
+    if (i("l1_cache.index_cycles") > i("l1_cache.hit_cycles"))
+        throw config_error("config key 'l1_cache.index_cycles': exceeds l1_cache.hit_cycles");
+    if (s("ptw.via") == "l2_cache" && !b("l2_cache.enabled"))
+        throw config_error("config key 'ptw.via': l2_cache needs l2_cache.enabled=true");
+    if (s("ptw.via") == "l1_cache" &&
+        (!b("l1_cache.enabled") || !b("ptw.per_tlb") || b("l2_tlb.enabled")))
+        throw config_error("config key 'ptw.via': l1_cache needs l1_cache.enabled=true and one "
+                           "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
+    if (b("sm.overlap_cache_access") && s("sm.model") != "simple")
+        throw config_error("config key 'sm.overlap_cache_access': supported with sm.model=simple "
+                           "only (the issue model sends one cache line per request)");
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
     if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)

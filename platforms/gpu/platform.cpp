@@ -251,6 +251,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         for (size_t lv = 0; lv < prefixes.size(); lv++) {
             groups.push_back(tlb_groups(c, prefixes[lv], nsm));
             tlb_params tp = tlb_params_from(c, prefixes[lv], unsigned(lv + 1));
+            tp.overlap_cache_access = lv == 0 && c.b("sm.overlap_cache_access");
             std::vector<std::unique_ptr<tlb>> inst;
             for (size_t k = 0; k < groups[lv].size(); k++) {
                 std::string nm = prefixes[lv];
@@ -279,7 +280,6 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                                              ? "ptw" + std::to_string(walkers.size())
                                              : "ptw";
                         walkers.push_back(std::make_unique<ptw>(nm.c_str(), wparams));
-                        walkers.back()->pt_isock.bind(mem->tsock);
                         for (unsigned k = 0; k < nctx; k++)
                             walkers.back()->set_root(uint16_t(k), driver_of(k).root());
                     }
@@ -305,6 +305,16 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         }
         for (auto &t : l1)
             t->isock.bind(data_target(c));
+        // The walkers' page-table reads: memory, or a data cache (ptw.via).
+        const std::string via = c.s("ptw.via");
+        for (size_t k = 0; k < walkers.size(); k++) {
+            if (via == "l2_cache")
+                walkers[k]->pt_isock.bind(l2_cache->pte_tsock);
+            else if (via == "l1_cache")
+                walkers[k]->pt_isock.bind(l1_caches.at(k)->pte_tsock); // walker k serves l1[k]
+            else
+                walkers[k]->pt_isock.bind(mem->tsock);
+        }
         walker = walkers.front().get();
 
         // PICLE / Valkyrie: an LDT unit beside each L2 instance.
@@ -402,7 +412,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
 {
     auto cache_cfg = [&c](const std::string &pre, bool write_allocate) {
-        gmmu_cache_config cc;
+        gmmu_cache_config cc{};
         cc.bytes = uint64_t(c.i(pre + ".bytes"));
         cc.ways = uint32_t(c.i(pre + ".ways"));
         cc.line_bytes = uint32_t(c.i(pre + ".line_bytes"));
@@ -424,7 +434,10 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     if (!c.b("l1_cache.enabled"))
         return *below;
     const std::string nm = "l1_cache" + std::to_string(l1_caches.size());
-    l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), cache_cfg("l1_cache", false), clock));
+    gmmu_cache_config l1c = cache_cfg("l1_cache", false);
+    l1c.vipt = c.s("l1_cache.indexing") == "vipt";
+    l1c.index_cycles = l1c.vipt ? uint32_t(c.i("l1_cache.index_cycles")) : 0;
+    l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), l1c, clock));
     l1_caches.back()->isock.bind(*below);
     return l1_caches.back()->tsock;
 }

@@ -3,6 +3,7 @@
 extern "C" {
 #include "gmmu/tlb.h"
 #include "gmmu/tlb_mshr.h"
+#include "gmmu/xlate_timing.h"
 }
 
 namespace gmmu {
@@ -103,6 +104,33 @@ const descriptor<tlb_params> &tlb_descriptor()
                                         [](tlb_params &p, const config &c, const std::string &k) {
                                             p.mshr.hits_under_miss = c.b(k);
                                         }),
+                 {"l1_tlb"}),
+        only_for(enum_field<tlb_params>(
+                     "latency_model", "fixed",
+                     {{"fixed", GMMU_TLB_LATENCY_FIXED}, {"scaled", GMMU_TLB_LATENCY_SCALED}},
+                     "{L} TLB access time: fixed = lookup_cycles whatever the entries and ports "
+                     "(an ideal TLB when large); scaled = lookup_cycles + latency_step_cycles per "
+                     "doubling above 128 entries and above 4 ports (docs/pichai_mmu.md).",
+                     [](tlb_params &p, const config &c, const std::string &k) {
+                         p.latency_model = unsigned(tlb_descriptor().enum_value("latency_model", c.s(k), k));
+                     }),
+                 {"l1_tlb"}),
+        only_for(int_field<tlb_params>("latency_step_cycles", 1, 0, 1000,
+                                       "With {P}.latency_model=scaled: cycles added per doubling of "
+                                       "entries above 128 and of ports above 4.",
+                                       [](tlb_params &p, const config &c, const std::string &k) {
+                                           p.latency_step_cycles = unsigned(c.i(k));
+                                       }),
+                 {"l1_tlb"}),
+        only_for(bool_field<tlb_params>(
+                     "warp_lookups_together", false,
+                     "With {P}.hits_under_miss=false: a warp access still looks up all its pages and "
+                     "takes an MSHR per missing page; only later warp accesses wait for its misses "
+                     "(pichai-asplos14's blocking TLB). false: each lookup waits for every "
+                     "outstanding miss, the warp's own too.",
+                     [](tlb_params &p, const config &c, const std::string &k) {
+                         p.mshr.batch_issues_through = c.b(k);
+                     }),
                  {"l1_tlb"}),
         enum_field<tlb_params>("replacement", "lru",
                                {{"lru", GMMU_TLB_REPL_LRU}, {"plru", GMMU_TLB_REPL_PLRU},
@@ -215,6 +243,11 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     p.model.seed = 0x5eed0000ull + level;
     p.level = level;
     p.clock = sc_core::sc_time(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS);
+    // The access time the TLB's size and ports give (fixed: lookup_cycles).
+    p.base_lookup_cycles = p.model.lookup_cycles;
+    p.model.lookup_cycles = gmmu_tlb_access_cycles(gmmu_tlb_latency_model(p.latency_model),
+                                                   p.model.lookup_cycles, p.latency_step_cycles,
+                                                   p.model.entries, p.ports);
     gmmu_error err{};
     if (p.mshr.mshrs > 0) {
         p.mshr.ports = p.ports;

@@ -138,3 +138,39 @@ TEST(CacheTest, BadConfigsNameTheField)
 }
 
 } // namespace
+
+TEST(CacheTest, ViptNeedsAWayNoLargerThanThePage)
+{
+    gmmu_cache_config cfg;
+    gmmu_cache_config_default(&cfg);
+    cfg.bytes = 32768;
+    cfg.vipt = true;
+    cfg.index_cycles = 2;
+    gmmu_error err{};
+    cfg.ways = 4; // 8 KiB per way: index bits above a 4 KiB page offset
+    EXPECT_EQ(gmmu_cache_vipt_check(&cfg, 12, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "vipt");
+    cfg.ways = 8; // 4 KiB per way
+    EXPECT_EQ(gmmu_cache_vipt_check(&cfg, 12, &err), GMMU_OK);
+    cfg.ways = 4;
+    EXPECT_EQ(gmmu_cache_vipt_check(&cfg, 13, &err), GMMU_OK); // 8 KiB pages
+    cfg.vipt = false; // physically indexed: any geometry
+    EXPECT_EQ(gmmu_cache_vipt_check(&cfg, 12, &err), GMMU_OK);
+    cfg.index_cycles = cfg.hit_cycles + 1;
+    EXPECT_EQ(gmmu_cache_config_check(&cfg, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "index_cycles");
+}
+
+TEST(CacheTest, ViptHidesTheIndexUnderTheTranslation)
+{
+    gmmu_cache_config cfg;
+    gmmu_cache_config_default(&cfg);
+    cfg.hit_cycles = 20;
+    cfg.index_cycles = 3;
+    EXPECT_EQ(gmmu_cache_index_overlap(&cfg, 10), 0u); // physically indexed: nothing hidden
+    cfg.vipt = true;
+    EXPECT_EQ(gmmu_cache_index_overlap(&cfg, 0), 0u);  // no translation: nothing to hide under
+    EXPECT_EQ(gmmu_cache_index_overlap(&cfg, 2), 2u);  // a 2-cycle TLB: max(2, 3) + 17 = 20
+    EXPECT_EQ(gmmu_cache_index_overlap(&cfg, 10), 3u); // a slow TLB: 10 + 17
+    EXPECT_EQ(gmmu_cache_index_overlap(nullptr, 10), 0u);
+}

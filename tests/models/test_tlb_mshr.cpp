@@ -191,6 +191,32 @@ TEST(TlbMshrTest, BlockingTlbWaitsOutEveryMiss)
     EXPECT_EQ(r.m.st.max_in_flight, 1u);
 }
 
+TEST(TlbMshrTest, BlockingTlbWithBatchIssueThroughBlocksOnlyLaterBatches)
+{
+    auto c = mcfg(4, 4, 100);
+    c.hits_under_miss = false;
+    c.batch_issues_through = true;
+    Rig r(c, 1);
+    r.fill(2);
+    r.fill(9);
+    gmmu_tlb_batch_result res{};
+    auto a = r.run({1, 2, 3}, 0, &res);
+    // The warp's own lookups issue together: both misses take MSHRs at once.
+    EXPECT_EQ(a[0].kind, GMMU_TLB_ACCESS_MISS);
+    EXPECT_EQ(a[1].kind, GMMU_TLB_ACCESS_HIT);
+    EXPECT_EQ(a[1].issue, 0u);
+    EXPECT_EQ(a[2].kind, GMMU_TLB_ACCESS_MISS);
+    EXPECT_EQ(a[2].issue, 0u);
+    EXPECT_EQ(a[2].done, 101u);
+    EXPECT_EQ(res.stall_cycles, 0u);
+    EXPECT_EQ(r.m.st.max_in_flight, 2u);
+    // A later warp's hit waits until both are done.
+    auto b = r.run({9}, 5, &res);
+    EXPECT_EQ(b[0].kind, GMMU_TLB_ACCESS_HIT);
+    EXPECT_EQ(b[0].issue, 101u);
+    EXPECT_EQ(res.stall_cycles, 96u);
+}
+
 TEST(TlbMshrTest, FullMshrsStallTheMissAndEverythingBehindIt)
 {
     Rig r(mcfg(4, 2, 100), 1);

@@ -26,6 +26,13 @@ typedef struct gmmu_cache_config {
     uint32_t line_bytes;    /* line size, a power of two, 32..4096 */
     uint32_t hit_cycles;    /* tag + data latency, 0..100000 */
     bool write_allocate;    /* true: write-back, write-allocate; false: write-through, no-allocate */
+    /* Virtually indexed, physically tagged (an L1 looked up in parallel
+     * with its TLB): the first index_cycles of hit_cycles select the set
+     * from untranslated address bits and overlap the translation; the tag
+     * compare waits for the physical address. Needs bytes / ways <= the
+     * page (gmmu_cache_vipt_check). false: physically indexed. */
+    bool vipt;
+    uint32_t index_cycles;  /* 0..hit_cycles */
 } gmmu_cache_config;
 
 typedef struct gmmu_cache_stats {
@@ -60,6 +67,15 @@ typedef struct gmmu_cache_result {
 
 void gmmu_cache_config_default(gmmu_cache_config *c); /* 32 KiB, 4-way, 128 B, 40 cycles */
 gmmu_status gmmu_cache_config_check(const gmmu_cache_config *c, gmmu_error *err);
+/* A VIPT cache's set index must come from the page offset: bytes / ways
+ * (one way) at most 1 << page_shift. OK for a physically indexed cache. */
+gmmu_status gmmu_cache_vipt_check(const gmmu_cache_config *c, unsigned page_shift,
+                                  gmmu_error *err);
+/* Cycles of this cache's hit time hidden under a translation that took
+ * xlate_cycles from the access's issue: min(index_cycles, xlate_cycles)
+ * for a VIPT cache, 0 otherwise. The access then costs
+ * max(translation, index) + (hit_cycles - index_cycles), not their sum. */
+uint64_t gmmu_cache_index_overlap(const gmmu_cache_config *c, uint64_t xlate_cycles);
 gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err);
 void gmmu_cache_destroy(gmmu_cache *c);
 

@@ -17,7 +17,8 @@
  *   - an MSHR holds at most `targets` requests; a further miss to it waits
  *     until it completes and then re-issues as a hit;
  *   - hits_under_miss = false models a blocking TLB: no lookup issues while
- *     any miss is outstanding.
+ *     any miss is outstanding (with batch_issues_through, any miss of an
+ *     earlier batch).
  * MSHRs persist across batches (a later warp can merge into an earlier
  * warp's miss); times are absolute cycles. The functional TLB is looked up
  * once per request, at its first issue; this model never fills it (the
@@ -41,6 +42,12 @@ typedef struct gmmu_tlb_mshr_config {
     uint32_t max_outstanding; /* misses in flight at once (1 = no miss under miss); 0 = mshrs */
     uint32_t targets;         /* requests one MSHR can hold (first included); 0 = unlimited */
     bool hits_under_miss;     /* false: blocking TLB */
+    /* With hits_under_miss = false: a batch's own lookups keep issuing
+     * behind its misses (a warp looks up all its pages and takes an MSHR
+     * per missing page, as pichai-asplos14's blocking TLB with one MSHR per
+     * thread); only later batches wait for them. false: every lookup waits
+     * for every outstanding miss, its own batch's too. */
+    bool batch_issues_through;
     uint32_t merge_pages;     /* misses in one aligned group of this many pages merge (power
                                * of two; 0/1 = same page only) */
     uint32_t miss_cycles;     /* miss latency when no callback is given */
@@ -53,6 +60,7 @@ typedef struct gmmu_tlb_mshr_entry {
     uint64_t group;   /* vpn / merge_pages */
     uint64_t done;    /* cycle the fill arrives (free from then on) */
     uint32_t targets; /* requests held */
+    uint64_t batch;   /* batch that allocated it (stats.batches at the time) */
 } gmmu_tlb_mshr_entry;
 
 typedef struct gmmu_tlb_mshr_stats {
