@@ -115,6 +115,21 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
     gmmu_cache_line *e = find(c, line, &set);
     memset(out, 0, sizeof *out);
     c->clock++;
+    if (e && now < e->alloc) {
+        /* Requested before the fetch that allocated the line: a miss of its own. */
+        e->stamp = c->clock;
+        if (write)
+            c->st.write_misses++;
+        else
+            c->st.read_misses++;
+        if (!write || c->cfg.write_allocate) {
+            e->alloc = now;
+            e->ready = now;
+            if (write)
+                e->dirty = true;
+        }
+        return;
+    }
     if (e) {
         out->hit = true;
         out->ready = now + c->cfg.hit_cycles;
@@ -157,6 +172,7 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
     }
     v->tag = line + 1;
     v->ready = now;
+    v->alloc = now;
     v->stamp = c->clock;
     v->dirty = write;
 }

@@ -303,6 +303,9 @@ bool ptw::merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &no
     r.contig_log2 = w.contig_log2;
     r.level_hit = w.level_hit;
     r.ready = sc_core::sc_time::from_value(ready) - now;
+    // All of it is waiting for another request's walk.
+    const sc_core::sc_time at = sc_core::sc_time::from_value(ready);
+    r.queued = at > abs_req ? at - abs_req : sc_core::SC_ZERO_TIME;
     inflight_merges++;
     return true;
 }

@@ -122,7 +122,7 @@ void sm::run()
                      now, now + latency,
                      {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
                       {"pages", ext.page_divergence}});
-        ready[w] = (now + latency).value();
+        ready[w] = (now + latency + cyc * double(op.compute_cycles)).value();
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;

@@ -224,8 +224,11 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         if (r.asid == asid && (r.va >> shift) == vpn)
             m = &r;
     if (!m) {
-        // Not foreseen by pass 1 (an earlier fill of this batch evicted it):
-        // ask the next level now.
+        // Not foreseen by pass 1 (an earlier fill evicted it, or the MSHR it
+        // would have merged into completed while this batch stalled): ask the
+        // next level at the batch's time, as pass 1 does, so the walker's
+        // queue is not pushed ahead of the batches still to come; the rule
+        // below starts its walk no earlier than its MSHR.
         xlate_req q = self->batch_ctx; // the batch's context (root, privilege)
         q.va = vpn << shift;
         q.asid = asid;
@@ -235,7 +238,7 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         self->miss_ext.debug = false;
         self->miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time d =
-            cycles_time(clk, issue + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
+            cycles_time(clk, self->batch_now + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
         self->miss_isock->b_transport(self->miss_gp, d);
         self->batches_down++;
         q = self->miss_ext.reqs[0];

@@ -26,6 +26,9 @@ struct warp_op {
     // data_pattern(VA); the checker then expects exactly these values back.
     bool explicit_data = false;
     std::array<uint64_t, 32> data{};
+    // Cycles of non-memory work the warp does after this access completes,
+    // before its next memory instruction can issue (0: none).
+    unsigned compute_cycles = 0;
 };
 
 enum class next_status { issue, wait, done };

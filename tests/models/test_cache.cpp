@@ -174,3 +174,23 @@ TEST(CacheTest, ViptHidesTheIndexUnderTheTranslation)
     EXPECT_EQ(gmmu_cache_index_overlap(&cfg, 10), 3u); // a slow TLB: 10 + 17
     EXPECT_EQ(gmmu_cache_index_overlap(nullptr, 10), 0u);
 }
+
+TEST(CacheTest, AnAccessStampedBeforeTheLinesFetchDoesNotWaitForIt)
+{
+    Cache k(32768, 4, false, 10);
+    gmmu_cache_result r{};
+    gmmu_cache_access(&k.c, 0x1000, false, 500, &r); // a fetch requested at cycle 500
+    EXPECT_FALSE(r.hit);
+    gmmu_cache_fill_ready(&k.c, 0x1000, 800);
+    // Loosely timed: an access stamped at cycle 100 arrives afterwards. It
+    // cannot use a fetch that starts at 500: a miss of its own.
+    gmmu_cache_access(&k.c, 0x1000, false, 100, &r);
+    EXPECT_FALSE(r.hit);
+    gmmu_cache_fill_ready(&k.c, 0x1000, 400);
+    // From then on the line is the earlier fetch's: an access at 200 waits for 400.
+    gmmu_cache_access(&k.c, 0x1000, false, 200, &r);
+    EXPECT_TRUE(r.hit);
+    EXPECT_EQ(r.ready, 400u);
+    EXPECT_EQ(k.c.st.read_misses, 2u);
+    EXPECT_EQ(k.c.st.evictions, 0u); // one line, never duplicated
+}

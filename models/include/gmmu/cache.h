@@ -44,6 +44,7 @@ typedef struct gmmu_cache_stats {
 typedef struct gmmu_cache_line {
     uint64_t tag;   /* line number + 1; 0 = invalid */
     uint64_t ready; /* cycle the fill arrives */
+    uint64_t alloc; /* cycle of the miss that is fetching it */
     uint64_t stamp; /* LRU: last use */
     bool dirty;
 } gmmu_cache_line;
@@ -80,7 +81,11 @@ gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_er
 void gmmu_cache_destroy(gmmu_cache *c);
 
 /* Access the line holding byte address `addr` at cycle `now`. A hit touches
- * LRU (a write hit marks the line dirty under write_allocate). A miss that
+ * LRU (a write hit marks the line dirty under write_allocate). An access
+ * stamped earlier than the miss that allocated the line (accesses of a
+ * loosely-timed simulation arrive out of time order) cannot use that fetch:
+ * it is a miss, the line stays where it is and now belongs to this earlier
+ * fetch (gmmu_cache_fill_ready sets its arrival). A miss that
  * allocates (every read; writes under write_allocate) replaces the LRU way;
  * the caller fetches the line and reports when it arrives with
  * gmmu_cache_fill_ready() (until then the line is ready at `now`). */
