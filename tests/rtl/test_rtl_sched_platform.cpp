@@ -69,7 +69,7 @@ struct Case {
     const char *rtl; // RtlWalkSched::Name() of the geometry
 };
 
-// pichai14 (tree, 32 MSHRs, a scheduler per SM, line cache) on a small run,
+// pichai14 (tree, 32 MSHRs, a scheduler per SM reading through the L2) on a small run,
 // and the pairwise scheduler at a geometry built into tb/sched.
 const Case kCases[] = {
     {"pichai14",
