@@ -1,5 +1,6 @@
 #include "gmmu/kernels.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- ISA ----------------------------------------------------------------- */
@@ -13,19 +14,27 @@ unsigned gmmu_op_nsrc(gmmu_op op)
     case GMMU_OP_SHRI:
     case GMMU_OP_ANDI:
     case GMMU_OP_SFU:
+    case GMMU_OP_BRNZ:
     case GMMU_OP_LD: return 1;
     case GMMU_OP_ADD:
     case GMMU_OP_MUL:
     case GMMU_OP_XOR:
+    case GMMU_OP_SLTU:
     case GMMU_OP_ST:
     case GMMU_OP_RED: return 2;
     case GMMU_OP_MAD: return 3;
+    case GMMU_OP_JMP:
     case GMMU_OP_COUNT: break;
     }
     return 0;
 }
 
-bool gmmu_op_has_dst(gmmu_op op) { return op != GMMU_OP_ST && op != GMMU_OP_RED && op < GMMU_OP_COUNT; }
+bool gmmu_op_has_dst(gmmu_op op)
+{
+    return op != GMMU_OP_ST && op != GMMU_OP_RED && !gmmu_op_is_branch(op) && op < GMMU_OP_COUNT;
+}
+
+bool gmmu_op_is_branch(gmmu_op op) { return op == GMMU_OP_BRNZ || op == GMMU_OP_JMP; }
 
 bool gmmu_op_is_global(gmmu_op op) { return op == GMMU_OP_LD || op == GMMU_OP_ST || op == GMMU_OP_RED; }
 
@@ -71,6 +80,7 @@ uint64_t gmmu_op_alu(const gmmu_insn *in, uint64_t a, uint64_t b, uint64_t c)
     case GMMU_OP_SHRI: return a >> (imm & 63u);
     case GMMU_OP_ANDI: return a & imm;
     case GMMU_OP_SFU: return mix64(a + imm);
+    case GMMU_OP_SLTU: return a < b ? 1u : 0u;
     default: return 0;
     }
 }
@@ -393,6 +403,177 @@ static void build_mriq(emitter *e, uint32_t iters)
     ST(5, 14, 0);
 }
 
+/* ---- divergent kernels (data-dependent branches) ------------------------ */
+
+#define BR(a, target) emit(e, GMMU_OP_BRNZ, 0, a, 0, 0, (int64_t)(target))
+#define JMP(target) emit(e, GMMU_OP_JMP, 0, 0, 0, 0, (int64_t)(target))
+static uint32_t here(const emitter *e) { return e->k->ninsns; }
+/* Point the branch at index at (emitted with a placeholder) to the current pc. */
+static void patch(emitter *e, uint32_t at)
+{
+    if (at < e->k->ninsns)
+        e->k->code[at].imm = (int64_t)e->k->ninsns;
+}
+static uint64_t pow2_floor(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p * 2u <= x)
+        p *= 2u;
+    return p;
+}
+
+/* bfs-like: one thread per node (vertex-parallel BFS step, as in Rodinia's
+ * bfs). A node is in the frontier with probability 1/4 (the rest skip to
+ * the end: divergence at the top); a frontier node has 0..iters-1 edges
+ * (data-dependent trip count), each edge a load from the node's own row of
+ * the edge list (a 128-B-per-thread stride: uncoalesced) and a load of the
+ * neighbour's level at a random node (page-divergent gather); an unvisited
+ * neighbour (level odd) gets a reduction on its cost word (a nested
+ * if). */
+static void build_bfs(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    const uint64_t N = nthreads(k), P = pow2_floor(N);
+    uint64_t nodes = add_region(k, N * 8u, GMMU_REGION_INPUT);
+    uint64_t edges = add_region(k, N * iters * 8u, GMMU_REGION_INPUT);
+    uint64_t level = add_region(k, P * 8u, GMMU_REGION_INPUT);
+    uint64_t cost = add_region(k, P * 8u, GMMU_REGION_OUTPUT);
+    uint64_t done = add_region(k, N * 8u, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)nodes);
+    LD(6, 5, 0);
+    E0(GMMU_OP_MOVI, 14, 0);
+    E1(GMMU_OP_ANDI, 7, 6, 0x300); /* frontier iff bits 8..9 are 0 */
+    uint32_t skip_node = here(e);
+    BR(7, 0);
+    E1(GMMU_OP_ANDI, 7, 6, 255); /* degree = (v & 255) * iters / 256 */
+    E0(GMMU_OP_MOVI, 8, (int64_t)iters);
+    E2(GMMU_OP_MUL, 7, 7, 8);
+    E1(GMMU_OP_SHRI, 7, 7, 8);
+    E0(GMMU_OP_MOVI, 8, (int64_t)(iters * 8u));
+    E2(GMMU_OP_MUL, 9, 0, 8); /* the node's row of edges */
+    E1(GMMU_OP_ADDI, 9, 9, (int64_t)edges);
+    E0(GMMU_OP_MOVI, 10, 0); /* e */
+    E0(GMMU_OP_MOVI, 15, (int64_t)level);
+    E0(GMMU_OP_MOVI, 16, (int64_t)cost);
+    uint32_t to_test = here(e);
+    JMP(0);
+    uint32_t body = here(e);
+    LD(11, 9, 0);
+    E1(GMMU_OP_ANDI, 11, 11, (int64_t)(P - 1u));
+    E1(GMMU_OP_SHLI, 11, 11, 3);
+    E2(GMMU_OP_ADD, 12, 11, 15);
+    LD(13, 12, 0);
+    E2(GMMU_OP_ADD, 14, 14, 13);
+    E1(GMMU_OP_ANDI, 13, 13, 1);
+    E1(GMMU_OP_ADDI, 13, 13, -1); /* 0 when unvisited (odd) */
+    uint32_t skip_update = here(e);
+    BR(13, 0);
+    E2(GMMU_OP_ADD, 12, 11, 16);
+    RED(12, 3, 0);
+    patch(e, skip_update);
+    E1(GMMU_OP_ADDI, 10, 10, 1);
+    E1(GMMU_OP_ADDI, 9, 9, 8);
+    patch(e, to_test);
+    E2(GMMU_OP_SLTU, 17, 10, 7);
+    BR(17, body);
+    patch(e, skip_node);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)done);
+    ST(5, 14, 0);
+}
+
+/* mummer-like: each thread matches its query down a suffix tree stored as
+ * an implicit binary tree (heap order, node i's children at 2i+1, 2i+2), as
+ * MUMmerGPU walks its tree from the root per query: a chain of dependent
+ * loads, the child chosen by the node's word and the next query bit, ending
+ * at a mismatch (node word & 7 == 0, 1 in 8) or at depth iters (at most
+ * 24). The top levels are shared by every thread (hot pages), the deep ones
+ * are private and scattered; the lanes of a warp leave the loop at
+ * different depths. */
+static void build_mummer(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    const uint32_t D = iters < 24u ? iters : 24u;
+    uint64_t queries = add_region(k, nthreads(k) * 8u, GMMU_REGION_INPUT);
+    uint64_t tree = add_region(k, ((2ull << D) - 1u) * 8u, GMMU_REGION_INPUT);
+    uint64_t out = add_region(k, nthreads(k) * 8u, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)queries);
+    LD(5, 5, 0);
+    E0(GMMU_OP_MOVI, 6, 0);  /* node */
+    E0(GMMU_OP_MOVI, 9, 0);  /* depth */
+    E0(GMMU_OP_MOVI, 16, (int64_t)D);
+    E0(GMMU_OP_MOVI, 18, (int64_t)tree);
+    uint32_t loop = here(e);
+    E1(GMMU_OP_SHLI, 11, 6, 3);
+    E2(GMMU_OP_ADD, 11, 11, 18);
+    LD(12, 11, 0);
+    E2(GMMU_OP_XOR, 13, 12, 5);
+    E1(GMMU_OP_ANDI, 13, 13, 1);
+    E1(GMMU_OP_SHLI, 14, 6, 1);
+    E2(GMMU_OP_ADD, 14, 14, 13);
+    E1(GMMU_OP_ADDI, 6, 14, 1);
+    E1(GMMU_OP_SHRI, 5, 5, 1);
+    E1(GMMU_OP_ADDI, 9, 9, 1);
+    E1(GMMU_OP_ANDI, 15, 12, 7);
+    E2(GMMU_OP_SLTU, 17, 9, 16);
+    E2(GMMU_OP_MUL, 15, 15, 17); /* non-zero: matched and not at the bottom */
+    BR(15, loop);
+    E1(GMMU_OP_ADDI, 4, 4, (int64_t)out);
+    E2(GMMU_OP_XOR, 6, 6, 9);
+    ST(4, 6, 0);
+}
+
+/* memcached-like: each thread looks up one key (GET): a hash of the key
+ * (SFU) picks a bucket at random in a table of 2^16 16-B buckets, whose head
+ * word gives a chain of 0..3 items; each item is a 64-B record at a random
+ * place among 2^17 (8 MiB), read as two dependent words (next pointer,
+ * value), as a chained hash table is walked. A hit-count reduction goes to
+ * one of 4 counters by chain length (a RED every lane of a warp shares). */
+static void build_memcached(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    (void)iters;
+    const uint64_t NB = 1u << 16, NI = 1u << 17;
+    uint64_t keys = add_region(k, nthreads(k) * 8u, GMMU_REGION_INPUT);
+    uint64_t buckets = add_region(k, NB * 16u, GMMU_REGION_INPUT);
+    uint64_t items = add_region(k, NI * 64u, GMMU_REGION_INPUT);
+    uint64_t out = add_region(k, nthreads(k) * 8u, GMMU_REGION_OUTPUT);
+    uint64_t hist = add_region(k, 4 * 8u, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)keys);
+    LD(5, 5, 0);
+    E1(GMMU_OP_SFU, 6, 5, 17);
+    E1(GMMU_OP_ANDI, 6, 6, (int64_t)(NB - 1u));
+    E1(GMMU_OP_SHLI, 6, 6, 4);
+    E1(GMMU_OP_ADDI, 6, 6, (int64_t)buckets);
+    LD(7, 6, 0);
+    E1(GMMU_OP_ANDI, 8, 7, 3); /* chain length */
+    E2(GMMU_OP_ADD, 10, 7, 5); /* first item pointer */
+    E0(GMMU_OP_MOVI, 9, 0);
+    E0(GMMU_OP_MOVI, 14, 0);
+    E0(GMMU_OP_MOVI, 18, (int64_t)items);
+    uint32_t to_test = here(e);
+    JMP(0);
+    uint32_t body = here(e);
+    E1(GMMU_OP_ANDI, 11, 10, (int64_t)(NI - 1u));
+    E1(GMMU_OP_SHLI, 11, 11, 6);
+    E2(GMMU_OP_ADD, 11, 11, 18);
+    LD(10, 11, 0);
+    LD(13, 11, 8);
+    E2(GMMU_OP_XOR, 14, 14, 13);
+    E1(GMMU_OP_ADDI, 9, 9, 1);
+    patch(e, to_test);
+    E2(GMMU_OP_SLTU, 15, 9, 8);
+    BR(15, body);
+    E1(GMMU_OP_ADDI, 4, 4, (int64_t)out);
+    ST(4, 14, 0);
+    E1(GMMU_OP_SHLI, 8, 8, 3);
+    E1(GMMU_OP_ADDI, 8, 8, (int64_t)hist);
+    E0(GMMU_OP_MOVI, 16, 1);
+    RED(8, 16, 0);
+}
+
 typedef struct kernel_desc {
     const char *name;
     void (*build)(emitter *, uint32_t);
@@ -407,12 +588,162 @@ static const kernel_desc KERNELS[] = {
     {"spmv-like", build_spmv, 16, 4, 0, 512, 8},
     {"mriq-like", build_mriq, 16, 8, 0, 256, 96},
     {"tiny", build_tiny, 16, 2, 0, 4, 4},
+    {"bfs-like", build_bfs, 24, 8, 0, 256, 16},
+    {"mummer-like", build_mummer, 24, 8, 0, 256, 20},
+    {"memcached-like", build_memcached, 24, 8, 0, 256, 1},
 };
 #define NKERNELS (sizeof KERNELS / sizeof KERNELS[0])
 
 unsigned gmmu_kernel_count(void) { return (unsigned)NKERNELS; }
 
 const char *gmmu_kernel_name(unsigned i) { return i < NKERNELS ? KERNELS[i].name : NULL; }
+
+/* ---- control flow ---------------------------------------------------- */
+
+/* Successors of instruction i (at most 2); n = ninsns is the exit. */
+static unsigned succs(const gmmu_kernel *k, uint32_t i, uint32_t out[2])
+{
+    const gmmu_insn *in = &k->code[i];
+    if (in->op == GMMU_OP_JMP) {
+        out[0] = (uint32_t)in->imm;
+        return 1;
+    }
+    out[0] = i + 1;
+    if (in->op == GMMU_OP_BRNZ && (uint32_t)in->imm != i + 1) {
+        out[1] = (uint32_t)in->imm;
+        return 2;
+    }
+    return 1;
+}
+
+static gmmu_status check_targets(const gmmu_kernel *k, gmmu_error *err)
+{
+    for (uint32_t i = 0; i < k->ninsns; i++) {
+        const gmmu_insn *in = &k->code[i];
+        if (gmmu_op_is_branch((gmmu_op)in->op) && (in->imm < 0 || in->imm > (int64_t)k->ninsns))
+            return gmmu_error_set(err, "kernel.code",
+                                  "kernel '%.32s' instruction %u: branch target %lld outside 0..%u",
+                                  k->name, i, (long long)in->imm, k->ninsns);
+    }
+    return GMMU_OK;
+}
+
+/* Post-dominators are the dominators of the reversed graph rooted at the
+ * exit; computed by the iterative algorithm of Cooper, Harvey and Kennedy
+ * ("A Simple, Fast Dominance Algorithm") over a reverse post-order. */
+gmmu_status gmmu_kernel_ipdom(const gmmu_kernel *k, uint32_t *ipdom, gmmu_error *err)
+{
+    if (!k || !ipdom)
+        return gmmu_error_set(err, "kernel", "kernel or ipdom is NULL");
+    if (k->ninsns == 0 || k->ninsns > GMMU_KERNEL_MAX_INSNS)
+        return gmmu_error_set(err, "kernel.ninsns", "instruction count %u out of range 1..%u",
+                              k->ninsns, GMMU_KERNEL_MAX_INSNS);
+    gmmu_status st = check_targets(k, err);
+    if (st != GMMU_OK)
+        return st;
+    const uint32_t n = k->ninsns, N = n + 1, UNSET = 0xFFFFFFFFu;
+    /* CFG predecessors in CSR form: the reversed graph's successors. */
+    uint32_t *pstart = calloc(N + 1, sizeof *pstart);
+    uint32_t *pred = malloc(2 * (size_t)n * sizeof *pred + 1);
+    uint32_t *po = malloc(N * sizeof *po);     /* post-order number */
+    uint32_t *order = malloc(N * sizeof *order); /* nodes by post-order number */
+    uint32_t *stack = malloc(N * sizeof *stack);
+    uint32_t *next = calloc(N, sizeof *next);  /* DFS: next predecessor to visit */
+    uint32_t *idom = malloc(N * sizeof *idom);
+    if (!pstart || !pred || !po || !order || !stack || !next || !idom) {
+        st = GMMU_ENOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s2[2];
+        unsigned ns = succs(k, i, s2);
+        for (unsigned j = 0; j < ns; j++)
+            pstart[s2[j] + 1]++;
+    }
+    for (uint32_t v = 0; v < N; v++)
+        pstart[v + 1] += pstart[v];
+    {
+        uint32_t *fill = next; /* reuse as the fill cursor, reset below */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s2[2];
+            unsigned ns = succs(k, i, s2);
+            for (unsigned j = 0; j < ns; j++)
+                pred[pstart[s2[j]] + fill[s2[j]]++] = i;
+        }
+        memset(next, 0, N * sizeof *next);
+    }
+    /* Iterative DFS from the exit along predecessors: post-order. */
+    for (uint32_t v = 0; v < N; v++)
+        po[v] = UNSET;
+    uint32_t sp = 0, count = 0;
+    stack[sp++] = n;
+    po[n] = UNSET - 1; /* on the stack */
+    while (sp) {
+        uint32_t v = stack[sp - 1];
+        if (pstart[v] + next[v] < pstart[v + 1]) {
+            uint32_t p = pred[pstart[v] + next[v]++];
+            if (po[p] == UNSET) {
+                po[p] = UNSET - 1;
+                stack[sp++] = p;
+            }
+        } else {
+            sp--;
+            po[v] = count;
+            order[count++] = v;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (po[i] == UNSET) {
+            st = gmmu_error_set(err, "kernel.code",
+                                "kernel '%.32s' instruction %u: no path from it to the end of the kernel",
+                                k->name, i);
+            goto out;
+        }
+    for (uint32_t v = 0; v < N; v++)
+        idom[v] = UNSET;
+    idom[n] = n;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t r = count - 1; r-- > 0;) { /* reverse post-order, root excluded */
+            uint32_t v = order[r], s2[2], nd = UNSET;
+            unsigned ns = succs(k, v, s2);
+            for (unsigned j = 0; j < ns; j++) {
+                uint32_t b = s2[j];
+                if (idom[b] == UNSET)
+                    continue;
+                if (nd == UNSET) {
+                    nd = b;
+                    continue;
+                }
+                uint32_t a = nd;
+                while (a != b) {
+                    while (po[a] < po[b])
+                        a = idom[a];
+                    while (po[b] < po[a])
+                        b = idom[b];
+                }
+                nd = a;
+            }
+            if (nd != idom[v]) {
+                idom[v] = nd;
+                changed = true;
+            }
+        }
+    }
+    memcpy(ipdom, idom, n * sizeof *ipdom);
+    st = GMMU_OK;
+out:
+    free(pstart);
+    free(pred);
+    free(po);
+    free(order);
+    free(stack);
+    free(next);
+    free(idom);
+    if (st == GMMU_ENOMEM)
+        gmmu_error_set(err, "kernel", "out of memory computing post-dominators");
+    return st;
+}
 
 gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err)
 {
@@ -435,16 +766,27 @@ gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err)
     for (uint32_t i = 0; i < k->ninsns; i++) {
         const gmmu_insn *in = &k->code[i];
         if (in->op >= GMMU_OP_COUNT)
-            return gmmu_error_set(err, "kernel.code", "instruction %u: unknown opcode %u", i, in->op);
+            return gmmu_error_set(err, "kernel.code", "kernel '%.32s' instruction %u: unknown opcode %u",
+                                  k->name, i, in->op);
         if (gmmu_op_has_dst((gmmu_op)in->op) && in->dst >= k->nregs)
-            return gmmu_error_set(err, "kernel.code", "instruction %u: destination r%u >= nregs %u",
-                                  i, in->dst, k->nregs);
+            return gmmu_error_set(err, "kernel.code", "kernel '%.32s' instruction %u: destination r%u >= nregs %u",
+                                  k->name, i, in->dst, k->nregs);
         for (unsigned s = 0; s < gmmu_op_nsrc((gmmu_op)in->op); s++)
             if (in->src[s] >= k->nregs)
-                return gmmu_error_set(err, "kernel.code", "instruction %u: source r%u >= nregs %u", i,
-                                      in->src[s], k->nregs);
+                return gmmu_error_set(err, "kernel.code", "kernel '%.32s' instruction %u: source r%u >= nregs %u",
+                                      k->name, i, in->src[s], k->nregs);
     }
-    return GMMU_OK;
+    bool branches = false;
+    for (uint32_t i = 0; i < k->ninsns && !branches; i++)
+        branches = gmmu_op_is_branch((gmmu_op)k->code[i].op);
+    if (!branches)
+        return GMMU_OK;
+    uint32_t *ipdom = malloc(k->ninsns * sizeof *ipdom);
+    if (!ipdom)
+        return gmmu_error_set(err, "kernel", "out of memory checking control flow");
+    gmmu_status st = gmmu_kernel_ipdom(k, ipdom, err);
+    free(ipdom);
+    return st;
 }
 
 gmmu_status gmmu_kernel_build(gmmu_kernel *k, const char *name, const gmmu_kernel_params *p,
@@ -461,7 +803,7 @@ gmmu_status gmmu_kernel_build(gmmu_kernel *k, const char *name, const gmmu_kerne
     if (!d)
         return gmmu_error_set(err, "kernel.name",
                               "unknown kernel '%s' (lbm-like, sgemm-like, stencil-like, histo-like, "
-                              "spmv-like, mriq-like, tiny)",
+                              "spmv-like, mriq-like, tiny, bfs-like, mummer-like, memcached-like)",
                               name);
     uint32_t grid = p && p->grid_blocks ? p->grid_blocks : d->grid_blocks;
     uint32_t iters = p && p->iters ? p->iters : d->iters;

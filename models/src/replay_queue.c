@@ -16,10 +16,10 @@ gmmu_status gmmu_rq_init(gmmu_replay_queue *q, uint32_t cap, gmmu_error *err)
 
 bool gmmu_rq_full(const gmmu_replay_queue *q) { return !q || q->n >= q->cap; }
 
-gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t tag, uint8_t log_n,
+gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t lanes, uint32_t tag, uint8_t log_n,
                          const uint32_t log_idx[2])
 {
-    if (!q || log_n > 2 || (log_n && !log_idx) || tag == GMMU_RQ_NO_TAG)
+    if (!q || lanes == 0 || log_n > 2 || (log_n && !log_idx) || tag == GMMU_RQ_NO_TAG)
         return GMMU_EINVAL;
     if (q->n >= q->cap) {
         q->full++;
@@ -27,6 +27,7 @@ gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t tag, uint8_
     }
     gmmu_rq_entry *e = &q->e[q->n++];
     e->pc = pc;
+    e->lanes = lanes;
     e->tag = tag;
     e->state = GMMU_RQ_INFLIGHT;
     e->log_n = log_n;

@@ -1,4 +1,5 @@
 #include "gmmu/sm_issue.h"
+#include "gmmu/simt_stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +214,10 @@ enum { B_FREE = 0, B_PENDING, B_ACTIVE, B_DRAIN, B_SAVING, B_OFFCHIP, B_RESTORIN
 enum { EV_LASTCHECK = 0, EV_COMMIT, EV_FAULT, EV_MEMSENT, EV_OPREAD, EV_MEMSTART, EV_RETRY, EV_RESUME, EV_CTX, EV_FILL };
 
 typedef struct warp_t {
-    uint32_t pc, ninflight, wd_hold;
+    uint32_t ninflight, wd_hold;
     uint64_t fault_ready;
+    uint64_t branch_until; /* a branch issued: the next issue waits for its operand read */
+    gmmu_simt_stack simt;  /* pc and active lanes */
     uint8_t state;
     gmmu_replay_queue rq;
     uint8_t *pend_w;  /* per register: a write is pending */
@@ -236,6 +239,7 @@ typedef struct block_t {
 
 typedef struct infl_t {
     uint32_t ctx, warp, pc, next_free;
+    uint32_t mask; /* active lanes */
     uint8_t used, replay, hold_src, log_n;
     uint32_t log_idx[2];
     uint32_t nreq, fault_mask;
@@ -274,6 +278,8 @@ struct gmmu_sm_state {
     uint32_t ldst_busy; /* global instructions issued whose last request is not sent */
     uint32_t rr;
     uint32_t owned;
+    uint32_t *ipdom;     /* reconvergence pc of every instruction */
+    gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
 };
 
 /* ---- events -------------------------------------------------------------- */
@@ -351,6 +357,11 @@ static uint64_t ctx_cycles(const gmmu_sm *sm, const block_t *b)
 {
     const struct gmmu_sm_state *s = sm->s;
     uint64_t bytes = (uint64_t)s->wpb * s->nregs * LANES * 8u + sm->kernel->shared_bytes;
+    /* Reconvergence entries beyond the bottom one (the warp's own pc, which
+     * the context size has never counted): pc, rpc and mask, 12 bytes each. */
+    for (uint32_t w = 0; w < s->wpb; w++)
+        if (b->w[w].simt.n > 1)
+            bytes += (uint64_t)(b->w[w].simt.n - 1u) * 12u;
     if (s->has_log)
         bytes += gmmu_oplog_partition_bytes(&s->log);
     if (sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE || sm->cfg.scheme == GMMU_SCHEME_OPLOG)
@@ -389,7 +400,8 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
     b->olctx.nused = 0;
     for (uint32_t wi = 0; wi < s->wpb; wi++) {
         warp_t *w = &b->w[wi];
-        w->pc = 0;
+        gmmu_simt_reset(&w->simt, 0xFFFFFFFFu, sm->kernel->ninsns);
+        w->branch_until = 0;
         w->ninflight = 0;
         w->wd_hold = 0;
         w->fault_ready = 0;
@@ -555,7 +567,7 @@ static gmmu_status warp_progress(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t 
     warp_t *w = &b->w[wi];
     if (w->state == W_FAULTED && w->ninflight == 0 && now >= w->fault_ready && b->state == B_ACTIVE)
         w->state = W_RUN;
-    if (w->state == W_RUN && w->pc >= sm->kernel->ninsns && w->ninflight == 0 && w->rq.nfaulted == 0) {
+    if (w->state == W_RUN && gmmu_simt_done(&w->simt) && w->ninflight == 0 && w->rq.nfaulted == 0) {
         w->state = W_DONE;
         b->warps_done++;
         if (b->warps_done == s->wpb)
@@ -661,9 +673,11 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     }
     if (sm->cfg.scheme != GMMU_SCHEME_REPLAY_QUEUE)
         release_sources(w, in, f);
-    /* Coalesce into 128-B lines, in order of first lane. */
+    /* Coalesce the active lanes into 128-B lines, in order of first lane. */
     f->nreq = 0;
     for (uint32_t l = 0; l < LANES; l++) {
+        if (!(f->mask & (1u << l)))
+            continue;
         uint64_t line = f->addr[l] & ~(uint64_t)(GMMU_SM_LINE_BYTES - 1u);
         uint32_t r = f->nreq;
         for (uint32_t k = f->nreq; k > 0; k--)
@@ -787,6 +801,8 @@ static gmmu_status ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
     trace(sm, GMMU_SM_TR_LASTCHECK, now, f->ctx, f->warp, f->pc);
     /* Passed every TLB check: the access can no longer fault; perform it. */
     for (uint32_t l = 0; l < LANES; l++) {
+        if (!(f->mask & (1u << l)))
+            continue;
         gmmu_status st = GMMU_OK;
         if (in->op == GMMU_OP_LD) {
             st = sm->env.read64(sm->env.ctx, f->addr[l], &f->res[l]);
@@ -829,7 +845,10 @@ static gmmu_status ev_commit(gmmu_sm *sm, uint32_t i, uint64_t now)
     gmmu_op op = (gmmu_op)in->op;
     trace(sm, GMMU_SM_TR_COMMIT, now, c, wi, f->pc);
     if (gmmu_op_has_dst(op)) {
-        memcpy(reg(w, in->dst), f->res, sizeof f->res);
+        uint64_t *d = reg(w, in->dst);
+        for (uint32_t l = 0; l < LANES; l++)
+            if (f->mask & (1u << l))
+                d[l] = f->res[l];
         w->pend_w[in->dst] = 0;
     }
     if (gmmu_op_is_global(op)) {
@@ -917,6 +936,54 @@ static gmmu_status ev_ctx(gmmu_sm *sm, uint32_t c, uint64_t now)
 
 enum { TRY_ISSUED, TRY_BLOCKED, TRY_LIMITED, TRY_NONE };
 
+/* A branch: its source has no pending write (checked here), so the register
+ * file already holds the lanes' conditions. It resolves at operand read:
+ * the warp issues nothing more until then. It takes a math slot and leaves
+ * no in-flight instruction behind (nothing to commit, nothing to replay). */
+static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
+{
+    struct gmmu_sm_state *s = sm->s;
+    warp_t *w = &s->blk[c].w[wi];
+    uint32_t pc = gmmu_simt_pc(&w->simt), mask = gmmu_simt_mask(&w->simt);
+    const gmmu_insn *in = &sm->kernel->code[pc];
+    uint32_t taken = mask;
+    if (in->op == GMMU_OP_BRNZ) {
+        if (w->pend_w[in->src[0]])
+            return TRY_BLOCKED;
+        const uint64_t *a = reg(w, in->src[0]);
+        taken = 0;
+        for (uint32_t l = 0; l < LANES; l++)
+            if ((mask & (1u << l)) && a[l] != 0)
+                taken |= 1u << l;
+    }
+    uint64_t splits = w->simt.splits;
+    gmmu_status st = gmmu_simt_branch(&w->simt, taken, (uint32_t)in->imm, s->ipdom[pc]);
+    if (st != GMMU_OK) {
+        s->failed = st;
+        return TRY_NONE;
+    }
+    sm->st.branches++;
+    sm->st.divergent_branches += w->simt.splits - splits;
+    if (w->simt.peak > sm->st.simt_peak_depth)
+        sm->st.simt_peak_depth = w->simt.peak;
+    unit_left[GMMU_UNIT_MATH]--;
+    sm->st.issued++;
+    sm->st.committed++;
+    trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
+    w->branch_until = now + sm->cfg.opread_cycles;
+    if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
+        s->failed = GMMU_ENOMEM;
+        return TRY_NONE;
+    }
+    /* A warp whose last instruction was a branch to the exit is done now. */
+    st = warp_progress(sm, c, wi, now);
+    if (st != GMMU_OK) {
+        s->failed = st;
+        return TRY_NONE;
+    }
+    return TRY_ISSUED;
+}
+
 static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
 {
     struct gmmu_sm_state *s = sm->s;
@@ -925,16 +992,20 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     if (w->state != W_RUN)
         return TRY_NONE;
     bool replay = w->rq.nfaulted > 0;
-    uint32_t rq_pos = 0, pc;
+    uint32_t rq_pos = 0, pc, mask;
     if (replay) {
         if (gmmu_rq_next_replay(&w->rq, &rq_pos) != GMMU_OK)
             return TRY_NONE;
         pc = w->rq.e[rq_pos].pc;
+        mask = w->rq.e[rq_pos].lanes;
     } else {
-        if (w->pc >= sm->kernel->ninsns)
+        if (gmmu_simt_done(&w->simt))
             return TRY_NONE;
-        pc = w->pc;
+        pc = gmmu_simt_pc(&w->simt);
+        mask = gmmu_simt_mask(&w->simt);
     }
+    if (now < w->branch_until)
+        return TRY_BLOCKED;
     const gmmu_insn *in = &sm->kernel->code[pc];
     gmmu_op op = (gmmu_op)in->op;
     bool mem = gmmu_op_is_global(op);
@@ -945,6 +1016,8 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     gmmu_unit u = gmmu_op_unit(op);
     if (unit_left[u] == 0)
         return TRY_LIMITED;
+    if (gmmu_op_is_branch(op))
+        return issue_branch(sm, c, wi, now, unit_left);
     unsigned nsrc = gmmu_op_nsrc(op);
     bool log_replay = replay && sm->cfg.scheme == GMMU_SCHEME_OPLOG;
     bool rq_replay = replay && sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE;
@@ -1001,6 +1074,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     f->ctx = c;
     f->warp = wi;
     f->pc = pc;
+    f->mask = mask;
     f->replay = replay;
     f->log_n = log_n;
     f->log_idx[0] = log_idx[0];
@@ -1017,7 +1091,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         w->pend_w[in->dst] = 1;
     if (mem && preemptible(sm)) {
         gmmu_status st = replay ? gmmu_rq_replay(&w->rq, rq_pos, i)
-                                : gmmu_rq_push(&w->rq, pc, i, log_n, log_idx);
+                                : gmmu_rq_push(&w->rq, pc, mask, i, log_n, log_idx);
         if (st != GMMU_OK)
             return TRY_NONE;
     }
@@ -1025,8 +1099,8 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         w->wd_hold++;
     if (mem)
         s->ldst_busy++;
-    if (!replay)
-        w->pc++;
+    if (!replay && gmmu_simt_step(&w->simt) != GMMU_OK)
+        return TRY_NONE;
     w->ninflight++;
     unit_left[u]--;
     sm->st.issued++;
@@ -1070,6 +1144,7 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->olused);
     free(s->pool);
     free(s->heap);
+    free(s->ipdom);
     if (s->has_log)
         gmmu_oplog_destroy(&s->log);
     free(s);
@@ -1128,10 +1203,11 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->olbuf = calloc((size_t)s->nctx * per * LANES + 1, sizeof *s->olbuf);
     s->olused = calloc((size_t)s->nctx * per + 1, 1);
     s->pool = calloc(sm->cfg.inflight_max, sizeof *s->pool);
-    s->cap_heap = sm->cfg.inflight_max * 2u + (uint32_t)nw * (GMMU_RQ_MAX + 2u) + 4u * s->nctx + 64u;
+    s->cap_heap = sm->cfg.inflight_max * 2u + (uint32_t)nw * (GMMU_RQ_MAX + 3u) + 4u * s->nctx + 64u;
     s->heap = calloc(s->cap_heap, sizeof *s->heap);
+    s->ipdom = malloc(k->ninsns * sizeof *s->ipdom);
     if (!s->blk || !s->slot_ctx || !s->warps || !s->regs || !s->pend_w || !s->pend_r || !s->olbuf ||
-        !s->olused || !s->pool || !s->heap) {
+        !s->olused || !s->pool || !s->heap || !s->ipdom) {
         free_state(s);
         sm->s = NULL;
         return GMMU_ENOMEM;
@@ -1150,6 +1226,12 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
             b->w[wi].pend_w = s->pend_w + g * s->nregs;
             b->w[wi].pend_r = s->pend_r + g * s->nregs;
         }
+    }
+    st = gmmu_kernel_ipdom(k, s->ipdom, err);
+    if (st != GMMU_OK) {
+        free_state(s);
+        sm->s = NULL;
+        return st;
     }
     for (uint32_t i = 0; i < sm->cfg.inflight_max; i++)
         s->pool[i].next_free = i + 1 < sm->cfg.inflight_max ? i + 1 : NONE;
@@ -1243,6 +1325,8 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
             break;
         }
     }
+    if (s->failed != GMMU_OK)
+        return s->failed;
     if (total)
         s->rr = (s->rr + 1) % total;
     s->next = again ? now + 1 : (s->nheap ? s->heap[0].t : UINT64_MAX);

@@ -12,9 +12,9 @@ TEST(ReplayQueueTest, CommitsOutOfOrderKeepsProgramOrder)
     gmmu_replay_queue q;
     ASSERT_EQ(gmmu_rq_init(&q, 4, nullptr), GMMU_OK);
     for (uint32_t pc = 10; pc < 14; pc++)
-        ASSERT_EQ(gmmu_rq_push(&q, pc, pc + 100, 0, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_rq_push(&q, pc, 0xFFFFFFFFu, pc + 100, 0, nullptr), GMMU_OK);
     EXPECT_TRUE(gmmu_rq_full(&q));
-    EXPECT_EQ(gmmu_rq_push(&q, 14, 114, 0, nullptr), GMMU_EBUSY);
+    EXPECT_EQ(gmmu_rq_push(&q, 14, 0xFFFFFFFFu, 114, 0, nullptr), GMMU_EBUSY);
     ASSERT_EQ(gmmu_rq_commit(&q, 112), GMMU_OK); // younger commits first
     ASSERT_EQ(q.n, 3u);
     EXPECT_EQ(q.e[0].pc, 10u);
@@ -28,9 +28,10 @@ TEST(ReplayQueueTest, FaultedEntriesReplayOldestFirstWithTheirLogEntries)
     gmmu_replay_queue q;
     ASSERT_EQ(gmmu_rq_init(&q, 8, nullptr), GMMU_OK);
     uint32_t li[2] = {5, 6};
-    ASSERT_EQ(gmmu_rq_push(&q, 1, 1, 1, li), GMMU_OK);
-    ASSERT_EQ(gmmu_rq_push(&q, 2, 2, 0, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_rq_push(&q, 3, 3, 2, li), GMMU_OK);
+    ASSERT_EQ(gmmu_rq_push(&q, 1, 0x0000FFFFu, 1, 1, li), GMMU_OK); // a divergent path's lanes
+    ASSERT_EQ(gmmu_rq_push(&q, 2, 0xFFFFFFFFu, 2, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_rq_push(&q, 3, 0x80000001u, 3, 2, li), GMMU_OK);
+    EXPECT_EQ(gmmu_rq_push(&q, 4, 0u, 4, 0, nullptr), GMMU_EINVAL); // no lanes
     // Sparse replay: 2 commits; 3 and 1 fault (in that order).
     ASSERT_EQ(gmmu_rq_commit(&q, 2), GMMU_OK);
     ASSERT_EQ(gmmu_rq_fault(&q, 3), GMMU_OK);
@@ -39,11 +40,13 @@ TEST(ReplayQueueTest, FaultedEntriesReplayOldestFirstWithTheirLogEntries)
     uint32_t pos;
     ASSERT_EQ(gmmu_rq_next_replay(&q, &pos), GMMU_OK);
     EXPECT_EQ(q.e[pos].pc, 1u); // oldest in program order, not in fault order
+    EXPECT_EQ(q.e[pos].lanes, 0x0000FFFFu);
     EXPECT_EQ(q.e[pos].log_n, 1u);
     EXPECT_EQ(q.e[pos].log_idx[0], 5u);
     ASSERT_EQ(gmmu_rq_replay(&q, pos, 40), GMMU_OK);
     ASSERT_EQ(gmmu_rq_next_replay(&q, &pos), GMMU_OK);
     EXPECT_EQ(q.e[pos].pc, 3u);
+    EXPECT_EQ(q.e[pos].lanes, 0x80000001u);
     EXPECT_EQ(q.e[pos].log_n, 2u);
     EXPECT_EQ(q.e[pos].log_idx[1], 6u);
     ASSERT_EQ(gmmu_rq_replay(&q, pos, 41), GMMU_OK);

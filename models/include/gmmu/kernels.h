@@ -14,8 +14,12 @@
  * any thread writes. Their final memory is therefore independent of timing,
  * which is what lets tests compare a run with faults against a fault-free one.
  *
- * Code is straight-line (loops are unrolled by the builders), so fetch
- * never waits on control flow. */
+ * Control flow: GMMU_OP_BRNZ sends the lanes whose source is non-zero to
+ * the target and the others to the next instruction; GMMU_OP_JMP sends all.
+ * A target is an instruction index, or ninsns (exit). Lanes that diverge
+ * reconverge at the branch's immediate post-dominator
+ * (gmmu_kernel_ipdom, gmmu/simt_stack.h). Every instruction must be able to
+ * reach the exit. */
 #ifndef GMMU_KERNELS_H
 #define GMMU_KERNELS_H
 
@@ -47,6 +51,9 @@ typedef enum gmmu_op {
     GMMU_OP_LD,       /* d = mem[(a + imm) & ~7]          global load  */
     GMMU_OP_ST,       /* mem[(a + imm) & ~7] = b          global store */
     GMMU_OP_RED,      /* mem[(a + imm) & ~7] += b         global reduction (no result) */
+    GMMU_OP_SLTU,     /* d = a < b (unsigned) ? 1 : 0 */
+    GMMU_OP_BRNZ,     /* lanes with a != 0 go to imm, the others fall through (no result) */
+    GMMU_OP_JMP,      /* all active lanes go to imm (no result) */
     GMMU_OP_COUNT
 } gmmu_op;
 
@@ -71,6 +78,8 @@ bool gmmu_op_is_global(gmmu_op op);
 /* Operand-log entries a global memory instruction needs: LD 1 (address),
  * ST/RED 2 (address, data). 0 for the rest. */
 unsigned gmmu_op_log_entries(gmmu_op op);
+/* BRNZ and JMP: resolved at issue, they take a math slot and write nothing. */
+bool gmmu_op_is_branch(gmmu_op op);
 gmmu_unit gmmu_op_unit(gmmu_op op);
 /* Result of a non-memory instruction for one lane. */
 uint64_t gmmu_op_alu(const gmmu_insn *in, uint64_t a, uint64_t b, uint64_t c);
@@ -106,13 +115,25 @@ typedef struct gmmu_kernel_params {
 } gmmu_kernel_params;
 
 /* Names accepted by gmmu_kernel_build: "lbm-like", "sgemm-like",
- * "stencil-like", "histo-like", "spmv-like", "mriq-like", "tiny". */
+ * "stencil-like", "histo-like", "spmv-like", "mriq-like", "tiny" (straight-line
+ * code), and "bfs-like", "mummer-like", "memcached-like" (data-dependent
+ * branches: their warps diverge). iters: the loop trip count before unrolling;
+ * for bfs-like the maximum degree, for mummer-like the tree depth (at most
+ * 24); memcached-like ignores it. */
 unsigned gmmu_kernel_count(void);
 const char *gmmu_kernel_name(unsigned i);
 gmmu_status gmmu_kernel_build(gmmu_kernel *k, const char *name, const gmmu_kernel_params *p,
                               gmmu_error *err);
-/* Validate a (possibly hand-written) kernel: opcodes, register indices. */
+/* Validate a (possibly hand-written) kernel: opcodes, register indices,
+ * branch targets (0..ninsns), every instruction able to reach the exit.
+ * Errors name the kernel and the instruction index. */
 gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err);
+/* Immediate post-dominator of every instruction (ninsns = the exit) into
+ * ipdom[0..ninsns-1]: the first instruction every path from it to the exit
+ * passes through. Allocates working memory; GMMU_EINVAL (naming the
+ * instruction) for a target out of range or an instruction that cannot
+ * reach the exit, GMMU_ENOMEM. */
+gmmu_status gmmu_kernel_ipdom(const gmmu_kernel *k, uint32_t *ipdom, gmmu_error *err);
 /* Region index holding va, or -1. */
 int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
 

@@ -4,7 +4,7 @@
  * so the queue holds them in program order. On a fault the faulted ones are
  * marked (squashed) and stay; they are the warp's replay list, part of its
  * context, and are replayed (oldest first) before the warp issues anything
- * new. An entry carries the instruction's PC, a tag naming its in-flight
+ * new. An entry carries the instruction's PC and active lanes, a tag naming its in-flight
  * instance, and the operand-log entries that hold its source operands (if
  * the SM has an operand log). Fixed capacity, no allocation. */
 #ifndef GMMU_REPLAY_QUEUE_H
@@ -29,6 +29,7 @@ typedef enum gmmu_rq_state {
 
 typedef struct gmmu_rq_entry {
     uint32_t pc;
+    uint32_t lanes;     /* active lanes at issue: a replay runs these, whatever the warp does since */
     uint32_t tag;       /* in-flight instance (GMMU_RQ_NO_TAG while faulted) */
     uint8_t state;      /* gmmu_rq_state */
     uint8_t log_n;      /* operand-log entries held (0..2) */
@@ -44,8 +45,9 @@ typedef struct gmmu_replay_queue {
 } gmmu_replay_queue;
 
 gmmu_status gmmu_rq_init(gmmu_replay_queue *q, uint32_t cap, gmmu_error *err);
-/* Append an issued global memory instruction; GMMU_EBUSY when full. */
-gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t tag, uint8_t log_n,
+/* Append an issued global memory instruction (its active lanes, non-zero);
+ * GMMU_EBUSY when full. */
+gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t lanes, uint32_t tag, uint8_t log_n,
                          const uint32_t log_idx[2]);
 /* Remove the committed instance `tag`. GMMU_EINVAL if absent. */
 gmmu_status gmmu_rq_commit(gmmu_replay_queue *q, uint32_t tag);

@@ -18,6 +18,12 @@
  *    instructions are split by a coalescer into one request per 128-B line
  *    (one request per cycle through the memory pipeline) and each request
  *    asks env.translate for its TLB latency, data latency and fault outcome.
+ *  - Control flow: each warp has a reconvergence stack (gmmu/simt_stack.h)
+ *    giving its pc and active lanes; a branch resolves at operand read (the
+ *    warp issues nothing until then), splits the warp when its lanes
+ *    disagree, and the paths reconverge at its immediate post-dominator.
+ *    Inactive lanes neither compute, nor access memory, nor have their
+ *    registers written. A replay runs the lanes active at first issue.
  *  - Real values: registers hold 64-bit lane values; instructions compute
  *    them; loads/stores/reductions read and write memory through
  *    env.read64/write64 when the instruction has passed its last TLB check
@@ -197,6 +203,9 @@ typedef struct gmmu_sm_stats {
     uint64_t stall_rq_full;
     uint64_t stall_pool_full;
     uint64_t stall_ldst_busy;  /* warp-cycles blocked by a full ld/st unit */
+    uint64_t branches;          /* branch instructions issued (in issued and committed too) */
+    uint64_t divergent_branches;/* branches whose active lanes split */
+    uint32_t simt_peak_depth;   /* deepest reconvergence stack of any warp */
     uint64_t blocks_started, blocks_done;
     uint64_t switch_outs, restores, extra_blocks;
     uint32_t peak_extra_blocks; /* most blocks owned beyond the resident limit */

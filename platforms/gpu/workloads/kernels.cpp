@@ -1,6 +1,7 @@
 // Workload `kernel`: the synthetic kernels of models/include/gmmu/kernels.h
 // (lbm-like, sgemm-like, stencil-like, histo-like, spmv-like, mriq-like,
-// tiny) run by the issue/commit SM model (sm.model=issue, sm_core.h).
+// tiny; bfs-like, mummer-like, memcached-like with divergent branches) run
+// by the issue/commit SM model (sm.model=issue, sm_core.h).
 //
 //   --workload kernel --set workload.kernel=lbm-like [--set workload.faults=true]
 //
@@ -12,8 +13,9 @@
 // region maps the region and copies its CPU data in (a migration), a fault on
 // an output region only maps it (a first touch).
 //
-// Check: the kernel is also run by a plain functional interpreter (no
-// timing; the kernels are race-free, so any order gives the same result).
+// Check: the kernel is also run by a plain functional interpreter, one
+// thread at a time with its own pc (no timing, no warps; the kernels are
+// race-free, so any order gives the same result).
 // Every finished block's registers and, at the end, every word of every
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
@@ -32,8 +34,9 @@ namespace {
 const bool keys_registered = register_config_keys({
     key_string("workload.kernel", "sgemm-like",
                {"lbm-like", "sgemm-like", "stencil-like", "histo-like", "spmv-like", "mriq-like",
-                "tiny"},
-               "kernel: which synthetic kernel (docs/faults.md)."),
+                "tiny", "bfs-like", "mummer-like", "memcached-like"},
+               "kernel: which synthetic kernel (docs/faults.md; the last three branch and "
+               "diverge, docs/simt.md)."),
     key_int("workload.grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default."),
     key_int("workload.iters", 0, 0, 256,
             "kernel: loop trip count before unrolling; 0 = the kernel's default."),
@@ -237,15 +240,26 @@ class kernel_workload : public workload, public kernel_source, public pager {
                     R[2 * 32 + l] = w;
                     R[3 * 32 + l] = l;
                 }
-                for (uint32_t pc = 0; pc < k->ninsns; pc++) {
-                    const gmmu_insn &in = k->code[pc];
-                    const gmmu_op op = gmmu_op(in.op);
-                    const unsigned ns = gmmu_op_nsrc(op);
-                    for (uint32_t l = 0; l < 32; l++) {
+                // Each thread alone, with its own pc: branches need no
+                // warps and no reconvergence stack here.
+                for (uint32_t l = 0; l < 32; l++) {
+                    uint64_t steps = 0;
+                    for (uint32_t pc = 0; pc < k->ninsns;) {
+                        if (++steps > (1ull << 32))
+                            throw config_error("config key 'workload.kernel': kernel '" +
+                                               std::string(k->name) + "' does not terminate");
+                        const gmmu_insn &in = k->code[pc++];
+                        const gmmu_op op = gmmu_op(in.op);
+                        const unsigned ns = gmmu_op_nsrc(op);
                         uint64_t a = ns > 0 ? R[in.src[0] * 32 + l] : 0;
                         uint64_t bb = ns > 1 ? R[in.src[1] * 32 + l] : 0;
                         uint64_t cc = ns > 2 ? R[in.src[2] * 32 + l] : 0;
-                        if (op == GMMU_OP_LD) {
+                        if (op == GMMU_OP_BRNZ) {
+                            if (a != 0)
+                                pc = uint32_t(in.imm);
+                        } else if (op == GMMU_OP_JMP) {
+                            pc = uint32_t(in.imm);
+                        } else if (op == GMMU_OP_LD) {
                             R[in.dst * 32 + l] = *ref_word((a + uint64_t(in.imm)) & ~7ull);
                         } else if (op == GMMU_OP_ST) {
                             *ref_word((a + uint64_t(in.imm)) & ~7ull) = bb;
