@@ -126,8 +126,9 @@ static std::unique_ptr<sm_base> make_sm_core(const char *name, const sm_params &
     if (!ks)
         throw config_error("config key 'sm.model': the issue SM runs kernel workloads "
                            "(--workload kernel), not '" + wl.name() + "'");
-    if (p.bypass)
-        throw config_error("config key 'mmu.bypass': sm.model=issue needs the MMU");
+    if (p.bypass && ks->demand_paging())
+        throw config_error("config key 'workload.faults': demand paging needs the MMU "
+                           "(mmu.bypass=false)");
     gmmu_sm_config c = sm_core_config(gpu.cfg);
     c.sm_id = p.id;
     fault_handler *fh = nullptr;
@@ -251,8 +252,11 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.warp = rq->warp;
         ext.block = rq->block_id;
         ext.active = rq->lane_mask ? rq->lane_mask : 1u;
-        for (unsigned l = 0; l < warp_ext::lanes; l++)
+        for (unsigned l = 0; l < warp_ext::lanes; l++) {
             ext.va[l] = rq->va + 8 * (l % (GMMU_SM_LINE_BYTES / 8)); // inside the line
+            if (p.bypass)
+                ext.pa[l] = ext.va[l]; // the no-MMU twin: PA = VA
+        }
         ext.translated = false;
         ext.fault_mask = 0;
         ext.fault = GMMU_FAULT_NONE;

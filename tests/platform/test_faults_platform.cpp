@@ -190,7 +190,7 @@ class EveryScheme : public ::testing::TestWithParam<const char *> {};
 TEST_P(EveryScheme, RunWithFaultsEndsWithTheFaultFreeMemoryAndRegisters)
 {
     const std::string scheme = GetParam();
-    for (const char *kernel : {"tiny", "stencil-like"}) {
+    for (const char *kernel : {"tiny", "stencil-like", "bfs-like"}) {
         const std::string common = std::string(" --set sm.count=4 --set workload.kernel=") +
                                    kernel + " --set workload.grid_blocks=" +
                                    (std::string(kernel) == "tiny" ? "8" : "24") + " --quiet";
@@ -298,6 +298,34 @@ TEST(FaultsPlatformTest, BlockSwitchLimitFollowsTheKey)
     EXPECT_EQ(r.mismatches, 0u);
 }
 
+// ---- the no-MMU twin -----------------------------------------------------------------
+
+TEST(FaultsPlatformTest, IssueSmWithoutMmuComputesTheSameKernel)
+{
+    // mmu.bypass: the kernel's data at PA = VA, no TLB, no walks; the same
+    // final memory and registers as through the MMU (divergent kernel too).
+    for (const char *kernel : {"spmv-like", "memcached-like"}) {
+        const std::string common = std::string(" --set sm.count=4 --set workload.kernel=") + kernel +
+                                   " --set workload.grid_blocks=16 --quiet";
+        const std::string d0 = outdir(std::string("mmu_") + kernel);
+        const std::string d1 = outdir(std::string("nommu_") + kernel);
+        SimRun a = sim(common + " --out " + d0);
+        ASSERT_EQ(a.status, 0) << a.out;
+        SimRun b = sim(common + " --set mmu.bypass=true --out " + d1);
+        ASSERT_EQ(b.status, 0) << b.out;
+        json ka = load(d0 + "/kernel.json"), kb = load(d1 + "/kernel.json");
+        EXPECT_EQ(ka["memory_hash"], kb["memory_hash"]) << kernel;
+        EXPECT_EQ(ka["register_hash"], kb["register_hash"]) << kernel;
+        EXPECT_EQ(kb["memory_hash"], kb["reference_memory_hash"]) << kernel;
+        json sa = load(d0 + "/stats.json"), sb = load(d1 + "/stats.json");
+        EXPECT_EQ(sb["data_check"]["mismatches"], 0u);
+        EXPECT_GT(sb["data_check"]["lanes_checked"].get<uint64_t>(), 0u);
+        EXPECT_TRUE(sa["gpu"].contains("ptw")) << kernel;
+        EXPECT_FALSE(sb["gpu"].contains("ptw")) << kernel; // no walker, no TLBs
+        EXPECT_EQ(sa["gpu"]["sm0"]["issued"], sb["gpu"]["sm0"]["issued"]) << kernel;
+    }
+}
+
 // ---- bad keys ------------------------------------------------------------------------
 
 TEST(FaultsPlatformTest, BadKeysNameTheKey)
@@ -314,6 +342,7 @@ TEST(FaultsPlatformTest, BadKeysNameTheKey)
         {"--set workload.kernel=nbody", "workload.kernel"},
         {"--set sm.model=simple", "sm.model"},
         {"--set sm.max_extra_blocks=65", "sm.max_extra_blocks"},
+        {"--set workload.faults=true --set mmu.bypass=true", "workload.faults"},
     };
     for (const Case &c : cases) {
         SimRun r = sim(c.args + " --out " + outdir("bad"));

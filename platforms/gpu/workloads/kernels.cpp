@@ -72,6 +72,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
             throw config_error("config key '" + key + "': " + err.msg);
         }
         demand = c.b("workload.faults");
+        bypass = c.b("mmu.bypass");
         nsm = unsigned(c.i("sm.count"));
         gmmu_sm_config sc = sm_core_config(c);
         waves = gmmu_sm_occupancy(&sc, k.get());
@@ -94,6 +95,14 @@ class kernel_workload : public workload, public kernel_source, public pager {
     {
         drv = &d;
         page_shift = shift;
+        if (bypass) { // no MMU: the data lives at PA = VA, nothing is mapped
+            gmmu_mem_ops ops = drv->mem_ops();
+            for (uint32_t r = 0; r < k->nregions; r++)
+                for (size_t w = 0; w < cpu[r].size(); w++)
+                    if (cpu[r][w] != 0)
+                        ops.write64(ops.ctx, k->region[r].base + 8 * w, cpu[r][w]);
+            return;
+        }
         if (!demand)
             for (uint32_t r = 0; r < k->nregions; r++)
                 make_present(k->region[r].base, k->region[r].bytes);
@@ -161,7 +170,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         for (uint32_t r = 0; r < k->nregions; r++) {
             const gmmu_region &g = k->region[r];
             for (uint64_t pg = 0; pg < g.bytes; pg += 4096) {
-                const uint64_t pa = drv->translate(g.base + pg);
+                const uint64_t pa = bypass ? g.base + pg : drv->translate(g.base + pg);
                 for (uint64_t w = pg / 8; w < (pg + 4096) / 8 && w < g.bytes / 8; w++) {
                     uint64_t v = cpu[r][w]; // never made present: still the CPU copy
                     if (pa != ~0ull)
@@ -277,6 +286,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
 
     std::unique_ptr<gmmu_kernel> k;
     bool demand = false;
+    bool bypass = false; // mmu.bypass: PA = VA
     unsigned nsm = 1, waves = 1;
     std::vector<unsigned> launched;
     uint64_t next_id = 0;
