@@ -46,6 +46,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->alu_latency = 8;
     c->sfu_latency = 20;
     c->coalesce_cycles = 2;
+    c->overlap_lines = true;
     c->inflight_max = 1024;
     c->scheme = GMMU_SCHEME_STALL;
     c->oplog_bytes = 16384;
@@ -245,6 +246,7 @@ typedef struct infl_t {
     uint32_t nreq, fault_mask;
     uint64_t t_check, t_done, t_fault, fault_ready;
     uint32_t fault_pos;
+    uint32_t data_max; /* longest data access of a translated line */
     uint64_t addr[LANES], data[LANES], res[LANES];
     uint64_t line[LANES];
     uint32_t lmask[LANES];
@@ -695,6 +697,7 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     f->fault_mask = 0;
     f->t_check = 0;
     f->t_done = 0;
+    f->data_max = 0;
     f->fault_ready = 0;
     f->fault_pos = 0;
     f->t_fault = UINT64_MAX;
@@ -737,6 +740,8 @@ static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t
                 f->t_check = check;
             if (check + resp.data_cycles > f->t_done)
                 f->t_done = check + resp.data_cycles;
+            if (resp.data_cycles > f->data_max)
+                f->data_max = resp.data_cycles;
         }
     }
     return GMMU_OK;
@@ -756,7 +761,11 @@ static gmmu_status schedule_completion(gmmu_sm *sm, uint32_t i, uint64_t now)
         return ev_push(s, t, EV_FAULT, i, 0);
     }
     uint64_t tc = f->t_check > now ? f->t_check : now;
-    uint64_t td = f->t_done > tc ? f->t_done : tc;
+    /* Overlap: each line's data access started at its own translation.
+     * Without: every line's starts at the last translation (its latency as
+     * measured from its own start, shifted). */
+    uint64_t done = sm->cfg.overlap_lines ? f->t_done : f->t_check + f->data_max;
+    uint64_t td = done > tc ? done : tc;
     gmmu_status st = ev_push(s, tc, EV_LASTCHECK, i, 0);
     if (st == GMMU_OK)
         st = ev_push(s, td, EV_COMMIT, i, 0);

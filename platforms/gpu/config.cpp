@@ -83,8 +83,9 @@ const std::vector<key_spec> &config_schema()
           "register themselves (docs/architecture.md)."),
         B("sm.overlap_cache_access", false,
           "Intra-warp overlap: the lanes of each page of a warp access go to the L1 data cache as "
-          "soon as that page is translated, while its other pages still walk (simple SM; "
-          "docs/pichai_mmu.md). false: every lane waits for the warp's last translation."),
+          "soon as that page is translated, while its other pages still walk (docs/pichai_mmu.md; "
+          "sm.model=issue: each 128-B line of an instruction when its own translation is done). "
+          "false: every lane waits for the warp's (instruction's) last translation."),
         I("ptw.walkers", 1, 1, 256, "Independent page-table walkers (serial scheduler)."),
         B("ptw.per_tlb", false,
           "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
@@ -496,9 +497,6 @@ void config::validate() const
         (!b("l1_cache.enabled") || !b("ptw.per_tlb") || b("l2_tlb.enabled")))
         throw config_error("config key 'ptw.via': l1_cache needs l1_cache.enabled=true and one "
                            "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
-    if (b("sm.overlap_cache_access") && s("sm.model") != "simple")
-        throw config_error("config key 'sm.overlap_cache_access': supported with sm.model=simple "
-                           "only (the issue model sends one cache line per request)");
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
     if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)

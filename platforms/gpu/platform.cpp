@@ -251,7 +251,10 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         for (size_t lv = 0; lv < prefixes.size(); lv++) {
             groups.push_back(tlb_groups(c, prefixes[lv], nsm));
             tlb_params tp = tlb_params_from(c, prefixes[lv], unsigned(lv + 1));
-            tp.overlap_cache_access = lv == 0 && c.b("sm.overlap_cache_access");
+            // The simple SM sends whole warps: the TLB splits them by page. The issue
+            // SM sends one line per request and overlaps in its own model.
+            tp.overlap_cache_access =
+                lv == 0 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
             std::vector<std::unique_ptr<tlb>> inst;
             for (size_t k = 0; k < groups[lv].size(); k++) {
                 std::string nm = prefixes[lv];

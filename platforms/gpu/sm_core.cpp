@@ -88,6 +88,7 @@ gmmu_sm_config sm_core_config(const config &c)
     s.regfile_bytes = uint32_t(c.i("sm.regfile_bytes"));
     s.shared_bytes = uint32_t(c.i("sm.shared_bytes"));
     s.ldst_queue = uint32_t(c.i("sm.ldst_queue"));
+    s.overlap_lines = c.b("sm.overlap_cache_access");
     if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
         throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
                            "(not stall)");

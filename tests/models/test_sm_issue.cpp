@@ -45,6 +45,7 @@ struct Env {
     std::map<uint32_t, std::vector<uint64_t>> regs; // block id -> final registers
     uint32_t grid = 0, next = 0;
     uint32_t tlb_cycles = 10, data_cycles = 120;
+    std::map<uint64_t, std::pair<uint32_t, uint32_t>> page_lat; // page -> (tlb, data) cycles
     // faults
     uint64_t seed = 0;
     unsigned fault_pct = 0;          // % of pages not present at start
@@ -61,6 +62,11 @@ struct Env {
         rs->tlb_cycles = e->tlb_cycles;
         rs->data_cycles = e->data_cycles;
         uint64_t page = rq->va >> 12;
+        auto pl = e->page_lat.find(page);
+        if (pl != e->page_lat.end()) {
+            rs->tlb_cycles = pl->second.first;
+            rs->data_cycles = pl->second.second;
+        }
         if (e->fault_pct) {
             auto it = e->ready.find(page);
             if (it == e->ready.end()) {
@@ -591,6 +597,43 @@ TEST(SmIssueTest, InactiveLanesSendNoRequests)
         uint64_t want = l & 1 ? 0u : gmmu_kernel_input_value(0x100000000000ull + (uint64_t)l * 128u);
         EXPECT_EQ(v, want) << "lane " << l << (l & 1 ? " (inactive) wrote its destination" : "");
     }
+}
+
+TEST(SmIssueTest, WithoutOverlapEveryLineWaitsForTheInstructionsLastTranslation)
+{
+    // One warp, one load over two pages (lanes 0..15 on page A, 16..31 on
+    // page B). A: translated in 10 cycles, data 2000; B: 1000 and 100.
+    auto k = std::make_unique<gmmu_kernel>();
+    std::snprintf(k->name, sizeof k->name, "two-pages");
+    k->nregs = 8;
+    k->warps_per_block = 1;
+    k->grid_blocks = 1;
+    const int64_t base = 0x100000000000ll;
+    k->code[0] = {(uint8_t)GMMU_OP_SHRI, 6, {3, 0, 0}, 4};  // lane >> 4
+    k->code[1] = {(uint8_t)GMMU_OP_SHLI, 6, {6, 0, 0}, 12}; // a page apart
+    k->code[2] = {(uint8_t)GMMU_OP_LD, 7, {6, 0, 0}, base};
+    k->ninsns = 3;
+    uint64_t sent = 0, end[2] = {0, 0};
+    for (int ov = 0; ov < 2; ov++) {
+        SmRun r;
+        r.env.page_lat[uint64_t(base) >> 12] = {10, 2000};
+        r.env.page_lat[(uint64_t(base) >> 12) + 1] = {1000, 100};
+        r.env.keep_trace = true;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        c.overlap_lines = ov == 1;
+        run(r, c, k.get());
+        EXPECT_EQ(r.sm.st.requests, 2u);
+        for (const auto &ev : r.env.tr) {
+            if (ev.kind == GMMU_SM_TR_COMMIT && ev.pc == 2)
+                end[ov] = ev.cycle;
+            if (ev.kind == GMMU_SM_TR_OPREAD && ev.pc == 2)
+                sent = ev.cycle + c.coalesce_cycles; // A's line reaches the TLB, B's a cycle later
+        }
+    }
+    // Overlap: A's data runs under B's translation: A ends last, at sent + 10 + 2000.
+    EXPECT_EQ(end[1], sent + 10 + 2000);
+    // Without: both start at B's translation (sent + 1 + 1000); A's 2000 after that.
+    EXPECT_EQ(end[0], sent + 1 + 1000 + 2000);
 }
 
 TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)

@@ -168,7 +168,6 @@ TEST(PichaiMmuTest, ImpossibleConfigurationsAreRefusedNamingTheKey)
         {"--set ptw.via=l1_cache --set ptw.per_tlb=false", "ptw.via"},
         {"--set l1_tlb.latency_model=cacti", "l1_tlb.latency_model"},
         {"--set l1_cache.index_cycles=41", "l1_cache.index_cycles"},
-        {"--set sm.model=issue --set workload.kind=kernel", "sm.overlap_cache_access"},
         {"--set ptw.via=disk", "ptw.via"},
         {"--workload pichai-bench --set workload.bench=hmmer", "workload.bench"},
         {"--workload pichai-bench --set workload.region_bytes=8388608", "workload.region_bytes"},

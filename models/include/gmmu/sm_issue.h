@@ -100,6 +100,10 @@ typedef struct gmmu_sm_config {
     uint32_t alu_latency;      /* operand read -> commit, math (8) */
     uint32_t sfu_latency;      /* operand read -> commit, SFU (20) */
     uint32_t coalesce_cycles;  /* operand read -> first request at the TLB (2) */
+    bool overlap_lines;        /* true: each line of an instruction goes to the data side when
+                                  its own translation is done (true); false: every line waits
+                                  for the instruction's last translation (pichai-asplos14's
+                                  no-overlap baseline) */
     uint32_t inflight_max;     /* in-flight instruction slots of the SM (1024) */
     gmmu_fault_scheme scheme;
     uint32_t oplog_bytes;      /* operand log capacity (OPLOG only), e.g. 16384 */
