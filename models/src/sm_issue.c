@@ -28,6 +28,25 @@ gmmu_status gmmu_fault_scheme_parse(const char *str, gmmu_fault_scheme *out)
     return GMMU_EINVAL;
 }
 
+static const char *const ORDER_NAMES[] = {"lrr", "gto"};
+
+const char *gmmu_warp_order_name(gmmu_warp_order o)
+{
+    return (unsigned)o < 2 ? ORDER_NAMES[o] : "unknown";
+}
+
+gmmu_status gmmu_warp_order_parse(const char *str, gmmu_warp_order *out)
+{
+    if (!str || !out)
+        return GMMU_EINVAL;
+    for (unsigned i = 0; i < 2; i++)
+        if (strcmp(str, ORDER_NAMES[i]) == 0) {
+            *out = (gmmu_warp_order)i;
+            return GMMU_OK;
+        }
+    return GMMU_EINVAL;
+}
+
 void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
 {
     if (!c)
@@ -82,6 +101,8 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
     if (c->ldst_per_cycle != 1)
         return gmmu_error_set(err, "ldst_per_cycle",
                               "ld/st units %u: the model has one memory pipeline (1)", c->ldst_per_cycle);
+    if ((unsigned)c->order > GMMU_ORDER_GTO)
+        return gmmu_error_set(err, "order", "unknown warp order %u", (unsigned)c->order);
     if (c->ldst_queue == 0 || c->ldst_queue > 1024)
         return gmmu_error_set(err, "ldst_queue", "ld/st unit queue %u out of range 1..1024",
                               c->ldst_queue);
@@ -228,6 +249,7 @@ typedef struct warp_t {
 
 typedef struct block_t {
     uint32_t id;
+    uint64_t age;      /* order of arrival on this SM (GTO: lower = older) */
     uint8_t state;
     bool reserved;     /* chosen to take a slot being vacated */
     uint32_t slot;     /* NONE when not on chip */
@@ -280,6 +302,9 @@ struct gmmu_sm_state {
     uint32_t ldst_busy; /* global instructions issued whose last request is not sent */
     uint32_t rr;
     uint32_t owned;
+    uint64_t arrivals;          /* blocks taken so far (their ages) */
+    uint32_t last_ctx, last_warp; /* GTO: the warp that issued last */
+    uint32_t *order;            /* GTO: this cycle's issue order, as slot * wpb + warp */
     uint32_t *ipdom;     /* reconvergence pc of every instruction */
     gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
 };
@@ -395,6 +420,7 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
     struct gmmu_sm_state *s = sm->s;
     block_t *b = &s->blk[c];
     b->id = id;
+    b->age = s->arrivals++;
     b->reserved = false;
     b->warps_done = 0;
     b->ready = 0;
@@ -1154,6 +1180,7 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->pool);
     free(s->heap);
     free(s->ipdom);
+    free(s->order);
     if (s->has_log)
         gmmu_oplog_destroy(&s->log);
     free(s);
@@ -1215,8 +1242,11 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->cap_heap = sm->cfg.inflight_max * 2u + (uint32_t)nw * (GMMU_RQ_MAX + 3u) + 4u * s->nctx + 64u;
     s->heap = calloc(s->cap_heap, sizeof *s->heap);
     s->ipdom = malloc(k->ninsns * sizeof *s->ipdom);
+    s->order = malloc((size_t)s->nslots * s->wpb * sizeof *s->order + 1);
+    s->last_ctx = NONE;
+    s->last_warp = NONE;
     if (!s->blk || !s->slot_ctx || !s->warps || !s->regs || !s->pend_w || !s->pend_r || !s->olbuf ||
-        !s->olused || !s->pool || !s->heap || !s->ipdom) {
+        !s->olused || !s->pool || !s->heap || !s->ipdom || !s->order) {
         free_state(s);
         sm->s = NULL;
         return GMMU_ENOMEM;
@@ -1259,6 +1289,43 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
             return st;
     }
     return GMMU_OK;
+}
+
+/* GTO: the warp that issued last (if still on chip and running) first, then
+ * every other warp of the active blocks by age: older block first, lower
+ * warp index first within a block. NONE ends the list. */
+static void gto_order(gmmu_sm *sm, uint32_t total)
+{
+    struct gmmu_sm_state *s = sm->s;
+    uint32_t n = 0, greedy = NONE;
+    for (uint32_t g = 0; g < total; g++) {
+        uint32_t c = s->slot_ctx[g / s->wpb];
+        if (c == NONE || s->blk[c].state != B_ACTIVE)
+            continue;
+        if (c == s->last_ctx && g % s->wpb == s->last_warp) {
+            greedy = g;
+            continue;
+        }
+        /* insertion by (block age, warp) */
+        uint64_t key = s->blk[c].age * s->wpb + g % s->wpb;
+        uint32_t i = n++;
+        while (i > 0) {
+            uint32_t p = s->order[i - 1];
+            uint32_t pc = s->slot_ctx[p / s->wpb];
+            if (s->blk[pc].age * s->wpb + p % s->wpb <= key)
+                break;
+            s->order[i] = p;
+            i--;
+        }
+        s->order[i] = g;
+    }
+    if (greedy != NONE) {
+        memmove(s->order + 1, s->order, n * sizeof *s->order);
+        s->order[0] = greedy;
+        n++;
+    }
+    if (n < total)
+        s->order[n] = NONE;
 }
 
 bool gmmu_sm_done(const gmmu_sm *sm)
@@ -1308,14 +1375,18 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         if (st != GMMU_OK)
             return st;
     }
-    /* Issue: loose round robin over the warps of the active blocks. */
+    /* Issue, in the order of cfg.order over the warps of the active blocks. */
     uint32_t unit_left[GMMU_UNIT_COUNT] = {sm->cfg.math_per_cycle, sm->cfg.sfu_per_cycle,
                                            sm->cfg.ldst_per_cycle};
     uint32_t slots = sm->cfg.issue_width;
     uint32_t total = s->nslots * s->wpb;
     bool again = false;
+    if (sm->cfg.order == GMMU_ORDER_GTO)
+        gto_order(sm, total);
     for (uint32_t n = 0; n < total && slots > 0; n++) {
-        uint32_t g = (s->rr + n) % total;
+        uint32_t g = sm->cfg.order == GMMU_ORDER_GTO ? s->order[n] : (s->rr + n) % total;
+        if (g == NONE)
+            break;
         uint32_t c = s->slot_ctx[g / s->wpb];
         if (c == NONE || s->blk[c].state != B_ACTIVE)
             continue;
@@ -1325,6 +1396,8 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
             if (r == TRY_ISSUED) {
                 slots--;
                 again = true;
+                s->last_ctx = c;
+                s->last_warp = wi;
                 if (s->blk[c].state != B_ACTIVE)
                     break;
                 continue;

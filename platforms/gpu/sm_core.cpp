@@ -17,6 +17,9 @@ static const std::vector<key_spec> &sm_core_keys()
                    {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"},
                    "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
                    "until commit / last TLB check, replay queue, operand log."),
+        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto"},
+                   "sm.model=issue: which ready warp issues first (docs/warp_sched.md): lrr = "
+                   "loose round robin, gto = greedy then oldest."),
         key_int("sm.oplog_bytes", 16384, 512, 1 << 22,
                 "sm.model=issue, oplog: operand-log capacity, bytes (256-B entries split evenly "
                 "among the resident blocks)."),
@@ -65,6 +68,8 @@ static std::string key_of_sm_field(const std::string &f)
 {
     if (f == "max_warps")
         return "sm.warps";
+    if (f == "order")
+        return "sm.warp_scheduler";
     return "sm." + f;
 }
 
@@ -89,6 +94,9 @@ gmmu_sm_config sm_core_config(const config &c)
     s.shared_bytes = uint32_t(c.i("sm.shared_bytes"));
     s.ldst_queue = uint32_t(c.i("sm.ldst_queue"));
     s.overlap_lines = c.b("sm.overlap_cache_access");
+    if (gmmu_warp_order_parse(c.s("sm.warp_scheduler").c_str(), &s.order) != GMMU_OK)
+        throw config_error("config key 'sm.warp_scheduler': unknown warp scheduler '" +
+                           c.s("sm.warp_scheduler") + "'");
     if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
         throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
                            "(not stall)");

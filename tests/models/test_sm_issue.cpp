@@ -636,6 +636,72 @@ TEST(SmIssueTest, WithoutOverlapEveryLineWaitsForTheInstructionsLastTranslation)
     EXPECT_EQ(end[0], sent + 1 + 1000 + 2000);
 }
 
+// ---- warp order -----------------------------------------------------------------
+
+std::vector<uint32_t> issue_order(gmmu_warp_order o, uint32_t blocks)
+{
+    // Per warp: 4 independent MOVIs (no hazards): only the order decides.
+    auto k = std::make_unique<gmmu_kernel>();
+    std::snprintf(k->name, sizeof k->name, "movis");
+    k->nregs = 8;
+    k->warps_per_block = 2;
+    k->grid_blocks = blocks;
+    for (uint32_t i = 0; i < 4; i++)
+        k->code[i] = {(uint8_t)GMMU_OP_MOVI, (uint8_t)(4 + i), {0, 0, 0}, (int64_t)i};
+    k->ninsns = 4;
+    SmRun r;
+    r.env.keep_trace = true;
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.issue_width = 1;
+    c.math_per_cycle = 1;
+    c.order = o;
+    run(r, c, k.get());
+    std::vector<uint32_t> who; // block * 2 + warp, in issue order
+    for (const auto &ev : r.env.tr)
+        if (ev.kind == GMMU_SM_TR_ISSUE)
+            who.push_back(ev.block_id * 2 + ev.warp);
+    return who;
+}
+
+TEST(SmIssueTest, GreedyThenOldestStaysOnAWarpUntilItCannotIssue)
+{
+    // GTO: warp 0 issues all 4, then the oldest other: warp 1, then block 1's.
+    EXPECT_EQ(issue_order(GMMU_ORDER_GTO, 2),
+              (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));
+    // LRR: the rotation's start moves by one warp each cycle.
+    std::vector<uint32_t> lrr = issue_order(GMMU_ORDER_LRR, 2);
+    ASSERT_EQ(lrr.size(), 16u);
+    EXPECT_EQ(std::vector<uint32_t>(lrr.begin(), lrr.begin() + 4), (std::vector<uint32_t>{0, 1, 2, 3}));
+    gmmu_warp_order o;
+    EXPECT_EQ(gmmu_warp_order_parse("gto", &o), GMMU_OK);
+    EXPECT_EQ(o, GMMU_ORDER_GTO);
+    EXPECT_STREQ(gmmu_warp_order_name(GMMU_ORDER_LRR), "lrr");
+    EXPECT_EQ(gmmu_warp_order_parse("ccws2", &o), GMMU_EINVAL);
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.order = (gmmu_warp_order)7;
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "order");
+}
+
+TEST(SmIssueTest, GtoRunsEveryKernelToTheSameResultUnderFaults)
+{
+    const uint64_t seed = test_seed(0x6707ull);
+    for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"tiny", 4}}) {
+        auto k = kernel(name, 6, iters);
+        Snapshot ref = interpret(k.get());
+        for (auto s : {GMMU_SCHEME_STALL, GMMU_SCHEME_OPLOG}) {
+            SmRun r;
+            r.env.seed = seed;
+            r.env.fault_pct = 40;
+            gmmu_sm_config c = cfg_for(s, 32768);
+            c.order = GMMU_ORDER_GTO;
+            run(r, c, k.get());
+            expect_same(ref, r.env, std::string(name) + " gto");
+        }
+    }
+}
+
 TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)
 {
     const uint64_t seed = test_seed(0xD1CEull);

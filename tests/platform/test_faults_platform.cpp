@@ -343,6 +343,7 @@ TEST(FaultsPlatformTest, BadKeysNameTheKey)
         {"--set sm.model=simple", "sm.model"},
         {"--set sm.max_extra_blocks=65", "sm.max_extra_blocks"},
         {"--set workload.faults=true --set mmu.bypass=true", "workload.faults"},
+        {"--set sm.warp_scheduler=ccws2", "sm.warp_scheduler"},
     };
     for (const Case &c : cases) {
         SimRun r = sim(c.args + " --out " + outdir("bad"));

@@ -7,7 +7,8 @@
  *  - Thread blocks of warps, resident up to the occupancy limits (blocks,
  *    warps, register file, shared memory); a kernel's grid is handed out by
  *    the caller's block scheduler (env.next_block).
- *  - A loose-round-robin issue stage: issue_width instructions per cycle from
+ *  - An issue stage (loose round robin, or greedy-then-oldest: cfg.order):
+ *    issue_width instructions per cycle from
  *    one or more warps, per-unit limits (math, SFU, ld/st per cycle; at most
  *    ldst_queue global memory instructions in the ld/st unit), in
  *    program order per warp, checked by a scoreboard: a destination is
@@ -70,6 +71,16 @@
 extern "C" {
 #endif
 
+/* Which ready warp issues first (docs/warp_sched.md). */
+typedef enum gmmu_warp_order {
+    GMMU_ORDER_LRR = 0, /* loose round robin: from the warp after last cycle's start */
+    GMMU_ORDER_GTO = 1  /* greedy then oldest: the warp that issued last, then by age */
+} gmmu_warp_order;
+
+/* "lrr", "gto". */
+const char *gmmu_warp_order_name(gmmu_warp_order o);
+gmmu_status gmmu_warp_order_parse(const char *s, gmmu_warp_order *out);
+
 typedef enum gmmu_fault_scheme {
     GMMU_SCHEME_STALL = 0,
     GMMU_SCHEME_WD_COMMIT = 1,
@@ -106,6 +117,7 @@ typedef struct gmmu_sm_config {
                                   no-overlap baseline) */
     uint32_t inflight_max;     /* in-flight instruction slots of the SM (1024) */
     gmmu_fault_scheme scheme;
+    gmmu_warp_order order;     /* issue priority among ready warps (LRR) */
     uint32_t oplog_bytes;      /* operand log capacity (OPLOG only), e.g. 16384 */
     uint32_t replay_queue_entries; /* per warp (1..64) */
     bool block_switch;         /* switch faulted blocks out (preemptible schemes) */
