@@ -104,6 +104,12 @@ static gmmu_cache_line *find(const gmmu_cache *c, uint64_t line, gmmu_cache_line
 void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
                        gmmu_cache_result *out)
 {
+    gmmu_cache_access_by(c, addr, write, now, GMMU_CACHE_NO_OWNER, out);
+}
+
+void gmmu_cache_access_by(gmmu_cache *c, uint64_t addr, bool write, uint64_t now, uint32_t owner,
+                          gmmu_cache_result *out)
+{
     if (!out)
         return;
     if (!c || !c->lines) { /* not initialized: a miss that allocates nothing */
@@ -125,6 +131,7 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
         if (!write || c->cfg.write_allocate) {
             e->alloc = now;
             e->ready = now;
+            e->owner = owner;
             if (write)
                 e->dirty = true;
         }
@@ -164,6 +171,9 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
     }
     if (v->tag) {
         c->st.evictions++;
+        out->evicted = true;
+        out->evicted_addr = (v->tag - 1) << c->line_shift;
+        out->evicted_owner = v->owner;
         if (v->dirty) {
             c->st.writebacks++;
             out->writeback = true;
@@ -174,6 +184,7 @@ void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
     v->ready = now;
     v->alloc = now;
     v->stamp = c->clock;
+    v->owner = owner;
     v->dirty = write;
 }
 

@@ -103,6 +103,15 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
                               "ld/st units %u: the model has one memory pipeline (1)", c->ldst_per_cycle);
     if ((unsigned)c->order > GMMU_ORDER_GTO)
         return gmmu_error_set(err, "order", "unknown warp order %u", (unsigned)c->order);
+    if ((unsigned)c->throttle > GMMU_THROTTLE_TA_CCWS)
+        return gmmu_error_set(err, "throttle", "unknown throttle %u", (unsigned)c->throttle);
+    if (c->throttle != GMMU_THROTTLE_NONE) {
+        gmmu_ccws_config cc = c->ccws;
+        cc.warps = 1; /* set at launch */
+        gmmu_status st = gmmu_ccws_config_check(&cc, err);
+        if (st != GMMU_OK)
+            return st;
+    }
     if (c->ldst_queue == 0 || c->ldst_queue > 1024)
         return gmmu_error_set(err, "ldst_queue", "ld/st unit queue %u out of range 1..1024",
                               c->ldst_queue);
@@ -305,6 +314,9 @@ struct gmmu_sm_state {
     uint64_t arrivals;          /* blocks taken so far (their ages) */
     uint32_t last_ctx, last_warp; /* GTO: the warp that issued last */
     uint32_t *order;            /* GTO: this cycle's issue order, as slot * wpb + warp */
+    gmmu_ccws *lls;             /* throttle: scores and VTAs, by slot * wpb + warp */
+    uint64_t lls_tick;          /* cycle the scores were last decayed to */
+    uint64_t lls_pool;          /* this cycle's warps that may issue memory instructions */
     uint32_t *ipdom;     /* reconvergence pc of every instruction */
     gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
 };
@@ -455,10 +467,19 @@ static uint32_t free_ctx(const struct gmmu_sm_state *s)
     return NONE;
 }
 
+/* A block takes a slot: its warps start with nothing lost. */
+static void lls_reset_slot(struct gmmu_sm_state *s, uint32_t slot)
+{
+    if (s->lls)
+        for (uint32_t wi = 0; wi < s->wpb; wi++)
+            gmmu_ccws_reset_warp(s->lls, slot * s->wpb + wi);
+}
+
 static void activate_new(gmmu_sm *sm, uint32_t c, uint32_t slot, uint64_t now)
 {
     struct gmmu_sm_state *s = sm->s;
     block_t *b = &s->blk[c];
+    lls_reset_slot(s, slot);
     b->state = B_ACTIVE;
     b->slot = slot;
     s->slot_ctx[slot] = c;
@@ -473,6 +494,7 @@ static gmmu_status start_restore(gmmu_sm *sm, uint32_t c, uint32_t slot, uint64_
     b->state = B_RESTORING;
     b->reserved = false;
     b->slot = slot;
+    lls_reset_slot(s, slot);
     s->slot_ctx[slot] = c;
     if (s->has_log) {
         gmmu_status st = gmmu_oplog_restore(&s->log, slot, &b->olctx);
@@ -731,6 +753,33 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     return ev_push(s, now + sm->cfg.coalesce_cycles, EV_MEMSTART, i, 0);
 }
 
+/* Throttle: what a translated request tells the scores. A miss probes the
+ * warp's VTA; a victim enters the VTA of the warp that allocated it, if that
+ * warp's block is still on chip. Tags are line numbers (128-B lines). */
+static void lls_observe(gmmu_sm *sm, const block_t *b, uint32_t warp, const gmmu_sm_mem_resp *rs)
+{
+    struct gmmu_sm_state *s = sm->s;
+    if (!s->lls || b->slot == NONE)
+        return;
+    const unsigned sh = 7; /* GMMU_SM_LINE_BYTES */
+    if (rs->l1_miss) {
+        uint32_t weight = 1;
+        if (sm->cfg.throttle == GMMU_THROTTLE_TA_CCWS)
+            weight = rs->tlb_miss ? sm->cfg.ccws.tlb_weight : sm->cfg.ccws.cache_weight;
+        if (gmmu_ccws_probe(s->lls, b->slot * s->wpb + warp, rs->l1_addr >> sh, weight))
+            sm->st.vta_hits++;
+    }
+    if (rs->l1_victim && rs->l1_victim_block != GMMU_SM_NO_BLOCK && rs->l1_victim_warp < s->wpb)
+        for (uint32_t slot = 0; slot < s->nslots; slot++) {
+            uint32_t c = s->slot_ctx[slot];
+            if (c != NONE && s->blk[c].id == rs->l1_victim_block) {
+                gmmu_ccws_lost(s->lls, slot * s->wpb + rs->l1_victim_warp, rs->l1_victim_addr >> sh);
+                sm->st.lines_lost++;
+                break;
+            }
+        }
+}
+
 static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry)
 {
     struct gmmu_sm_state *s = sm->s;
@@ -762,6 +811,7 @@ static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t
                 f->t_fault = check;
         } else {
             f->fault_mask &= ~(1u << r);
+            lls_observe(sm, b, f->warp, &resp);
             if (check > f->t_check)
                 f->t_check = check;
             if (check + resp.data_cycles > f->t_done)
@@ -1076,6 +1126,10 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         sm->st.stall_pool_full++;
         return TRY_BLOCKED;
     }
+    if (mem && !replay && s->lls && !(s->lls_pool >> (b->slot * s->wpb + wi) & 1u)) {
+        sm->st.stall_throttled++;
+        return TRY_BLOCKED;
+    }
     if (mem && s->ldst_busy >= sm->cfg.ldst_queue) {
         sm->st.stall_ldst_busy++;
         return TRY_BLOCKED;
@@ -1181,6 +1235,7 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->heap);
     free(s->ipdom);
     free(s->order);
+    free(s->lls);
     if (s->has_log)
         gmmu_oplog_destroy(&s->log);
     free(s);
@@ -1267,6 +1322,19 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
         }
     }
     st = gmmu_kernel_ipdom(k, s->ipdom, err);
+    if (st == GMMU_OK && sm->cfg.throttle != GMMU_THROTTLE_NONE) {
+        gmmu_ccws_config cc = sm->cfg.ccws;
+        cc.warps = s->nslots * s->wpb;
+        if (cc.warps > GMMU_CCWS_MAX_WARPS) {
+            st = gmmu_error_set(err, "throttle",
+                                "kernel '%.32s' has %u resident warps; the throttle tracks at most %u",
+                                k->name, cc.warps, GMMU_CCWS_MAX_WARPS);
+        } else {
+            s->lls = malloc(sizeof *s->lls);
+            st = s->lls ? gmmu_ccws_init(s->lls, &cc, err) : GMMU_ENOMEM;
+        }
+        s->lls_tick = now;
+    }
     if (st != GMMU_OK) {
         free_state(s);
         sm->s = NULL;
@@ -1383,6 +1451,18 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
     bool again = false;
     if (sm->cfg.order == GMMU_ORDER_GTO)
         gto_order(sm, total);
+    if (s->lls) {
+        gmmu_ccws_tick(s->lls, now - s->lls_tick);
+        s->lls_tick = now;
+        uint64_t active = 0;
+        for (uint32_t g = 0; g < total; g++) {
+            uint32_t c = s->slot_ctx[g / s->wpb];
+            if (c != NONE && s->blk[c].state == B_ACTIVE && s->blk[c].w[g % s->wpb].state == W_RUN &&
+                !gmmu_simt_done(&s->blk[c].w[g % s->wpb].simt))
+                active |= 1ull << g;
+        }
+        s->lls_pool = gmmu_ccws_pool(s->lls, active);
+    }
     for (uint32_t n = 0; n < total && slots > 0; n++) {
         uint32_t g = sm->cfg.order == GMMU_ORDER_GTO ? s->order[n] : (s->rr + n) % total;
         if (g == NONE)

@@ -94,15 +94,24 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
     vipt_hidden_cycles += hidden;
     uint64_t ready = now + c.cfg.hit_cycles - hidden;
     missed.clear();
+    const uint32_t owner = w && w->warp < 64 && w->block < (1u << 26) ? (w->block << 6 | w->warp)
+                                                                     : GMMU_CACHE_NO_OWNER;
     for (uint64_t ln : lines) {
         gmmu_cache_result r;
-        gmmu_cache_access(&c, ln << shift, write, now, &r);
+        gmmu_cache_access_by(&c, ln << shift, write, now, owner, &r);
+        if (w && reports_to_warp && !pte && r.evicted && !w->l1_victim) {
+            w->l1_victim = true;
+            w->l1_victim_addr = r.evicted_addr;
+            w->l1_victim_owner = r.evicted_owner;
+        }
         if (pte && !write)
             (r.hit ? pte_read_hits : pte_read_misses)++;
         if (r.hit)
             ready = std::max(ready, r.ready > now + c.cfg.hit_cycles ? r.ready : ready);
         else
             missed.push_back(ln);
+        if (w && reports_to_warp && !pte && !r.hit)
+            w->l1_miss = true;
         if (r.writeback)
             write_back(r.writeback_addr, delay);
     }

@@ -56,6 +56,9 @@ class data_cache : public sc_core::sc_module, public stats_provider {
     ~data_cache() override;
 
     const gmmu_cache &model() const { return c; }
+    // The first cache on a warp's path (an SM's L1): it reports its misses
+    // and victims in warp_ext (l1_miss, l1_victim*) for warp scheduling.
+    bool reports_to_warp = false;
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<data_cache> &stats_table();

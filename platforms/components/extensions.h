@@ -70,6 +70,16 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     // access's arrival at the TLB to their translation. A virtually indexed
     // L1 cache selects its set during that time (gmmu_cache_index_overlap).
     sc_core::sc_time xlate_time;
+    // For cache-conscious warp scheduling (the issue SM's CCWS), filled on
+    // the way back: some page missed the L1 TLB; some line missed the L1
+    // data cache; the first valid line that access evicted, and who had
+    // allocated it (block << 6 | warp of the access that did, or
+    // GMMU_CACHE_NO_OWNER).
+    bool tlb_miss = false;
+    bool l1_miss = false;
+    bool l1_victim = false;
+    uint64_t l1_victim_addr = 0;
+    uint32_t l1_victim_owner = 0;
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override

@@ -432,6 +432,8 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     if (w) {
         w->page_divergence = c.npages;
         w->translated = true;
+        for (unsigned i = 0; i < c.npages && p.level == 1; i++)
+            w->tlb_miss = w->tlb_miss || page_reqs[i].level_hit != 1;
         w->fault_mask = fault_lanes;
         w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
         w->fault_va = first_fault ? first_fault->va : 0;

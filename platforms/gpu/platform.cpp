@@ -441,6 +441,7 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     l1c.vipt = c.s("l1_cache.indexing") == "vipt";
     l1c.index_cycles = l1c.vipt ? uint32_t(c.i("l1_cache.index_cycles")) : 0;
     l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), l1c, clock));
+    l1_caches.back()->reports_to_warp = true;
     l1_caches.back()->isock.bind(*below);
     return l1_caches.back()->tsock;
 }

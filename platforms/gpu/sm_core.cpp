@@ -17,9 +17,28 @@ static const std::vector<key_spec> &sm_core_keys()
                    {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"},
                    "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
                    "until commit / last TLB check, replay queue, operand log."),
-        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto"},
-                   "sm.model=issue: which ready warp issues first (docs/warp_sched.md): lrr = "
-                   "loose round robin, gto = greedy then oldest."),
+        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto", "ccws", "ta-ccws"},
+                   "sm.model=issue: warp scheduler (docs/warp_sched.md): lrr = loose round robin, "
+                   "gto = greedy then oldest; ccws = gto with memory instructions throttled by "
+                   "lost-locality scores (L1 victim tag arrays), ta-ccws = ccws weighting a VTA "
+                   "hit that also missed the TLB by sm.ccws.tlb_weight."),
+        key_int("sm.ccws.vta_entries", 16, 1, 64,
+                "sm.warp_scheduler=ccws|ta-ccws: victim tag array entries per warp."),
+        key_int("sm.ccws.vta_ways", 8, 1, 64,
+                "sm.warp_scheduler=ccws|ta-ccws: VTA associativity (divides the entries)."),
+        key_int("sm.ccws.base_score", 100, 1, 1 << 20,
+                "sm.warp_scheduler=ccws|ta-ccws: lost-locality score of a warp that lost nothing; "
+                "the cutoff is this times the active warps."),
+        key_int("sm.ccws.hit_score", 100, 1, 1 << 20,
+                "sm.warp_scheduler=ccws|ta-ccws: score added by a VTA hit (times its weight)."),
+        key_int("sm.ccws.decay", 1, 0, 1 << 20,
+                "sm.warp_scheduler=ccws|ta-ccws: score lost per cycle down to the base."),
+        key_int("sm.ccws.tlb_weight", 4, 1, 1024,
+                "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access missed the L1 TLB "
+                "(power of two)."),
+        key_int("sm.ccws.cache_weight", 1, 1, 1024,
+                "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access hit the L1 TLB "
+                "(power of two)."),
         key_int("sm.oplog_bytes", 16384, 512, 1 << 22,
                 "sm.model=issue, oplog: operand-log capacity, bytes (256-B entries split evenly "
                 "among the resident blocks)."),
@@ -68,8 +87,11 @@ static std::string key_of_sm_field(const std::string &f)
 {
     if (f == "max_warps")
         return "sm.warps";
-    if (f == "order")
+    if (f == "order" || f == "throttle")
         return "sm.warp_scheduler";
+    if (f == "vta_entries" || f == "vta_ways" || f == "base_score" || f == "hit_score" ||
+        f == "decay" || f == "tlb_weight" || f == "cache_weight")
+        return "sm.ccws." + f;
     return "sm." + f;
 }
 
@@ -94,9 +116,22 @@ gmmu_sm_config sm_core_config(const config &c)
     s.shared_bytes = uint32_t(c.i("sm.shared_bytes"));
     s.ldst_queue = uint32_t(c.i("sm.ldst_queue"));
     s.overlap_lines = c.b("sm.overlap_cache_access");
-    if (gmmu_warp_order_parse(c.s("sm.warp_scheduler").c_str(), &s.order) != GMMU_OK)
-        throw config_error("config key 'sm.warp_scheduler': unknown warp scheduler '" +
-                           c.s("sm.warp_scheduler") + "'");
+    const std::string ws = c.s("sm.warp_scheduler");
+    s.throttle = ws == "ccws"      ? GMMU_THROTTLE_CCWS
+                 : ws == "ta-ccws" ? GMMU_THROTTLE_TA_CCWS
+                                   : GMMU_THROTTLE_NONE;
+    if (s.throttle != GMMU_THROTTLE_NONE)
+        s.order = GMMU_ORDER_GTO; // CCWS throttles a greedy-then-oldest scheduler
+    else if (gmmu_warp_order_parse(ws.c_str(), &s.order) != GMMU_OK)
+        throw config_error("config key 'sm.warp_scheduler': unknown warp scheduler '" + ws + "'");
+    gmmu_ccws_config_default(&s.ccws, 1);
+    s.ccws.vta_entries = uint32_t(c.i("sm.ccws.vta_entries"));
+    s.ccws.vta_ways = uint32_t(c.i("sm.ccws.vta_ways"));
+    s.ccws.base_score = uint32_t(c.i("sm.ccws.base_score"));
+    s.ccws.hit_score = uint32_t(c.i("sm.ccws.hit_score"));
+    s.ccws.decay = uint32_t(c.i("sm.ccws.decay"));
+    s.ccws.tlb_weight = uint32_t(c.i("sm.ccws.tlb_weight"));
+    s.ccws.cache_weight = uint32_t(c.i("sm.ccws.cache_weight"));
     if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
         throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
                            "(not stall)");
@@ -270,6 +305,7 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.fault_mask = 0;
         ext.fault = GMMU_FAULT_NONE;
         ext.data_delay = sc_core::SC_ZERO_TIME;
+        ext.tlb_miss = ext.l1_miss = ext.l1_victim = false;
         gp.set_command(rq->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(rq->va);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -285,6 +321,17 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
             rs->fault = false;
             rs->tlb_cycles = uint32_t(total - data);
             rs->data_cycles = uint32_t(data);
+            rs->tlb_miss = ext.tlb_miss;
+            rs->l1_miss = ext.l1_miss;
+            for (unsigned l = 0; l < warp_ext::lanes; l++)
+                if (ext.active >> l & 1u) {
+                    rs->l1_addr = ext.pa[l];
+                    break;
+                }
+            rs->l1_victim = ext.l1_victim && ext.l1_victim_owner != GMMU_CACHE_NO_OWNER;
+            rs->l1_victim_addr = ext.l1_victim_addr;
+            rs->l1_victim_block = ext.l1_victim_owner >> 6;
+            rs->l1_victim_warp = ext.l1_victim_owner & 63u;
             tlb_cycles_sum += total - data;
             data_cycles_sum += data;
             return GMMU_OK;
@@ -450,6 +497,12 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.stall_pool_full); }},
             {"stall_ldst_busy", "warp-cycles blocked by a full ld/st unit",
              [](const T &c) { return json(c.sm.st.stall_ldst_busy); }},
+            {"stall_throttled", "warp-cycles a memory instruction was held by the CCWS throttle",
+             [](const T &c) { return json(c.sm.st.stall_throttled); }},
+            {"vta_hits", "CCWS: L1 misses found in the warp's victim tag array (lost locality)",
+             [](const T &c) { return json(c.sm.st.vta_hits); }},
+            {"lines_lost", "CCWS: L1 victims entered into their owner warp's victim tag array",
+             [](const T &c) { return json(c.sm.st.lines_lost); }},
             {"branches", "branch instructions issued (also counted in issued and committed)",
              [](const T &c) { return json(c.sm.st.branches); }},
             {"divergent_branches", "branches whose active lanes split the warp",

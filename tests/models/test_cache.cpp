@@ -69,6 +69,26 @@ TEST(CacheTest, LruEvictsTheLeastRecentlyUsedWayOfTheSet)
     EXPECT_EQ(k.c.st.evictions, 1u);
 }
 
+TEST(CacheTest, AnEvictionReportsTheVictimAndWhoAllocatedIt)
+{
+    Cache k(1024, 2, false); // lines 0, 4, 8 share set 0
+    gmmu_cache_result r;
+    gmmu_cache_access_by(&k.c, 0 * 128, false, 0, 7, &r);
+    EXPECT_FALSE(r.evicted);
+    gmmu_cache_access_by(&k.c, 4 * 128, false, 1, 9, &r);
+    gmmu_cache_access(&k.c, 8 * 128, false, 2, &r); // no owner: evicts line 0 (owner 7)
+    EXPECT_TRUE(r.evicted);
+    EXPECT_EQ(r.evicted_addr, 0u);
+    EXPECT_EQ(r.evicted_owner, 7u);
+    EXPECT_FALSE(r.writeback); // clean: evicted, nothing to write back
+    gmmu_cache_access_by(&k.c, 0 * 128, false, 3, 1, &r); // evicts line 4 (owner 9)
+    EXPECT_EQ(r.evicted_addr, 4u * 128u);
+    EXPECT_EQ(r.evicted_owner, 9u);
+    gmmu_cache_access_by(&k.c, 4 * 128, false, 4, 1, &r); // evicts line 8: owner unknown
+    EXPECT_EQ(r.evicted_addr, 8u * 128u);
+    EXPECT_EQ(r.evicted_owner, GMMU_CACHE_NO_OWNER);
+}
+
 TEST(CacheTest, WriteThroughNoAllocateLeavesAWriteMissUncached)
 {
     Cache k(1024, 2, false);

@@ -2,6 +2,7 @@
 // and registers for every scheme, block switching, config validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <cstdio>
@@ -46,6 +47,10 @@ struct Env {
     uint32_t grid = 0, next = 0;
     uint32_t tlb_cycles = 10, data_cycles = 120;
     std::map<uint64_t, std::pair<uint32_t, uint32_t>> page_lat; // page -> (tlb, data) cycles
+    // A tiny fully associative LRU L1 (l1_lines > 0) reporting misses and
+    // victims with their allocating (block, warp), as the platform's does.
+    unsigned l1_lines = 0;
+    std::vector<std::pair<uint64_t, std::pair<uint32_t, uint32_t>>> l1; // MRU first
     // faults
     uint64_t seed = 0;
     unsigned fault_pct = 0;          // % of pages not present at start
@@ -62,6 +67,27 @@ struct Env {
         rs->tlb_cycles = e->tlb_cycles;
         rs->data_cycles = e->data_cycles;
         uint64_t page = rq->va >> 12;
+        if (e->l1_lines) {
+            const uint64_t line = rq->va >> 7;
+            auto it = std::find_if(e->l1.begin(), e->l1.end(),
+                                   [&](const auto &x) { return x.first == line; });
+            if (it == e->l1.end()) {
+                rs->l1_miss = true;
+                rs->l1_addr = rq->va;
+                if (e->l1.size() == e->l1_lines) {
+                    rs->l1_victim = true;
+                    rs->l1_victim_addr = e->l1.back().first << 7;
+                    rs->l1_victim_block = e->l1.back().second.first;
+                    rs->l1_victim_warp = e->l1.back().second.second;
+                    e->l1.pop_back();
+                }
+                e->l1.insert(e->l1.begin(), {line, {rq->block_id, rq->warp}});
+            } else {
+                auto x = *it;
+                e->l1.erase(it);
+                e->l1.insert(e->l1.begin(), x);
+            }
+        }
         auto pl = e->page_lat.find(page);
         if (pl != e->page_lat.end()) {
             rs->tlb_cycles = pl->second.first;
@@ -700,6 +726,53 @@ TEST(SmIssueTest, GtoRunsEveryKernelToTheSameResultUnderFaults)
             expect_same(ref, r.env, std::string(name) + " gto");
         }
     }
+}
+
+// ---- throttling (CCWS, TA-CCWS) ------------------------------------------------------
+
+TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
+{
+    // spmv-like gathers within a block-local window: warps re-reference
+    // lines other warps evict from a 64-line L1.
+    auto k = kernel("spmv-like", 8, 8);
+    Snapshot ref = interpret(k.get());
+    for (auto t : {GMMU_THROTTLE_NONE, GMMU_THROTTLE_CCWS, GMMU_THROTTLE_TA_CCWS}) {
+        SmRun r;
+        r.env.l1_lines = 64;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        c.order = GMMU_ORDER_GTO;
+        c.throttle = t;
+        gmmu_ccws_config_default(&c.ccws, 1);
+        c.ccws.tlb_weight = 4;
+        run(r, c, k.get());
+        expect_same(ref, r.env, "throttle " + std::to_string(t));
+        if (t == GMMU_THROTTLE_NONE) {
+            EXPECT_EQ(r.sm.st.vta_hits + r.sm.st.lines_lost + r.sm.st.stall_throttled, 0u);
+        } else {
+            EXPECT_GT(r.sm.st.lines_lost, 0u);
+            EXPECT_GT(r.sm.st.vta_hits, 0u);
+            EXPECT_GT(r.sm.st.stall_throttled, 0u);
+        }
+    }
+    // Too many resident warps for the 64-warp scoring: refused at launch.
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.throttle = GMMU_THROTTLE_CCWS;
+    gmmu_ccws_config_default(&c.ccws, 1);
+    c.max_warps = 128;
+    c.max_blocks = 64;
+    c.regfile_bytes = 1u << 20;
+    Env e;
+    gmmu_sm_env env = e.env();
+    gmmu_sm sm{};
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK) << err.msg;
+    auto big = kernel("spmv-like", 64, 2);
+    EXPECT_EQ(gmmu_sm_launch(&sm, big.get(), 0, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "throttle");
+    gmmu_sm_destroy(&sm);
+    c.ccws.tlb_weight = 3;
+    EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "tlb_weight");
 }
 
 TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)

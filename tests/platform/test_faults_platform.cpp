@@ -298,6 +298,36 @@ TEST(FaultsPlatformTest, BlockSwitchLimitFollowsTheKey)
     EXPECT_EQ(r.mismatches, 0u);
 }
 
+// ---- warp schedulers ---------------------------------------------------------------
+
+TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
+{
+    // The schedulers only reorder issue; every combination must end with the
+    // reference memory and registers. CCWS's counters show it was active.
+    for (const char *ws : {"gto", "ccws", "ta-ccws"})
+        for (const char *scheme : {"stall", "wd-commit", "replay-queue", "oplog"}) {
+            const std::string d = outdir(std::string("ws_") + ws + "_" + scheme);
+            SimRun r = sim(std::string("--set sm.count=4 --set workload.kernel=bfs-like") +
+                           " --set workload.grid_blocks=16 --set workload.faults=true" +
+                           " --set sm.warp_scheduler=" + ws + " --set sm.fault_scheme=" + scheme +
+                           " --quiet --out " + d);
+            ASSERT_EQ(r.status, 0) << ws << "/" << scheme << "\n" << r.out;
+            json k = load(d + "/kernel.json");
+            EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << ws << "/" << scheme;
+            EXPECT_EQ(k["register_hash"], k["reference_register_hash"]) << ws << "/" << scheme;
+            json s = load(d + "/stats.json");
+            uint64_t lost = 0;
+            for (auto &[name, v] : s["gpu"].items())
+                if (name.rfind("sm", 0) == 0 && v.is_object() && v.contains("lines_lost"))
+                    lost += v["lines_lost"].get<uint64_t>();
+            if (std::string(ws) == "gto") {
+                EXPECT_EQ(lost, 0u);
+            } else {
+                EXPECT_GT(lost, 0u) << ws << "/" << scheme;
+            }
+        }
+}
+
 // ---- the no-MMU twin -----------------------------------------------------------------
 
 TEST(FaultsPlatformTest, IssueSmWithoutMmuComputesTheSameKernel)
@@ -344,6 +374,9 @@ TEST(FaultsPlatformTest, BadKeysNameTheKey)
         {"--set sm.max_extra_blocks=65", "sm.max_extra_blocks"},
         {"--set workload.faults=true --set mmu.bypass=true", "workload.faults"},
         {"--set sm.warp_scheduler=ccws2", "sm.warp_scheduler"},
+        {"--set sm.warp_scheduler=ta-ccws --set sm.ccws.tlb_weight=3", "sm.ccws.tlb_weight"},
+        {"--set sm.warp_scheduler=ccws --set sm.ccws.vta_ways=3", "sm.ccws.vta_ways"},
+        {"--set sm.ccws.vta_entries=65", "sm.ccws.vta_entries"},
     };
     for (const Case &c : cases) {
         SimRun r = sim(c.args + " --out " + outdir("bad"));

@@ -46,8 +46,11 @@ typedef struct gmmu_cache_line {
     uint64_t ready; /* cycle the fill arrives */
     uint64_t alloc; /* cycle of the miss that is fetching it */
     uint64_t stamp; /* LRU: last use */
+    uint32_t owner; /* who allocated it (gmmu_cache_access_by); GMMU_CACHE_NO_OWNER if unknown */
     bool dirty;
 } gmmu_cache_line;
+
+#define GMMU_CACHE_NO_OWNER 0xFFFFFFFFu
 
 typedef struct gmmu_cache {
     gmmu_cache_config cfg;
@@ -64,6 +67,9 @@ typedef struct gmmu_cache_result {
     uint64_t ready;          /* hit: cycle the data is there (>= now + hit_cycles) */
     bool writeback;          /* the allocation evicted a dirty line ... */
     uint64_t writeback_addr; /* ... at this byte address */
+    bool evicted;            /* the allocation evicted a valid line (dirty or not) ... */
+    uint64_t evicted_addr;   /* ... at this byte address, */
+    uint32_t evicted_owner;  /* ... allocated by this owner (CCWS's victim tag arrays) */
 } gmmu_cache_result;
 
 void gmmu_cache_config_default(gmmu_cache_config *c); /* 32 KiB, 4-way, 128 B, 40 cycles */
@@ -91,6 +97,11 @@ void gmmu_cache_destroy(gmmu_cache *c);
  * gmmu_cache_fill_ready() (until then the line is ready at `now`). */
 void gmmu_cache_access(gmmu_cache *c, uint64_t addr, bool write, uint64_t now,
                        gmmu_cache_result *out);
+/* The same, naming who accesses: a line it allocates records `owner`, and an
+ * eviction reports the victim's owner. gmmu_cache_access uses
+ * GMMU_CACHE_NO_OWNER. */
+void gmmu_cache_access_by(gmmu_cache *c, uint64_t addr, bool write, uint64_t now, uint32_t owner,
+                          gmmu_cache_result *out);
 /* The fill of the line holding `addr` arrives at cycle `ready` (no effect if
  * the line is no longer cached). */
 void gmmu_cache_fill_ready(gmmu_cache *c, uint64_t addr, uint64_t ready);

@@ -59,6 +59,7 @@
 #ifndef GMMU_SM_ISSUE_H
 #define GMMU_SM_ISSUE_H
 
+#include "gmmu/ccws.h"
 #include "gmmu/kernels.h"
 #include "gmmu/oplog.h"
 #include "gmmu/replay_queue.h"
@@ -76,6 +77,14 @@ typedef enum gmmu_warp_order {
     GMMU_ORDER_LRR = 0, /* loose round robin: from the warp after last cycle's start */
     GMMU_ORDER_GTO = 1  /* greedy then oldest: the warp that issued last, then by age */
 } gmmu_warp_order;
+
+/* Throttling of memory instructions by lost-locality scores (gmmu/ccws.h). */
+typedef enum gmmu_throttle {
+    GMMU_THROTTLE_NONE = 0,
+    GMMU_THROTTLE_CCWS = 1,   /* VTAs of L1 lines; a VTA hit weighs 1 */
+    GMMU_THROTTLE_TA_CCWS = 2 /* ... weighs ccws.tlb_weight if the access missed the TLB, else
+                                 ccws.cache_weight */
+} gmmu_throttle;
 
 /* "lrr", "gto". */
 const char *gmmu_warp_order_name(gmmu_warp_order o);
@@ -118,6 +127,9 @@ typedef struct gmmu_sm_config {
     uint32_t inflight_max;     /* in-flight instruction slots of the SM (1024) */
     gmmu_fault_scheme scheme;
     gmmu_warp_order order;     /* issue priority among ready warps (LRR) */
+    gmmu_throttle throttle;    /* NONE */
+    gmmu_ccws_config ccws;     /* throttle != NONE: VTAs and scores (warps: set at launch to
+                                  the resident warps, at most 64) */
     uint32_t oplog_bytes;      /* operand log capacity (OPLOG only), e.g. 16384 */
     uint32_t replay_queue_entries; /* per warp (1..64) */
     bool block_switch;         /* switch faulted blocks out (preemptible schemes) */
@@ -167,7 +179,17 @@ typedef struct gmmu_sm_mem_resp {
     bool fault;           /* page not present */
     uint64_t fault_ready; /* fault: absolute cycle the page becomes present (> now) */
     uint32_t fault_queue_pos; /* fault: position in the global pending-fault queue */
+    /* For throttling (optional; zero = nothing to report): */
+    bool tlb_miss;            /* the request missed the L1 TLB */
+    bool l1_miss;             /* the line missed the L1 data cache ... */
+    uint64_t l1_addr;         /* ... whose (physical) address is this */
+    bool l1_victim;           /* the access evicted a valid L1 line at l1_victim_addr, */
+    uint64_t l1_victim_addr;
+    uint32_t l1_victim_block; /* allocated by this block's warp (GMMU_SM_NO_BLOCK: unknown) */
+    uint32_t l1_victim_warp;
 } gmmu_sm_mem_resp;
+
+#define GMMU_SM_NO_BLOCK 0xFFFFFFFFu
 
 typedef enum gmmu_sm_trace_kind {
     GMMU_SM_TR_ISSUE = 0,
@@ -219,6 +241,9 @@ typedef struct gmmu_sm_stats {
     uint64_t stall_rq_full;
     uint64_t stall_pool_full;
     uint64_t stall_ldst_busy;  /* warp-cycles blocked by a full ld/st unit */
+    uint64_t stall_throttled;   /* warp-cycles a memory instruction was held by the throttle */
+    uint64_t vta_hits;          /* throttle: misses found in the warp's VTA (lost locality) */
+    uint64_t lines_lost;        /* throttle: victims entered into their owner's VTA */
     uint64_t branches;          /* branch instructions issued (in issued and committed too) */
     uint64_t divergent_branches;/* branches whose active lanes split */
     uint32_t simt_peak_depth;   /* deepest reconvergence stack of any warp */
