@@ -49,7 +49,7 @@ test: test-unit test-asan
 # stops it with the input saved as build-fuzz/crash-*.
 BUILD_FUZZ   ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZERS      := fuzz_tlb fuzz_walk_merge fuzz_coalescer fuzz_pwc fuzz_walk_sched fuzz_config fuzz_trace
+FUZZERS      := fuzz_tlb fuzz_walk_merge fuzz_coalescer fuzz_pwc fuzz_walk_sched fuzz_kernel_text fuzz_config fuzz_trace
 fuzz:
 	@bash scripts/setup-deps.sh fuzz
 	@[ -f $(BUILD_FUZZ)/CMakeCache.txt ] || cmake -S . -B $(BUILD_FUZZ) -DGMMU_FUZZ=ON \

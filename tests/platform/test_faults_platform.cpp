@@ -328,6 +328,38 @@ TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
         }
 }
 
+// ---- kernel files ------------------------------------------------------------------
+
+TEST(FaultsPlatformTest, AKernelFileRunsAndBadFilesNameFileAndLine)
+{
+    const std::string ex = std::string(GMMU_SOURCE_DIR) + "/examples/kernels/clamp_sum.gk";
+    const std::string d = outdir("kernel_file");
+    SimRun r = sim("--set sm.count=4 --set workload.kernel_file=" + ex +
+                   " --set workload.faults=true --set sm.fault_scheme=oplog --quiet --out " + d);
+    ASSERT_EQ(r.status, 0) << r.out;
+    json k = load(d + "/kernel.json");
+    EXPECT_EQ(k["kernel"], "clamp-sum");
+    EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]);
+    json s = load(d + "/stats.json");
+    EXPECT_GT(s["gpu"]["sm0"]["divergent_branches"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["data_check"]["mismatches"], 0u);
+
+    const std::string bad = outdir("kernel_file_bad") + "/bad.gk";
+    {
+        std::ofstream f(bad);
+        f << "kernel bad\nregs 8\ncode\n  addi r4, r0, 1\n  brnz r4, missing\n";
+    }
+    r = sim("--set workload.kernel_file=" + bad + " --quiet --out " + outdir("kf1"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(bad + ":5: branch to undefined label 'missing'"), std::string::npos) << r.out;
+    r = sim("--set workload.kernel_file=" + outdir("kernel_file_bad") + " --quiet --out " + outdir("kf2"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("not a regular file"), std::string::npos) << r.out;
+    r = sim("--set workload.kernel_file=/nonexistent.gk --quiet --out " + outdir("kf3"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("workload.kernel_file"), std::string::npos) << r.out;
+}
+
 // ---- the no-MMU twin -----------------------------------------------------------------
 
 TEST(FaultsPlatformTest, IssueSmWithoutMmuComputesTheSameKernel)

@@ -26,6 +26,7 @@
 #include "gmmu/status.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -134,6 +135,12 @@ gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err);
  * instruction) for a target out of range or an instruction that cannot
  * reach the exit, GMMU_ENOMEM. */
 gmmu_status gmmu_kernel_ipdom(const gmmu_kernel *k, uint32_t *ipdom, gmmu_error *err);
+/* Parse a kernel file's text (docs/simt.md, "Kernel files"): header lines
+ * (kernel NAME, regs N, warps_per_block N, grid N, shared N, region
+ * input|output BYTES), then `code` and one instruction per line, with
+ * labels. Errors: field "kernel.text", message "line N: ..."; then
+ * gmmu_kernel_check's (which name the instruction index). */
+gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu_error *err);
 /* Region index holding va, or -1. */
 int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
 

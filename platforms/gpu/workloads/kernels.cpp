@@ -19,9 +19,14 @@
 // Every finished block's registers and, at the end, every word of every
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <sstream>
 #include <memory>
 #include <stdexcept>
 
@@ -37,6 +42,9 @@ const bool keys_registered = register_config_keys({
                 "tiny", "bfs-like", "mummer-like", "memcached-like"},
                "kernel: which synthetic kernel (docs/faults.md; the last three branch and "
                "diverge, docs/simt.md)."),
+    key_string("workload.kernel_file", "", {},
+               "kernel: a kernel file (docs/simt.md, 'Kernel files') to run instead of "
+               "workload.kernel; errors name FILE:LINE."),
     key_int("workload.grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default."),
     key_int("workload.iters", 0, 0, 256,
             "kernel: loop trip count before unrolling; 0 = the kernel's default."),
@@ -63,7 +71,11 @@ class kernel_workload : public workload, public kernel_source, public pager {
         kp.grid_blocks = uint32_t(c.i("workload.grid_blocks"));
         kp.iters = uint32_t(c.i("workload.iters"));
         gmmu_error err{};
-        if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK) {
+        if (!c.s("workload.kernel_file").empty()) {
+            load_file(c.s("workload.kernel_file"));
+            if (kp.grid_blocks)
+                k->grid_blocks = kp.grid_blocks;
+        } else if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK) {
             // The model's fields, as the config keys that set them.
             const std::string f = err.field;
             const std::string key = f == "kernel.iters"         ? "workload.iters"
@@ -225,6 +237,35 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
 
   private:
+    // A kernel file: a regular file of at most 1 MiB; errors as FILE:LINE.
+    void load_file(const std::string &path)
+    {
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0)
+            throw config_error("config key 'workload.kernel_file': " + path + ": " +
+                               std::strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            throw config_error("config key 'workload.kernel_file': " + path + ": not a regular file");
+        if (st.st_size > (1 << 20))
+            throw config_error("config key 'workload.kernel_file': " + path +
+                               ": larger than 1 MiB; not a kernel file");
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream buf;
+        buf << in.rdbuf();
+        if (!in && !in.eof())
+            throw config_error("config key 'workload.kernel_file': " + path + ": cannot read");
+        const std::string text = buf.str();
+        gmmu_error err{};
+        if (gmmu_kernel_parse(k.get(), text.data(), text.size(), &err) != GMMU_OK) {
+            std::string msg = err.msg;
+            if (std::strcmp(err.field, "kernel.text") == 0 && msg.rfind("line ", 0) == 0) {
+                const size_t colon = msg.find(':');
+                throw config_error(path + ":" + msg.substr(5, colon - 5) + msg.substr(colon));
+            }
+            throw config_error(path + ": " + msg);
+        }
+    }
+
     // Functional interpreter: the expected final memory and registers.
     uint64_t *ref_word(uint64_t va)
     {

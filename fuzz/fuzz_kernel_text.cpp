@@ -1,0 +1,99 @@
+// Fuzzing of kernel files and control flow: any text is parsed or refused
+// with an error naming a line (or, after parsing, the kernel and an
+// instruction); an accepted kernel's post-dominators are well formed, and a
+// warp driven through its control flow by input-chosen branch outcomes
+// keeps the reconvergence stack's invariants (every entry's lanes are a
+// subset of the entry waiting at its reconvergence pc, unless that is the
+// exit; the top is inside the code and has lanes).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+extern "C" {
+#include "gmmu/kernels.h"
+#include "gmmu/simt_stack.h"
+}
+
+namespace {
+
+[[noreturn]] void die(const char *what, const gmmu_kernel *k, uint32_t pc)
+{
+    std::fprintf(stderr, "fuzz_kernel_text: %s (kernel '%.32s', pc %u)\n", what, k->name, pc);
+    std::abort();
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    const gmmu_status st = gmmu_kernel_parse(k.get(), reinterpret_cast<const char *>(data), size, &err);
+    if (st != GMMU_OK) {
+        const bool line = std::strcmp(err.field, "kernel.text") == 0 &&
+                          std::strncmp(err.msg, "line ", 5) == 0;
+        const bool insn = std::strncmp(err.msg, "kernel '", 8) == 0 && std::strstr(err.msg, "instruction");
+        const bool other = err.field[0] && std::strncmp(err.field, "kernel", 6) == 0;
+        if (!line && !insn && !other) {
+            std::fprintf(stderr, "fuzz_kernel_text: error names neither a line nor an instruction: "
+                                 "%s: %s\n", err.field, err.msg);
+            std::abort();
+        }
+        return 0;
+    }
+    const uint32_t n = k->ninsns;
+    std::vector<uint32_t> ipdom(n);
+    if (gmmu_kernel_ipdom(k.get(), ipdom.data(), &err) != GMMU_OK)
+        die("a checked kernel has no post-dominators", k.get(), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        if (ipdom[i] > n || ipdom[i] == i)
+            die("post-dominator out of range or itself", k.get(), i);
+        const gmmu_insn &in = k->code[i];
+        // A non-branch, or a branch whose two edges agree, is post-dominated by its successor.
+        if (!gmmu_op_is_branch(gmmu_op(in.op)) && ipdom[i] != i + 1)
+            die("straight-line ipdom is not the next instruction", k.get(), i);
+        if (in.op == GMMU_OP_JMP && ipdom[i] != uint32_t(in.imm))
+            die("jump's ipdom is not its target", k.get(), i);
+    }
+    // Drive one warp: branch outcomes per lane from the input bytes.
+    gmmu_simt_stack s;
+    gmmu_simt_reset(&s, 0xFFFFFFFFu, n);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++)
+        h = (h ^ data[i]) * 0x100000001b3ull;
+    for (uint32_t step = 0; step < 20000 && !gmmu_simt_done(&s); step++) {
+        const uint32_t pc = gmmu_simt_pc(&s), mask = gmmu_simt_mask(&s);
+        if (pc >= n || mask == 0)
+            die("stack top outside the code or without lanes", k.get(), pc);
+        // Every entry above the bottom waits for an entry below whose pc is
+        // its reconvergence pc (the lanes it split from): a superset of it.
+        for (uint32_t e = 1; e < s.n; e++) {
+            if (s.e[e].rpc == n)
+                continue; // lanes that reconverge at the exit have nothing to wait for
+            uint32_t j = e;
+            while (j > 0 && s.e[j - 1].pc != s.e[e].rpc)
+                j--;
+            if (j == 0)
+                die("an entry has no waiting entry at its reconvergence pc", k.get(), pc);
+            if (s.e[e].mask & ~s.e[j - 1].mask)
+                die("an entry's lanes are not a subset of its waiting entry's", k.get(), pc);
+        }
+        const gmmu_insn &in = k->code[pc];
+        gmmu_status r;
+        if (in.op == GMMU_OP_BRNZ) {
+            h = h * 6364136223846793005ull + 1442695040888963407ull;
+            r = gmmu_simt_branch(&s, mask & uint32_t(h >> 16), uint32_t(in.imm), ipdom[pc]);
+        } else if (in.op == GMMU_OP_JMP) {
+            r = gmmu_simt_branch(&s, mask, uint32_t(in.imm), ipdom[pc]);
+        } else {
+            r = gmmu_simt_step(&s);
+        }
+        if (r == GMMU_ENOMEM)
+            break; // too deeply nested: refused, as the SM would
+        if (r != GMMU_OK)
+            die("the stack refused a valid step", k.get(), pc);
+    }
+    return 0;
+}

@@ -1,0 +1,321 @@
+/* Kernel files: a small assembly text for gmmu_kernel (docs/simt.md). */
+#include "gmmu/kernels.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_REGION_BASE 0x100000000000ull
+#define TEXT_REGION_STRIDE 0x10000000ull /* 256 MiB: as the built-in kernels */
+#define MAX_LABELS 1024u
+#define MAX_LINE 512u
+
+typedef struct label_t {
+    char name[32];
+    uint32_t at;   /* instruction index */
+    uint32_t line; /* where it was defined */
+} label_t;
+
+typedef struct fixup_t {
+    char name[32];
+    uint32_t insn, line;
+} fixup_t;
+
+typedef struct parser {
+    gmmu_kernel *k;
+    gmmu_error *err;
+    uint32_t line;
+    label_t labels[MAX_LABELS];
+    uint32_t nlabels;
+    fixup_t fix[GMMU_KERNEL_MAX_INSNS];
+    uint32_t nfix;
+    bool in_code, have_name;
+} parser;
+
+static gmmu_status fail(parser *p, const char *fmt, const char *a)
+{
+    char what[160];
+    snprintf(what, sizeof what, fmt, a ? a : "");
+    return gmmu_error_set(p->err, "kernel.text", "line %u: %s", p->line, what);
+}
+
+static const struct {
+    const char *name;
+    gmmu_op op;
+    const char *form; /* d = dst, a/b/c = sources, i = immediate, t = target */
+} OPS[] = {
+    {"movi", GMMU_OP_MOVI, "di"},   {"add", GMMU_OP_ADD, "dab"},    {"addi", GMMU_OP_ADDI, "dai"},
+    {"mul", GMMU_OP_MUL, "dab"},    {"mad", GMMU_OP_MAD, "dabc"},   {"xor", GMMU_OP_XOR, "dab"},
+    {"shli", GMMU_OP_SHLI, "dai"},  {"shri", GMMU_OP_SHRI, "dai"},  {"andi", GMMU_OP_ANDI, "dai"},
+    {"sfu", GMMU_OP_SFU, "dai"},    {"ld", GMMU_OP_LD, "dai"},      {"st", GMMU_OP_ST, "abi"},
+    {"red", GMMU_OP_RED, "abi"},    {"sltu", GMMU_OP_SLTU, "dab"},  {"brnz", GMMU_OP_BRNZ, "at"},
+    {"jmp", GMMU_OP_JMP, "t"},
+};
+
+/* Split s (modified) into comma/space separated tokens. */
+static unsigned tokens(char *s, char **tok, unsigned max)
+{
+    unsigned n = 0;
+    for (char *q = s; *q;) {
+        while (*q && (isspace((unsigned char)*q) || *q == ','))
+            *q++ = '\0';
+        if (!*q)
+            break;
+        if (n == max)
+            return max + 1;
+        tok[n++] = q;
+        while (*q && !isspace((unsigned char)*q) && *q != ',')
+            q++;
+    }
+    return n;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!*s || *s == '-' || *s == '+')
+        return false;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static gmmu_status parse_imm(parser *p, const char *s, int64_t *out)
+{
+    /* [-]NUMBER, or @R[+NUMBER] (region R's base) */
+    if (s[0] == '@') {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", s + 1);
+        char *plus = strchr(buf, '+');
+        uint64_t off = 0, r = 0;
+        if (plus) {
+            *plus = '\0';
+            if (!parse_u64(plus + 1, &off))
+                return fail(p, "bad offset in '%s'", s);
+        }
+        if (!parse_u64(buf, &r) || r >= p->k->nregions)
+            return fail(p, "'%s' names no declared region", s);
+        *out = (int64_t)(p->k->region[r].base + off);
+        return GMMU_OK;
+    }
+    bool neg = s[0] == '-';
+    uint64_t v;
+    if (!parse_u64(s + neg, &v) || (neg && v > (1ull << 63)))
+        return fail(p, "bad number '%s'", s);
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return GMMU_OK;
+}
+
+static gmmu_status parse_reg(parser *p, const char *s, uint8_t *out)
+{
+    uint64_t r;
+    if ((s[0] != 'r' && s[0] != 'R') || !parse_u64(s + 1, &r) || !isdigit((unsigned char)s[1]))
+        return fail(p, "expected a register (r0..r254), got '%s'", s);
+    if (r >= GMMU_ISA_MAX_REGS)
+        return fail(p, "register '%s' out of range r0..r254", s);
+    *out = (uint8_t)r;
+    return GMMU_OK;
+}
+
+static gmmu_status header(parser *p, char **tok, unsigned n)
+{
+    gmmu_kernel *k = p->k;
+    uint64_t v = 0;
+    if (strcmp(tok[0], "kernel") == 0) {
+        if (n != 2 || strlen(tok[1]) >= sizeof k->name)
+            return fail(p, "'kernel NAME' (at most 31 characters)%s", NULL);
+        memset(k->name, 0, sizeof k->name);
+        memcpy(k->name, tok[1], strlen(tok[1]));
+        p->have_name = true;
+        return GMMU_OK;
+    }
+    if (strcmp(tok[0], "region") == 0) {
+        if (n != 3 || (strcmp(tok[1], "input") && strcmp(tok[1], "output")) || !parse_u64(tok[2], &v) ||
+            v == 0 || v > TEXT_REGION_STRIDE)
+            return fail(p, "'region input|output BYTES' (1..268435456 bytes)%s", NULL);
+        if (k->nregions >= GMMU_KERNEL_MAX_REGIONS)
+            return fail(p, "more than 8 regions%s", NULL);
+        gmmu_region *r = &k->region[k->nregions];
+        r->base = TEXT_REGION_BASE + (uint64_t)k->nregions * TEXT_REGION_STRIDE;
+        r->bytes = (v + 0xFFFFull) & ~0xFFFFull;
+        r->kind = strcmp(tok[1], "input") == 0 ? GMMU_REGION_INPUT : GMMU_REGION_OUTPUT;
+        k->nregions++;
+        return GMMU_OK;
+    }
+    static const char *const keys[] = {"regs", "warps_per_block", "grid", "shared"};
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(tok[0], keys[i]) == 0) {
+            if (n != 2 || !parse_u64(tok[1], &v) || v > (1u << 20))
+                return fail(p, "'%s' needs one number up to 1048576", keys[i]);
+            uint32_t *dst[] = {&k->nregs, &k->warps_per_block, &k->grid_blocks, &k->shared_bytes};
+            *dst[i] = (uint32_t)v;
+            return GMMU_OK;
+        }
+    return fail(p, "unknown header line '%s' (kernel, regs, warps_per_block, grid, shared, region, "
+                   "code)", tok[0]);
+}
+
+static gmmu_status insn(parser *p, char **tok, unsigned n)
+{
+    gmmu_kernel *k = p->k;
+    int which = -1;
+    for (unsigned i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (strcmp(tok[0], OPS[i].name) == 0)
+            which = (int)i;
+    if (which < 0)
+        return fail(p, "unknown instruction '%s'", tok[0]);
+    const char *form = OPS[which].form;
+    if (n - 1 != strlen(form)) {
+        char what[48];
+        snprintf(what, sizeof what, "'%s' takes %u operand%s", tok[0], (unsigned)strlen(form),
+                 strlen(form) == 1 ? "" : "s");
+        return fail(p, "%s", what);
+    }
+    if (k->ninsns >= GMMU_KERNEL_MAX_INSNS)
+        return fail(p, "more than 4096 instructions%s", NULL);
+    gmmu_insn in;
+    memset(&in, 0, sizeof in);
+    in.op = (uint8_t)OPS[which].op;
+    unsigned s = 0;
+    for (unsigned i = 0; form[i]; i++) {
+        const char *t = tok[1 + i];
+        gmmu_status st = GMMU_OK;
+        switch (form[i]) {
+        case 'd': st = parse_reg(p, t, &in.dst); break;
+        case 'a':
+        case 'b':
+        case 'c': st = parse_reg(p, t, &in.src[s++]); break;
+        case 'i': st = parse_imm(p, t, &in.imm); break;
+        case 't': {
+            uint64_t v;
+            if (parse_u64(t, &v)) {
+                in.imm = (int64_t)v; /* an instruction index; checked with the rest */
+            } else {
+                if (strlen(t) >= sizeof p->fix[0].name)
+                    return fail(p, "label '%s' longer than 31 characters", t);
+                fixup_t *f = &p->fix[p->nfix++];
+                snprintf(f->name, sizeof f->name, "%s", t);
+                f->insn = k->ninsns;
+                f->line = p->line;
+            }
+            break;
+        }
+        }
+        if (st != GMMU_OK)
+            return st;
+    }
+    k->code[k->ninsns++] = in;
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu_error *err)
+{
+    if (!k || (!text && len))
+        return gmmu_error_set(err, "kernel.text", "kernel or text is NULL");
+    parser *p = calloc(1, sizeof *p);
+    if (!p)
+        return gmmu_error_set(err, "kernel.text", "out of memory");
+    memset(k, 0, sizeof *k);
+    p->k = k;
+    p->err = err;
+    gmmu_status st = GMMU_OK;
+    size_t pos = 0;
+    char buf[MAX_LINE + 2];
+    while (pos < len && st == GMMU_OK) {
+        p->line++;
+        size_t e = pos;
+        while (e < len && text[e] != '\n')
+            e++;
+        if (e - pos > MAX_LINE) {
+            st = fail(p, "longer than 512 characters%s", NULL);
+            break;
+        }
+        if (memchr(text + pos, '\0', e - pos)) {
+            st = fail(p, "contains a NUL byte%s", NULL);
+            break;
+        }
+        memcpy(buf, text + pos, e - pos);
+        buf[e - pos] = '\0';
+        pos = e + 1;
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = '\0';
+        char *tok[8];
+        unsigned n = tokens(buf, tok, 6);
+        if (n == 0)
+            continue;
+        if (n > 6) {
+            st = fail(p, "too many operands%s", NULL);
+            break;
+        }
+        if (!p->in_code) {
+            if (strcmp(tok[0], "code") == 0 && n == 1)
+                p->in_code = true;
+            else
+                st = header(p, tok, n);
+            continue;
+        }
+        size_t l0 = strlen(tok[0]);
+        if (tok[0][l0 - 1] == ':') { /* label: [instruction] */
+            tok[0][l0 - 1] = '\0';
+            if (l0 < 2 || l0 - 1 >= sizeof p->labels[0].name || isdigit((unsigned char)tok[0][0])) {
+                st = fail(p, "bad label '%s' (1..31 characters, not starting with a digit)", tok[0]);
+                break;
+            }
+            for (uint32_t i = 0; i < p->nlabels; i++)
+                if (strcmp(p->labels[i].name, tok[0]) == 0) {
+                    st = fail(p, "label '%s' defined twice", tok[0]);
+                    break;
+                }
+            if (st != GMMU_OK)
+                break;
+            if (p->nlabels >= MAX_LABELS) {
+                st = fail(p, "more than 1024 labels%s", NULL);
+                break;
+            }
+            label_t *lb = &p->labels[p->nlabels++];
+            snprintf(lb->name, sizeof lb->name, "%s", tok[0]);
+            lb->at = k->ninsns;
+            lb->line = p->line;
+            if (n > 1)
+                st = insn(p, tok + 1, n - 1);
+            continue;
+        }
+        st = insn(p, tok, n);
+    }
+    if (st == GMMU_OK && !p->in_code) {
+        p->line++;
+        st = fail(p, "no 'code' section%s", NULL);
+    }
+    if (st == GMMU_OK && !p->have_name) {
+        p->line = 1;
+        st = fail(p, "no 'kernel NAME' line%s", NULL);
+    }
+    for (uint32_t f = 0; f < p->nfix && st == GMMU_OK; f++) {
+        uint32_t i = 0;
+        while (i < p->nlabels && strcmp(p->labels[i].name, p->fix[f].name) != 0)
+            i++;
+        if (i == p->nlabels) {
+            p->line = p->fix[f].line;
+            st = fail(p, "branch to undefined label '%s'", p->fix[f].name);
+            break;
+        }
+        k->code[p->fix[f].insn].imm = p->labels[i].at;
+    }
+    free(p);
+    if (st != GMMU_OK)
+        return st;
+    /* Defaults a file may leave out. */
+    if (k->warps_per_block == 0)
+        k->warps_per_block = 1;
+    if (k->grid_blocks == 0)
+        k->grid_blocks = 1;
+    if (k->nregs == 0)
+        k->nregs = 16;
+    return gmmu_kernel_check(k, err);
+}

@@ -1,0 +1,92 @@
+// Kernel files: parsing, labels, regions, and errors naming the line.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+extern "C" {
+#include "gmmu/kernels.h"
+}
+
+namespace {
+
+gmmu_status parse(const std::string &text, gmmu_kernel *k, gmmu_error *err)
+{
+    return gmmu_kernel_parse(k, text.data(), text.size(), err);
+}
+
+TEST(KernelTextTest, HeaderRegionsLabelsAndInstructions)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    const std::string text = "kernel t1\nregs 8\nwarps_per_block 2\ngrid 3\nshared 256\n"
+                             "region input 100\nregion output 70000\ncode\n"
+                             "top: addi r4, r0, @1+16   # comment\n"
+                             "  ld r5, r4, -8\n"
+                             "  brnz r5, top\n"
+                             "  jmp 5\n"
+                             "  st r4, r5, 0x10\n";
+    ASSERT_EQ(parse(text, k.get(), &err), GMMU_OK) << err.msg;
+    EXPECT_STREQ(k->name, "t1");
+    EXPECT_EQ(k->nregs, 8u);
+    EXPECT_EQ(k->warps_per_block, 2u);
+    EXPECT_EQ(k->grid_blocks, 3u);
+    EXPECT_EQ(k->shared_bytes, 256u);
+    ASSERT_EQ(k->nregions, 2u);
+    EXPECT_EQ(k->region[0].bytes, 65536u); // rounded up to 64 KiB
+    EXPECT_EQ(k->region[1].bytes, 131072u);
+    EXPECT_EQ(k->region[1].kind, GMMU_REGION_OUTPUT);
+    ASSERT_EQ(k->ninsns, 5u);
+    EXPECT_EQ(k->code[0].op, GMMU_OP_ADDI);
+    EXPECT_EQ(k->code[0].dst, 4u);
+    EXPECT_EQ(k->code[0].src[0], 0u);
+    EXPECT_EQ(uint64_t(k->code[0].imm), k->region[1].base + 16u);
+    EXPECT_EQ(k->code[1].imm, -8);
+    EXPECT_EQ(k->code[2].op, GMMU_OP_BRNZ);
+    EXPECT_EQ(k->code[2].imm, 0); // label top
+    EXPECT_EQ(k->code[3].imm, 5); // the exit
+    EXPECT_EQ(k->code[4].src[0], 4u);
+    EXPECT_EQ(k->code[4].src[1], 5u);
+    EXPECT_EQ(k->code[4].imm, 16);
+}
+
+TEST(KernelTextTest, ErrorsNameTheLine)
+{
+    struct Case {
+        std::string text, want;
+    } cases[] = {
+        {"kernel a\ncode\n  frob r1, r2\n", "line 3: unknown instruction 'frob'"},
+        {"kernel a\ncode\n  add r4, r5\n", "line 3: 'add' takes 3 operands"},
+        {"kernel a\ncode\n  addi r4, r5, 12x\n", "line 3: bad number '12x'"},
+        {"kernel a\ncode\n  addi r4, r5, @0\n", "line 3: '@0' names no declared region"},
+        {"kernel a\ncode\n  add r4, r300, r1\n", "line 3: register 'r300' out of range"},
+        {"kernel a\ncode\n  add x4, r3, r1\n", "line 3: expected a register"},
+        {"kernel a\ncode\n\n  brnz r4, nowhere\n", "line 4: branch to undefined label 'nowhere'"},
+        {"kernel a\ncode\nx: addi r4, r4, 1\nx: addi r4, r4, 1\n", "line 4: label 'x' defined twice"},
+        {"kernel a\nregion inout 5\ncode\n", "line 2: 'region input|output BYTES'"},
+        {"kernel a\nfoo 3\ncode\n", "line 2: unknown header line 'foo'"},
+        {"kernel a\nregs 4\n", "line 3: no 'code' section"},
+        {"regs 4\ncode\n addi r4, r4, 1\n", "line 1: no 'kernel NAME' line"},
+        {std::string("kernel a\ncode\n addi r4,\0 r4, 1\n", 30), "line 3: contains a NUL byte"},
+    };
+    for (const auto &c : cases) {
+        auto k = std::make_unique<gmmu_kernel>();
+        gmmu_error err{};
+        EXPECT_EQ(parse(c.text, k.get(), &err), GMMU_EINVAL) << c.text;
+        EXPECT_STREQ(err.field, "kernel.text") << c.text;
+        EXPECT_EQ(std::string(err.msg).rfind(c.want, 0), 0u) << err.msg << " | want " << c.want;
+    }
+    // Control flow is checked after parsing: the kernel's name and the index.
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    EXPECT_EQ(parse("kernel spin\ncode\n addi r4, r4, 1\nhere: jmp here\n", k.get(), &err),
+              GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.code");
+    EXPECT_NE(std::string(err.msg).find("kernel 'spin' instruction 0: no path"), std::string::npos) << err.msg;
+    EXPECT_EQ(parse("kernel far\ncode\n jmp 9\n", k.get(), &err), GMMU_EINVAL);
+    EXPECT_NE(std::string(err.msg).find("kernel 'far' instruction 0: branch target 9"),
+              std::string::npos)
+        << err.msg;
+}
+
+} // namespace
