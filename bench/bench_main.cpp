@@ -204,40 +204,40 @@ WalkBench bench_walks(uint64_t &sink)
     return b;
 }
 
-double platform_rate(const std::string &sim, bool bypass, const std::string &out)
+// Run gmmu-sim with args (and mmu.bypass) into out; its stats.json.
+nlohmann::json run_sim(const std::string &sim, const std::string &args, bool bypass,
+                       const std::string &out)
 {
-    std::string cmd = sim + " --config default --workload stream --set workload.passes=2 --quiet" +
-                      " --set mmu.bypass=" + (bypass ? "true" : "false") + " --out " + out +
-                      " >/dev/null 2>&1";
-    int st = std::system(cmd.c_str());
-    if (st != 0) {
+    std::string cmd = sim + " " + args + " --quiet --set mmu.bypass=" + (bypass ? "true" : "false") +
+                      " --out " + out + " >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
         std::fprintf(stderr, "gmmu-bench: '%s' failed\n", cmd.c_str());
         std::exit(1);
     }
     std::ifstream in(out + "/stats.json");
-    nlohmann::json j = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
+}
+
+double platform_rate(const std::string &sim, bool bypass, const std::string &out)
+{
+    nlohmann::json j =
+        run_sim(sim, "--config default --workload stream --set workload.passes=2", bypass, out);
     return j["warp_accesses_per_wall_s"].get<double>();
 }
 
 // Warp instructions issued (all SMs) per second of simulation wall time.
 double issue_sm_rate(const std::string &sim, bool bypass, const std::string &out)
 {
-    std::string cmd = sim + " --config tanasic17 --workload kernel --set workload.kernel=spmv-like" +
-                      " --set workload.grid_blocks=1024 --quiet --set mmu.bypass=" +
-                      (bypass ? "true" : "false") + " --out " + out + " >/dev/null 2>&1";
-    int st = std::system(cmd.c_str());
-    if (st != 0) {
-        std::fprintf(stderr, "gmmu-bench: '%s' failed\n", cmd.c_str());
-        std::exit(1);
-    }
-    std::ifstream in(out + "/stats.json");
-    nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = run_sim(sim,
+                               "--config tanasic17 --workload kernel --set workload.kernel=spmv-like "
+                               "--set workload.grid_blocks=1024",
+                               bypass, out);
     double issued = 0;
     for (auto &[k, v] : j["gpu"].items())
         if (k.rfind("sm", 0) == 0 && v.is_object() && v.contains("issued"))
             issued += v["issued"].get<double>();
     if (issued <= 0) {
-        std::fprintf(stderr, "gmmu-bench: '%s' issued no instructions\n", cmd.c_str());
+        std::fprintf(stderr, "gmmu-bench: the issue SM run issued no instructions\n");
         std::exit(1);
     }
     return issued / j["wall_s"].get<double>();

@@ -10,6 +10,20 @@
 /* ---- schemes and configs ------------------------------------------------- */
 
 static const char *const SCHEME_NAMES[] = {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"};
+static const char *const ORDER_NAMES[] = {"lrr", "gto"};
+
+/* Index of str in names[0..n-1] into *out; GMMU_EINVAL if absent. */
+static gmmu_status name_index(const char *const *names, unsigned n, const char *str, unsigned *out)
+{
+    if (!str || !out)
+        return GMMU_EINVAL;
+    for (unsigned i = 0; i < n; i++)
+        if (strcmp(str, names[i]) == 0) {
+            *out = i;
+            return GMMU_OK;
+        }
+    return GMMU_EINVAL;
+}
 
 const char *gmmu_fault_scheme_name(gmmu_fault_scheme s)
 {
@@ -18,17 +32,12 @@ const char *gmmu_fault_scheme_name(gmmu_fault_scheme s)
 
 gmmu_status gmmu_fault_scheme_parse(const char *str, gmmu_fault_scheme *out)
 {
-    if (!str || !out)
-        return GMMU_EINVAL;
-    for (unsigned i = 0; i < 5; i++)
-        if (strcmp(str, SCHEME_NAMES[i]) == 0) {
-            *out = (gmmu_fault_scheme)i;
-            return GMMU_OK;
-        }
-    return GMMU_EINVAL;
+    unsigned i = 0;
+    gmmu_status st = name_index(SCHEME_NAMES, 5, str, &i);
+    if (st == GMMU_OK && out)
+        *out = (gmmu_fault_scheme)i;
+    return out ? st : GMMU_EINVAL;
 }
-
-static const char *const ORDER_NAMES[] = {"lrr", "gto"};
 
 const char *gmmu_warp_order_name(gmmu_warp_order o)
 {
@@ -37,14 +46,11 @@ const char *gmmu_warp_order_name(gmmu_warp_order o)
 
 gmmu_status gmmu_warp_order_parse(const char *str, gmmu_warp_order *out)
 {
-    if (!str || !out)
-        return GMMU_EINVAL;
-    for (unsigned i = 0; i < 2; i++)
-        if (strcmp(str, ORDER_NAMES[i]) == 0) {
-            *out = (gmmu_warp_order)i;
-            return GMMU_OK;
-        }
-    return GMMU_EINVAL;
+    unsigned i = 0;
+    gmmu_status st = name_index(ORDER_NAMES, 2, str, &i);
+    if (st == GMMU_OK && out)
+        *out = (gmmu_warp_order)i;
+    return out ? st : GMMU_EINVAL;
 }
 
 void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
