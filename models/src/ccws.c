@@ -120,7 +120,7 @@ void gmmu_ccws_depth_hit(gmmu_ccws *s, uint32_t w, uint32_t depth)
 {
     if (w >= s->cfg.warps || depth >= GMMU_CCWS_DEPTHS || !s->cfg.depth_weight[depth])
         return;
-    s->score[w] += (uint64_t)s->cfg.hit_score * s->cfg.depth_weight[depth];
+    s->score[w] += s->cfg.depth_weight[depth];
     s->depth_hits++;
 }
 

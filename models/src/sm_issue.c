@@ -109,7 +109,7 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
                               "ld/st units %u: the model has one memory pipeline (1)", c->ldst_per_cycle);
     if ((unsigned)c->order > GMMU_ORDER_GTO)
         return gmmu_error_set(err, "order", "unknown warp order %u", (unsigned)c->order);
-    if ((unsigned)c->throttle > GMMU_THROTTLE_TA_CCWS)
+    if ((unsigned)c->throttle > GMMU_THROTTLE_TCWS)
         return gmmu_error_set(err, "throttle", "unknown throttle %u", (unsigned)c->throttle);
     if (c->throttle != GMMU_THROTTLE_NONE) {
         gmmu_ccws_config cc = c->ccws;
@@ -762,11 +762,39 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
 /* Throttle: what a translated request tells the scores. A miss probes the
  * warp's VTA; a victim enters the VTA of the warp that allocated it, if that
  * warp's block is still on chip. Tags are line numbers (128-B lines). */
-static void lls_observe(gmmu_sm *sm, const block_t *b, uint32_t warp, const gmmu_sm_mem_resp *rs)
+static uint32_t slot_warp_of(const struct gmmu_sm_state *s, uint32_t block, uint32_t warp)
+{
+    if (block == GMMU_SM_NO_BLOCK || warp >= s->wpb)
+        return NONE;
+    for (uint32_t slot = 0; slot < s->nslots; slot++) {
+        uint32_t c = s->slot_ctx[slot];
+        if (c != NONE && s->blk[c].id == block)
+            return slot * s->wpb + warp;
+    }
+    return NONE;
+}
+
+static void lls_observe(gmmu_sm *sm, const block_t *b, uint32_t warp, uint64_t va,
+                        const gmmu_sm_mem_resp *rs)
 {
     struct gmmu_sm_state *s = sm->s;
     if (!s->lls || b->slot == NONE)
         return;
+    const uint32_t g = b->slot * s->wpb + warp;
+    if (sm->cfg.throttle == GMMU_THROTTLE_TCWS) { /* 4 KiB page tags */
+        if (rs->tlb_miss) {
+            if (gmmu_ccws_probe(s->lls, g, va >> 12, 1))
+                sm->st.vta_hits++;
+        } else {
+            gmmu_ccws_depth_hit(s->lls, g, rs->tlb_hit_depth);
+        }
+        uint32_t owner = rs->tlb_victim ? slot_warp_of(s, rs->tlb_victim_block, rs->tlb_victim_warp) : NONE;
+        if (owner != NONE) {
+            gmmu_ccws_lost(s->lls, owner, rs->tlb_victim_va >> 12);
+            sm->st.lines_lost++;
+        }
+        return;
+    }
     const unsigned sh = 7; /* GMMU_SM_LINE_BYTES */
     if (rs->l1_miss) {
         uint32_t weight = 1;
@@ -775,15 +803,11 @@ static void lls_observe(gmmu_sm *sm, const block_t *b, uint32_t warp, const gmmu
         if (gmmu_ccws_probe(s->lls, b->slot * s->wpb + warp, rs->l1_addr >> sh, weight))
             sm->st.vta_hits++;
     }
-    if (rs->l1_victim && rs->l1_victim_block != GMMU_SM_NO_BLOCK && rs->l1_victim_warp < s->wpb)
-        for (uint32_t slot = 0; slot < s->nslots; slot++) {
-            uint32_t c = s->slot_ctx[slot];
-            if (c != NONE && s->blk[c].id == rs->l1_victim_block) {
-                gmmu_ccws_lost(s->lls, slot * s->wpb + rs->l1_victim_warp, rs->l1_victim_addr >> sh);
-                sm->st.lines_lost++;
-                break;
-            }
-        }
+    uint32_t owner = rs->l1_victim ? slot_warp_of(s, rs->l1_victim_block, rs->l1_victim_warp) : NONE;
+    if (owner != NONE) {
+        gmmu_ccws_lost(s->lls, owner, rs->l1_victim_addr >> sh);
+        sm->st.lines_lost++;
+    }
 }
 
 static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry)
@@ -817,7 +841,7 @@ static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t
                 f->t_fault = check;
         } else {
             f->fault_mask &= ~(1u << r);
-            lls_observe(sm, b, f->warp, &resp);
+            lls_observe(sm, b, f->warp, f->line[r], &resp);
             if (check > f->t_check)
                 f->t_check = check;
             if (check + resp.data_cycles > f->t_done)

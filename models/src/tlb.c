@@ -1180,6 +1180,7 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
         a->perms = r.perms;
         a->ready = r.ready;
         a->page_shift = r.page_shift;
+        a->lru_depth = r.lru_depth;
         gmmu_tlb_entry e;
         if (hit && t->cov_k && r.page_shift == t->cfg.page_shift && probe_main(t, asid, vpn, &e))
             a->span_shift = e.span_shift;

@@ -80,6 +80,13 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     bool l1_victim = false;
     uint64_t l1_victim_addr = 0;
     uint32_t l1_victim_owner = 0;
+    // ... and for TLB-conscious scheduling (TCWS), from the L1 TLB: the
+    // deepest LRU depth among its hits, and the first valid entry a fill for
+    // this access evicted (its VA) with the owner whose miss had filled it.
+    uint32_t tlb_hit_depth = 0;
+    bool tlb_victim = false;
+    uint64_t tlb_victim_va = 0;
+    uint32_t tlb_victim_owner = 0;
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
@@ -129,6 +136,7 @@ struct xlate_req {
     bool done = false;
     gmmu_fault fault = GMMU_FAULT_NONE;
     uint64_t pa = 0;        // translation of va
+    uint32_t hit_depth = 0; // a hit in the TLB that answered: its LRU depth (0 = most recent)
     unsigned page_shift = 12; // size of the page-table page that maps it
     uint64_t perms = 0;     // leaf PTE bits (W/U/NX/D...)
     unsigned contig_log2 = 0; // leaf PTE hint (AVL bits 11:9): the aligned block of

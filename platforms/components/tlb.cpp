@@ -77,6 +77,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
             r.page_shift = a.page_shift; // a large-page entry answers for its whole page
             r.perms = a.perms;
             r.level_hit = p.level;
+            r.hit_depth = a.lru_depth;
             // A coverage entry of a shared level vouches for its whole block
             // to the level above.
             r.contig_log2 = p.level >= 2 ? a.span_shift : 0;
@@ -163,6 +164,8 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
                 flags |= GMMU_TLB_FILL_CHECK_GEN;
                 gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen,
                                  &fill_out);
+                if (p.level == 1 && cur_warp)
+                    note_owners(r, shift);
                 if (r.ready > t_lookup) {
                     // The model keeps the absolute arrival time, in time-resolution units.
                     const sc_core::sc_time at = sc_core::sc_time_stamp() + r.ready;
@@ -343,6 +346,31 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     return done;
 }
 
+// TCWS bookkeeping after a fill of the L1 data path: the victims' owners are
+// reported to the access (the first one) and forgotten; the filled page now
+// belongs to the access's warp. Entries dropped by an invalidation are not
+// reported, so the map is cleared when it grows past 4x the entries.
+void tlb::note_owners(const xlate_req &filled, unsigned shift)
+{
+    auto key = [](uint64_t asid, uint64_t vpn) { return asid << 52 | (vpn & ((1ull << 52) - 1)); };
+    for (uint32_t v = 0; v < fill_out.nvictims; v++) {
+        const gmmu_tlb_entry &e = fill_out.victims[v];
+        auto it = entry_owner.find(key(e.asid, e.vpn));
+        if (it == entry_owner.end())
+            continue;
+        if (!cur_warp->tlb_victim) {
+            cur_warp->tlb_victim = true;
+            cur_warp->tlb_victim_va = e.vpn << shift;
+            cur_warp->tlb_victim_owner = it->second;
+        }
+        entry_owner.erase(it);
+    }
+    if (entry_owner.size() > 4u * p.model.entries)
+        entry_owner.clear();
+    if (cur_warp->warp < 64 && cur_warp->block < (1u << 26))
+        entry_owner[key(filled.asid, filled.va >> shift)] = cur_warp->block << 6 | cur_warp->warp;
+}
+
 void tlb::trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
                       const sc_core::sc_time &end) const
 {
@@ -406,8 +434,10 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
         }
         page_reqs.push_back(r);
     }
+    cur_warp = p.track_owners && w && !debug ? w : nullptr;
     sc_core::sc_time t_done = use_mshr && !debug ? translate_mshr(page_reqs, delay)
                                                  : translate(page_reqs, delay, debug);
+    cur_warp = nullptr;
     if (!debug)
         trace_batch(page_reqs, delay, t_done);
 
@@ -432,8 +462,11 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, boo
     if (w) {
         w->page_divergence = c.npages;
         w->translated = true;
-        for (unsigned i = 0; i < c.npages && p.level == 1; i++)
+        for (unsigned i = 0; i < c.npages && p.level == 1; i++) {
             w->tlb_miss = w->tlb_miss || page_reqs[i].level_hit != 1;
+            if (page_reqs[i].level_hit == 1 && page_reqs[i].hit_depth > w->tlb_hit_depth)
+                w->tlb_hit_depth = page_reqs[i].hit_depth;
+        }
         w->fault_mask = fault_lanes;
         w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
         w->fault_va = first_fault ? first_fault->va : 0;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -50,6 +51,10 @@ struct tlb_params {
     // L1 data path: the lanes of each page of a warp go on as soon as that
     // page is translated (gmmu_warp_dispatch_times), not with the last one.
     bool overlap_cache_access = false;
+    // TCWS (L1 data path): remember which warp's miss filled each entry and
+    // report, per warp access, evicted entries with that owner and the LRU
+    // depth of hits (warp_ext::tlb_*). Off: no bookkeeping.
+    bool track_owners = false;
     // Access-time model of model.lookup_cycles (gmmu_tlb_access_cycles),
     // applied by tlb_params_from; kept for the record.
     unsigned latency_model = 0, latency_step_cycles = 1, base_lookup_cycles = 1;
@@ -113,6 +118,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<uint64_t> page_ready, page_at;
     std::vector<unsigned> page_order;
     // A span on the run's timeline (components/timeline.h), when one is active.
+    void note_owners(const xlate_req &filled, unsigned shift);
     void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
                      const sc_core::sc_time &end) const;
     sc_core::sc_time translate_mshr(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
@@ -149,6 +155,10 @@ class tlb : public sc_core::sc_module, public stats_provider {
     tlm::tlm_generic_payload ldt_gp;
     xlate_ext ldt_ext;
     gmmu_tlb_fill_out fill_out;
+    // TCWS: who brought each L1 entry in (block << 6 | warp of the access
+    // whose miss filled it), and the access being translated now.
+    std::unordered_map<uint64_t, uint32_t> entry_owner;
+    warp_ext *cur_warp = nullptr;
     void ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay);
     void side_band(xlate_ext &x, sc_core::sc_time &delay);
     bool dmi_granted = false;

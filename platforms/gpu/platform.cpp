@@ -255,6 +255,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             // SM sends one line per request and overlaps in its own model.
             tp.overlap_cache_access =
                 lv == 0 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
+            tp.track_owners = lv == 0 && c.s("sm.model") == "issue" && c.s("sm.warp_scheduler") == "tcws";
             std::vector<std::unique_ptr<tlb>> inst;
             for (size_t k = 0; k < groups[lv].size(); k++) {
                 std::string nm = prefixes[lv];

@@ -17,11 +17,23 @@ static const std::vector<key_spec> &sm_core_keys()
                    {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"},
                    "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
                    "until commit / last TLB check, replay queue, operand log."),
-        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto", "ccws", "ta-ccws"},
+        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto", "ccws", "ta-ccws", "tcws"},
                    "sm.model=issue: warp scheduler (docs/warp_sched.md): lrr = loose round robin, "
                    "gto = greedy then oldest; ccws = gto with memory instructions throttled by "
                    "lost-locality scores (L1 victim tag arrays), ta-ccws = ccws weighting a VTA "
-                   "hit that also missed the TLB by sm.ccws.tlb_weight."),
+                   "hit that also missed the TLB by sm.ccws.tlb_weight; tcws = gto throttled by "
+                   "TLB-based VTAs (sm.tcws.*)."),
+        key_int("sm.tcws.epw", 8, 1, 64,
+                "sm.warp_scheduler=tcws: VTA entries per warp (virtual page tags, fully "
+                "associative)."),
+        key_int("sm.tcws.weight_d0", 1, 0, 1024,
+                "sm.warp_scheduler=tcws: score weight of an L1 TLB hit at LRU depth 0 (most "
+                "recent); 0 or a power of two, 0 = no score."),
+        key_int("sm.tcws.weight_d1", 2, 0, 1024, "sm.warp_scheduler=tcws: the same at depth 1."),
+        key_int("sm.tcws.weight_d2", 4, 0, 1024, "sm.warp_scheduler=tcws: the same at depth 2."),
+        key_int("sm.tcws.weight_d3", 8, 0, 1024,
+                "sm.warp_scheduler=tcws: the same at depth 3 (and deeper hits of wider sets: "
+                "depths above 3 use no score)."),
         key_int("sm.ccws.vta_entries", 16, 1, 64,
                 "sm.warp_scheduler=ccws|ta-ccws: victim tag array entries per warp."),
         key_int("sm.ccws.vta_ways", 8, 1, 64,
@@ -89,6 +101,8 @@ static std::string key_of_sm_field(const std::string &f)
         return "sm.warps";
     if (f == "order" || f == "throttle")
         return "sm.warp_scheduler";
+    if (f == "depth_weight")
+        return "sm.tcws.weight_d0";
     if (f == "vta_entries" || f == "vta_ways" || f == "base_score" || f == "hit_score" ||
         f == "decay" || f == "tlb_weight" || f == "cache_weight")
         return "sm.ccws." + f;
@@ -119,6 +133,7 @@ gmmu_sm_config sm_core_config(const config &c)
     const std::string ws = c.s("sm.warp_scheduler");
     s.throttle = ws == "ccws"      ? GMMU_THROTTLE_CCWS
                  : ws == "ta-ccws" ? GMMU_THROTTLE_TA_CCWS
+                 : ws == "tcws"    ? GMMU_THROTTLE_TCWS
                                    : GMMU_THROTTLE_NONE;
     if (s.throttle != GMMU_THROTTLE_NONE)
         s.order = GMMU_ORDER_GTO; // CCWS throttles a greedy-then-oldest scheduler
@@ -132,6 +147,17 @@ gmmu_sm_config sm_core_config(const config &c)
     s.ccws.decay = uint32_t(c.i("sm.ccws.decay"));
     s.ccws.tlb_weight = uint32_t(c.i("sm.ccws.tlb_weight"));
     s.ccws.cache_weight = uint32_t(c.i("sm.ccws.cache_weight"));
+    if (s.throttle == GMMU_THROTTLE_TCWS) {
+        s.ccws.vta_entries = s.ccws.vta_ways = uint32_t(c.i("sm.tcws.epw"));
+        for (unsigned d = 0; d < 4; d++) {
+            const std::string k = "sm.tcws.weight_d" + std::to_string(d);
+            const uint32_t w = uint32_t(c.i(k));
+            if (w & (w - 1))
+                throw config_error("config key '" + k + "': " + std::to_string(w) +
+                                   " is not 0 or a power of two");
+            s.ccws.depth_weight[d] = w;
+        }
+    }
     if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
         throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
                            "(not stall)");
@@ -305,7 +331,8 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.fault_mask = 0;
         ext.fault = GMMU_FAULT_NONE;
         ext.data_delay = sc_core::SC_ZERO_TIME;
-        ext.tlb_miss = ext.l1_miss = ext.l1_victim = false;
+        ext.tlb_miss = ext.l1_miss = ext.l1_victim = ext.tlb_victim = false;
+        ext.tlb_hit_depth = 0;
         gp.set_command(rq->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(rq->va);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -332,6 +359,11 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
             rs->l1_victim_addr = ext.l1_victim_addr;
             rs->l1_victim_block = ext.l1_victim_owner >> 6;
             rs->l1_victim_warp = ext.l1_victim_owner & 63u;
+            rs->tlb_hit_depth = ext.tlb_hit_depth;
+            rs->tlb_victim = ext.tlb_victim;
+            rs->tlb_victim_va = ext.tlb_victim_va;
+            rs->tlb_victim_block = ext.tlb_victim_owner >> 6;
+            rs->tlb_victim_warp = ext.tlb_victim_owner & 63u;
             tlb_cycles_sum += total - data;
             data_cycles_sum += data;
             return GMMU_OK;
@@ -499,9 +531,9 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.stall_ldst_busy); }},
             {"stall_throttled", "warp-cycles a memory instruction was held by the CCWS throttle",
              [](const T &c) { return json(c.sm.st.stall_throttled); }},
-            {"vta_hits", "CCWS: L1 misses found in the warp's victim tag array (lost locality)",
+            {"vta_hits", "CCWS: L1 misses (TCWS: L1 TLB misses) found in the warp's victim tag array (lost locality)",
              [](const T &c) { return json(c.sm.st.vta_hits); }},
-            {"lines_lost", "CCWS: L1 victims entered into their owner warp's victim tag array",
+            {"lines_lost", "CCWS: L1 victims (TCWS: L1 TLB victims) entered into their owner warp's victim tag array",
              [](const T &c) { return json(c.sm.st.lines_lost); }},
             {"branches", "branch instructions issued (also counted in issued and committed)",
              [](const T &c) { return json(c.sm.st.branches); }},

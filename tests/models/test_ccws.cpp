@@ -98,13 +98,13 @@ TEST(CcwsTest, TcwsDepthWeightsScoreDeeperHitsMore)
     gmmu_ccws_depth_hit(&s, 0, 3);
     gmmu_ccws_depth_hit(&s, 1, 2);
     gmmu_ccws_depth_hit(&s, 1, 7); // weight 0: no score
-    EXPECT_EQ(s.score[0], 100u + 10u + 80u);
-    EXPECT_EQ(s.score[1], 100u + 40u);
+    EXPECT_EQ(s.score[0], 100u + 1u + 8u); // a TLB hit adds its depth's weight
+    EXPECT_EQ(s.score[1], 100u + 4u);
     EXPECT_EQ(s.depth_hits, 3u);
     // TA-CCWS weights pass through probe: 4:1.
     gmmu_ccws_lost(&s, 1, 0xABC);
     ASSERT_TRUE(gmmu_ccws_probe(&s, 1, 0xABC, 4));
-    EXPECT_EQ(s.score[1], 140u + 40u);
+    EXPECT_EQ(s.score[1], 104u + 40u); // a VTA hit: hit_score x weight
 }
 
 TEST(CcwsTest, StateBitsCountTagsValidLruAndScores)

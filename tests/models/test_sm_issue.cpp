@@ -51,6 +51,9 @@ struct Env {
     // victims with their allocating (block, warp), as the platform's does.
     unsigned l1_lines = 0;
     std::vector<std::pair<uint64_t, std::pair<uint32_t, uint32_t>>> l1; // MRU first
+    // The same for a fully associative LRU TLB of 4 KiB pages (tlb_pages > 0).
+    unsigned tlb_pages = 0;
+    std::vector<std::pair<uint64_t, std::pair<uint32_t, uint32_t>>> tlb; // MRU first
     // faults
     uint64_t seed = 0;
     unsigned fault_pct = 0;          // % of pages not present at start
@@ -86,6 +89,26 @@ struct Env {
                 auto x = *it;
                 e->l1.erase(it);
                 e->l1.insert(e->l1.begin(), x);
+            }
+        }
+        if (e->tlb_pages) {
+            auto it = std::find_if(e->tlb.begin(), e->tlb.end(),
+                                   [&](const auto &x) { return x.first == page; });
+            if (it == e->tlb.end()) {
+                rs->tlb_miss = true;
+                if (e->tlb.size() == e->tlb_pages) {
+                    rs->tlb_victim = true;
+                    rs->tlb_victim_va = e->tlb.back().first << 12;
+                    rs->tlb_victim_block = e->tlb.back().second.first;
+                    rs->tlb_victim_warp = e->tlb.back().second.second;
+                    e->tlb.pop_back();
+                }
+                e->tlb.insert(e->tlb.begin(), {page, {rq->block_id, rq->warp}});
+            } else {
+                rs->tlb_hit_depth = uint32_t(it - e->tlb.begin());
+                auto x = *it;
+                e->tlb.erase(it);
+                e->tlb.insert(e->tlb.begin(), x);
             }
         }
         auto pl = e->page_lat.find(page);
@@ -736,14 +759,22 @@ TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
     // lines other warps evict from a 64-line L1.
     auto k = kernel("spmv-like", 8, 8);
     Snapshot ref = interpret(k.get());
-    for (auto t : {GMMU_THROTTLE_NONE, GMMU_THROTTLE_CCWS, GMMU_THROTTLE_TA_CCWS}) {
+    for (auto t : {GMMU_THROTTLE_NONE, GMMU_THROTTLE_CCWS, GMMU_THROTTLE_TA_CCWS, GMMU_THROTTLE_TCWS}) {
         SmRun r;
         r.env.l1_lines = 64;
+        r.env.tlb_pages = 8;
         gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
         c.order = GMMU_ORDER_GTO;
         c.throttle = t;
         gmmu_ccws_config_default(&c.ccws, 1);
         c.ccws.tlb_weight = 4;
+        if (t == GMMU_THROTTLE_TCWS) { // 8 page tags per warp, LRU(1,2,4,8)
+            c.ccws.vta_entries = c.ccws.vta_ways = 8;
+            c.ccws.depth_weight[0] = 1;
+            c.ccws.depth_weight[1] = 2;
+            c.ccws.depth_weight[2] = 4;
+            c.ccws.depth_weight[3] = 8;
+        }
         run(r, c, k.get());
         expect_same(ref, r.env, "throttle " + std::to_string(t));
         if (t == GMMU_THROTTLE_NONE) {

@@ -304,7 +304,7 @@ TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
 {
     // The schedulers only reorder issue; every combination must end with the
     // reference memory and registers. CCWS's counters show it was active.
-    for (const char *ws : {"gto", "ccws", "ta-ccws"})
+    for (const char *ws : {"gto", "ccws", "ta-ccws", "tcws"})
         for (const char *scheme : {"stall", "wd-commit", "replay-queue", "oplog"}) {
             const std::string d = outdir(std::string("ws_") + ws + "_" + scheme);
             SimRun r = sim(std::string("--set sm.count=4 --set workload.kernel=bfs-like") +
@@ -409,6 +409,8 @@ TEST(FaultsPlatformTest, BadKeysNameTheKey)
         {"--set sm.warp_scheduler=ta-ccws --set sm.ccws.tlb_weight=3", "sm.ccws.tlb_weight"},
         {"--set sm.warp_scheduler=ccws --set sm.ccws.vta_ways=3", "sm.ccws.vta_ways"},
         {"--set sm.ccws.vta_entries=65", "sm.ccws.vta_entries"},
+        {"--set sm.warp_scheduler=tcws --set sm.tcws.weight_d2=6", "sm.tcws.weight_d2"},
+        {"--set sm.tcws.epw=0", "sm.tcws.epw"},
     };
     for (const Case &c : cases) {
         SimRun r = sim(c.args + " --out " + outdir("bad"));

@@ -13,7 +13,7 @@
  *    the access also missed the TLB and cache_weight when it did not.
  *  - TCWS: tags are virtual page numbers; VTAs are filled by TLB evictions
  *    and probed on TLB misses. TLB hits also score: a hit at LRU depth d of
- *    its set (0 = most recent) adds hit_score x depth_weight[d]
+ *    its set (0 = most recent) adds depth_weight[d] points
  *    (gmmu_ccws_depth_hit), deeper = closer to eviction.
  *  - Every cycle every score above base_score falls by decay (to base).
  *  - The pool (gmmu_ccws_pool): the active warps sorted by score, highest
@@ -75,7 +75,7 @@ void gmmu_ccws_reset_warp(gmmu_ccws *s, uint32_t w);
 void gmmu_ccws_lost(gmmu_ccws *s, uint32_t owner, uint64_t tag);
 /* Warp w missed tag; true if the VTA had it (score += hit_score x weight). */
 bool gmmu_ccws_probe(gmmu_ccws *s, uint32_t w, uint64_t tag, uint32_t weight);
-/* TCWS: warp w hit its TLB at LRU depth d (scored by depth_weight[d]). */
+/* TCWS: warp w hit its TLB at LRU depth d (+ depth_weight[d] points). */
 void gmmu_ccws_depth_hit(gmmu_ccws *s, uint32_t w, uint32_t depth);
 /* Advance n cycles: decay. */
 void gmmu_ccws_tick(gmmu_ccws *s, uint64_t n);

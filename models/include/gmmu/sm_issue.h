@@ -82,8 +82,10 @@ typedef enum gmmu_warp_order {
 typedef enum gmmu_throttle {
     GMMU_THROTTLE_NONE = 0,
     GMMU_THROTTLE_CCWS = 1,   /* VTAs of L1 lines; a VTA hit weighs 1 */
-    GMMU_THROTTLE_TA_CCWS = 2 /* ... weighs ccws.tlb_weight if the access missed the TLB, else
-                                 ccws.cache_weight */
+    GMMU_THROTTLE_TA_CCWS = 2, /* ... weighs ccws.tlb_weight if the access missed the TLB, else
+                                  ccws.cache_weight */
+    GMMU_THROTTLE_TCWS = 3     /* VTAs of TLB pages (4 KiB tags) probed on TLB misses, filled by
+                                  TLB victims; TLB hits score ccws.depth_weight[depth] */
 } gmmu_throttle;
 
 /* "lrr", "gto". */
@@ -187,6 +189,11 @@ typedef struct gmmu_sm_mem_resp {
     uint64_t l1_victim_addr;
     uint32_t l1_victim_block; /* allocated by this block's warp (GMMU_SM_NO_BLOCK: unknown) */
     uint32_t l1_victim_warp;
+    uint32_t tlb_hit_depth;   /* a TLB hit: its LRU depth (TCWS) */
+    bool tlb_victim;          /* a fill for this request evicted a TLB entry of this VA, */
+    uint64_t tlb_victim_va;
+    uint32_t tlb_victim_block; /* brought in by this block's warp */
+    uint32_t tlb_victim_warp;
 } gmmu_sm_mem_resp;
 
 #define GMMU_SM_NO_BLOCK 0xFFFFFFFFu

@@ -266,6 +266,7 @@ typedef struct gmmu_tlb_answer {
                          * for (0 = one page, or no coverage entries configured) */
     uint8_t page_shift; /* served: page size of the entry (page_shift, or a large-page
                          * array's shift; frames are contiguous over the whole page) */
+    uint32_t lru_depth; /* a hit (not debug): its LRU depth in the set, as gmmu_tlb_result */
 } gmmu_tlb_answer;
 
 /* Answer an access (GMMU_ACC_WRITE / GMMU_ACC_USER bits of access): a lookup
