@@ -408,7 +408,8 @@ static void build_mriq(emitter *e, uint32_t iters)
 #define BR(a, target) emit(e, GMMU_OP_BRNZ, 0, a, 0, 0, (int64_t)(target))
 #define JMP(target) emit(e, GMMU_OP_JMP, 0, 0, 0, 0, (int64_t)(target))
 static uint32_t here(const emitter *e) { return e->k->ninsns; }
-/* Point the branch at index at (emitted with a placeholder) to the current pc. */
+/* Set the target of the branch at index `at`, emitted before its target
+ * was known, to the current pc. */
 static void patch(emitter *e, uint32_t at)
 {
     if (at < e->k->ninsns)
