@@ -803,3 +803,60 @@ unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n)
             k = i;
     return k;
 }
+
+/* The k-th smallest (k >= 1) of v[0..n-1], n <= GMMU_WS_MAX_MSHRS. */
+static uint64_t kth_smallest(const uint64_t *v, unsigned n, unsigned k)
+{
+    uint64_t s[GMMU_WS_MAX_MSHRS];
+    for (unsigned i = 0; i < n; i++) { /* insertion sort: n is small */
+        unsigned j = i;
+        while (j > 0 && s[j - 1] > v[i]) {
+            s[j] = s[j - 1];
+            j--;
+        }
+        s[j] = v[i];
+    }
+    return s[k - 1];
+}
+
+uint64_t gmmu_ws_batch_start(const uint64_t *free_at, unsigned nslots, unsigned n, uint64_t req)
+{
+    if (!free_at || nslots == 0 || n == 0)
+        return req;
+    if (nslots > GMMU_WS_MAX_MSHRS)
+        nslots = GMMU_WS_MAX_MSHRS;
+    const uint64_t t = kth_smallest(free_at, nslots, n < nslots ? n : nslots);
+    return t > req ? t : req;
+}
+
+void gmmu_ws_batch_hold(uint64_t *free_at, unsigned nslots, const uint64_t *done, unsigned n)
+{
+    if (!free_at || !done || nslots == 0 || n == 0)
+        return;
+    if (nslots > GMMU_WS_MAX_MSHRS)
+        nslots = GMMU_WS_MAX_MSHRS;
+    const unsigned k = n < nslots ? n : nslots;
+    /* The k latest done times, largest first. */
+    uint64_t late[GMMU_WS_MAX_MSHRS];
+    unsigned have = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (have == k && done[i] <= late[k - 1])
+            continue;
+        unsigned j = have < k ? have++ : k - 1;
+        while (j > 0 && late[j - 1] < done[i]) {
+            late[j] = late[j - 1];
+            j--;
+        }
+        late[j] = done[i];
+    }
+    /* The k MSHRs free first (lowest index on a tie) take them. */
+    uint64_t taken = 0; /* bit i: MSHR i already given a done time */
+    for (unsigned m = 0; m < k; m++) {
+        unsigned best = nslots;
+        for (unsigned i = 0; i < nslots; i++)
+            if (!(taken >> i & 1) && (best == nslots || free_at[i] < free_at[best]))
+                best = i;
+        taken |= 1ull << best;
+        free_at[best] = late[m];
+    }
+}

@@ -139,7 +139,8 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             ws_dev = std::move(c);
         }
     }
-    free_at.assign(ws ? 1 : p.walkers, 0);
+    // Serial: when each walker is free; scheduled: when each MSHR is free.
+    free_at.assign(ws ? p.sched.mshrs : p.walkers, 0);
     gmmu_error wm_err{};
     if (gmmu_wm_init(&wm, inflight_slots, &wm_err) != GMMU_OK)
         report_error("ptw", std::string("walks in flight: ") + wm_err.msg);
@@ -726,7 +727,9 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         return;
     // One PWC port, pipelined: lookups finish at latency + (n - 1).
     unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
-    sc_core::sc_time start = std::max(abs_req, sc_core::sc_time::from_value(free_at[0]));
+    // Walks of earlier batches still hold MSHRs; this batch starts once it has its own.
+    const sc_core::sc_time start = sc_core::sc_time::from_value(gmmu_ws_batch_start(
+        free_at.data(), unsigned(free_at.size()), unsigned(pending.size()), abs_req.value()));
     walk_delay = start - now + cycles_time(p.clock, pwc_total); // base of the scheduler's reads
     const sc_core::sc_time base = walk_delay;
     std::vector<gmmu_ws_result> res(pending.size());
@@ -757,6 +760,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         return;
     }
     const std::string track = std::string(name()) + ".scheduler";
+    done_at.resize(pending.size());
     for (size_t i = 0; i < pending.size(); i++) {
         xlate_req &r = *pending[i];
         const gmmu_ws_result &w = res[i];
@@ -777,9 +781,11 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         if (p.fixed_walk_cycles)
             done = start + cycles_time(p.clock, p.fixed_walk_cycles);
         r.ready = done - now;
+        done_at[i] = done.value();
         complete(r, starts[i], have_full ? &full : nullptr, abs_req, start, done, track);
     }
-    free_at[0] = (now + base + cycles_time(p.clock, cycles)).value();
+    gmmu_ws_batch_hold(free_at.data(), unsigned(free_at.size()), done_at.data(),
+                       unsigned(done_at.size()));
 }
 
 void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
@@ -862,7 +868,7 @@ const stat_table<ptw> &ptw::stats_table()
             {"line_cache_hits", "PTE reads served by the page-table-line cache (no memory read)", [](const T &c) { return json(c.line_hits); }},
             {"avg_walk_ns", "mean walk duration",
              [](const T &c) { return json(c.walks ? c.walk_time_sum.to_seconds() * 1e9 / double(c.walks) : 0.0); }},
-            {"avg_queue_ns", "mean wait for a free walker",
+            {"avg_queue_ns", "mean wait for a free walker (scheduled walks: for free MSHRs)",
              [](const T &c) { return json(c.walks ? c.queue_time_sum.to_seconds() * 1e9 / double(c.walks) : 0.0); }},
             {"sched.variant", "serial, tree or pairwise",
              [](const T &c) {

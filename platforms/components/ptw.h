@@ -189,6 +189,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
     std::unordered_map<uint16_t, uint64_t> roots;
     // Absolute time (sc_time value) each walker, or the scheduler, frees up.
     std::vector<uint64_t> free_at;
+    std::vector<uint64_t> done_at; // scratch: done times of a scheduled batch's walks
     gmmu_pwc *pwc_ = nullptr;
     // Stepped PWC (RTL or lock-step co-simulation): devices and own counters.
     std::unique_ptr<pwc_cycle_device> pwc_dev, pwc_check;

@@ -102,7 +102,7 @@ const std::vector<key_spec> &config_schema()
         S("ptw.scheduler", "serial", {"serial", "tree", "pairwise"},
           "Walk scheduling: serial = ptw.walkers naive walkers; tree = comparator-tree "
           "scheduler coalescing a batch's walks; pairwise = all-pairs comparators."),
-        I("ptw.mshrs", 32, 1, 64, "Walk-scheduler MSHRs (tree, pairwise)."),
+        I("ptw.mshrs", 32, 1, 64, "Walk-scheduler MSHRs (tree, pairwise): walks in flight at once, shared by every batch."),
         I("ptw.scan_pass_cycles", 1, 1, 16, "Cycles of one comparator pass (tree, pairwise)."),
         S("ptw.scheduler_impl", "c", {"c", "rtl"},
           "Walk-scheduler implementation (tree, pairwise): the C model, or its Verilated RTL twin "

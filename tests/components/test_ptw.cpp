@@ -185,6 +185,34 @@ TEST_F(PtwTest, TreeSchedulerCoalescesFigure8IntoSevenReads)
     EXPECT_EQ(j["walks"], 3u);
 }
 
+// A scheduled walker's MSHRs are shared by batches: a batch that arrives while
+// an earlier one is still walking starts at once if it finds free MSHRs, and
+// waits for the first MSHR to free up when it does not.
+TEST_F(PtwTest, ScheduledBatchesOverlapWhileMshrsAreFree)
+{
+    gmmu::ptw_params p;
+    gmmu_ws_config_default(&p.sched);
+    p.sched.variant = GMMU_WS_TREE;
+    p.sched.mshrs = 2;
+    build(p);
+    const uint64_t a = 0x10000000, b = 0x20000000000ull, c = 0x30000000000ull;
+    for (uint64_t va : {a, b, c})
+        drv.map(va, 4096, 12);
+    sc_time da = SC_ZERO_TIME, db = SC_ZERO_TIME, dc = SC_ZERO_TIME;
+    auto xa = batch({a}, da);
+    auto xb = batch({b}, db); // same request time, the second MSHR
+    auto xc = batch({c}, dc); // both MSHRs busy until the first two walks end
+    ASSERT_EQ(xa.reqs[0].fault, GMMU_FAULT_NONE);
+    EXPECT_EQ(xb.reqs[0].pa, drv.translate(b));
+    EXPECT_EQ(xc.reqs[0].pa, drv.translate(c));
+    const sc_time walk = xa.reqs[0].ready; // 4 reads of 25 ns and the scheduler's cycles
+    EXPECT_GE(walk, sc_time(4 * 25, SC_NS));
+    EXPECT_LT(walk, sc_time(4 * 25 + 20, SC_NS));
+    EXPECT_EQ(xb.reqs[0].ready, walk) << "the second batch waited for the first";
+    EXPECT_EQ(xc.reqs[0].ready, walk + walk);
+    EXPECT_DOUBLE_EQ(stats(*walker)["avg_queue_ns"].get<double>(), walk.to_seconds() * 1e9 / 3);
+}
+
 // A second implementation of the walk scheduler for the step-device plumbing
 // (ptw.scheduler_impl / ptw.cosim) without Verilator: the C model under another
 // name, optionally with one output field corrupted at its n-th request.

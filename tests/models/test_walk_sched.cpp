@@ -1011,3 +1011,90 @@ TEST(WalkSchedPickWalker, EarliestFreeLowestIndexOnTies)
         EXPECT_EQ(gmmu_ws_pick_walker(v, n), best);
     }
 }
+
+// MSHRs shared across batches: a batch starts when as many MSHRs as it has
+// walks (at most all of them) are free, and its last walks hold the MSHRs
+// that were free first.
+TEST(WalkSchedBatchMshrs, ABatchStartsWhenItHasItsMshrs)
+{
+    const uint64_t f[] = {50, 10, 30, 20};
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 1, 0), 10u);  // one walk: the first free MSHR
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 2, 0), 20u);  // two: the second
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 3, 25), 30u); // three, requested at 25
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 4, 0), 50u);
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 9, 0), 50u);  // more walks than MSHRs: all of them
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 2, 60), 60u); // never before the request
+    EXPECT_EQ(gmmu_ws_batch_start(f, 4, 0, 7), 7u);
+    EXPECT_EQ(gmmu_ws_batch_start(nullptr, 4, 2, 7), 7u);
+    EXPECT_EQ(gmmu_ws_batch_start(f, 0, 2, 7), 7u);
+    // One MSHR: batches follow each other, as a scheduler busy until its last walk.
+    const uint64_t one[] = {40};
+    EXPECT_EQ(gmmu_ws_batch_start(one, 1, 3, 0), 40u);
+}
+
+TEST(WalkSchedBatchMshrs, TheLastWalksHoldTheMshrsFreeFirst)
+{
+    uint64_t f[] = {50, 10, 30, 20};
+    const uint64_t done2[] = {70, 90};
+    gmmu_ws_batch_hold(f, 4, done2, 2); // MSHRs 1 (10) and 3 (20) take 90 and 70
+    EXPECT_EQ(f[0], 50u);
+    EXPECT_EQ(f[1], 90u);
+    EXPECT_EQ(f[2], 30u);
+    EXPECT_EQ(f[3], 70u);
+    // A batch larger than the MSHRs: only its 4 latest walks still hold one.
+    uint64_t g[] = {0, 0, 0, 0};
+    const uint64_t done6[] = {5, 60, 7, 80, 65, 9};
+    gmmu_ws_batch_hold(g, 4, done6, 6);
+    uint64_t sorted[4] = {g[0], g[1], g[2], g[3]};
+    std::sort(sorted, sorted + 4);
+    EXPECT_EQ(sorted[0], 9u);
+    EXPECT_EQ(sorted[1], 60u);
+    EXPECT_EQ(sorted[2], 65u);
+    EXPECT_EQ(sorted[3], 80u);
+    // Ties among the free MSHRs: the lowest index first.
+    uint64_t h[] = {0, 0, 0};
+    const uint64_t d1[] = {42};
+    gmmu_ws_batch_hold(h, 3, d1, 1);
+    EXPECT_EQ(h[0], 42u);
+    EXPECT_EQ(h[1], 0u);
+    EXPECT_EQ(h[2], 0u);
+    gmmu_ws_batch_hold(h, 3, nullptr, 1); // nothing to hold: unchanged
+    gmmu_ws_batch_hold(h, 3, d1, 0);
+    EXPECT_EQ(h[0], 42u);
+}
+
+// Against a plain model on random batches: the MSHRs as a list of busy-until
+// times, a batch taking the k earliest, each then busy until one of the k
+// latest walk ends; the start is the latest of the k taken (or the request).
+TEST(WalkSchedBatchMshrs, MatchesAPlainModelOnRandomBatches)
+{
+    std::mt19937_64 rng(7);
+    for (int t = 0; t < 200; t++) {
+        const unsigned nslots = 1 + unsigned(rng() % 64);
+        std::vector<uint64_t> f(nslots), ref(nslots);
+        uint64_t now = 0;
+        for (int b = 0; b < 50; b++) {
+            now += rng() % 40;
+            const unsigned n = 1 + unsigned(rng() % 80);
+            std::vector<uint64_t> sorted_ref = ref;
+            std::sort(sorted_ref.begin(), sorted_ref.end());
+            const unsigned k = std::min(n, nslots);
+            const uint64_t want_start = std::max(now, sorted_ref[k - 1]);
+            const uint64_t start = gmmu_ws_batch_start(f.data(), nslots, n, now);
+            ASSERT_EQ(start, want_start);
+            std::vector<uint64_t> done(n);
+            for (auto &d : done)
+                d = start + 1 + rng() % 500;
+            gmmu_ws_batch_hold(f.data(), nslots, done.data(), n);
+            std::vector<uint64_t> late = done;
+            std::sort(late.rbegin(), late.rend());
+            for (unsigned i = 0; i < k; i++)
+                sorted_ref[i] = late[i];
+            ref = sorted_ref;
+            std::vector<uint64_t> got = f;
+            std::sort(got.begin(), got.end());
+            std::sort(ref.begin(), ref.end());
+            ASSERT_EQ(got, ref);
+        }
+    }
+}

@@ -341,6 +341,26 @@ void gmmu_walk_sched_device(gmmu_walk_sched *ws, gmmu_ws_device *dev);
  * reproducible. n == 0 or free_at == NULL: 0. */
 unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n);
 
+/* ---- MSHRs across batches (variants TREE and PAIRWISE in a walker component) ----
+ * A transaction-level walker runs each batch of walks (one L1 TLB request's
+ * misses) through the scheduler on its own, but the scheduler's MSHRs are
+ * shared: walks of different batches are in flight together as long as
+ * MSHRs are free, as in a highly threaded walker fed by a non-blocking TLB.
+ * free_at[i] is when MSHR i is free (any time unit), nslots of them.
+ *
+ * When a batch of n walks requested at `req` may start: once min(n, nslots)
+ * MSHRs are free (the rest of a larger batch waits inside the scheduler for
+ * MSHRs of its own batch), never before req. nslots == 0, n == 0 or
+ * free_at == NULL: req. nslots above GMMU_WS_MAX_MSHRS counts as
+ * GMMU_WS_MAX_MSHRS. */
+uint64_t gmmu_ws_batch_start(const uint64_t *free_at, unsigned nslots, unsigned n, uint64_t req);
+/* After the batch ran: its walks finished at done[0..n-1]. The
+ * k = min(n, nslots) MSHRs that were free first are held until the k latest
+ * done times (the last walks to finish are the ones still holding an MSHR;
+ * an MSHR freed earlier inside the batch took one of the batch's later
+ * walks). nslots above GMMU_WS_MAX_MSHRS counts as GMMU_WS_MAX_MSHRS. */
+void gmmu_ws_batch_hold(uint64_t *free_at, unsigned nslots, const uint64_t *done, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif
