@@ -575,6 +575,180 @@ static void build_memcached(emitter *e, uint32_t iters)
     RED(8, 16, 0);
 }
 
+/* Squared "difference" of two 64-bit words, kept small: d = ((a ^ b) >> 40)^2
+ * into register d (t is a scratch register). */
+static void sqdiff(emitter *e, unsigned d, unsigned a, unsigned b)
+{
+    E2(GMMU_OP_XOR, d, a, b);
+    E1(GMMU_OP_SHRI, d, d, 40);
+    E2(GMMU_OP_MUL, d, d, d);
+}
+
+/* Emit "if (r[lt] < r[rt]) ... ": a branch over the then-part when the
+ * comparison is false; returns the branch to patch at the end of the
+ * then-part (s is a scratch register). */
+static uint32_t if_less(emitter *e, unsigned s, unsigned lt, unsigned rt)
+{
+    E2(GMMU_OP_SLTU, s, lt, rt);
+    E1(GMMU_OP_ADDI, s, s, -1); /* 0 when less */
+    uint32_t at = here(e);
+    BR(s, 0);
+    return at;
+}
+
+/* kmeans-like: Rodinia kmeans's point-assignment kernel: one thread per
+ * point, features stored feature-major (feature f of every point
+ * contiguous: coalesced loads), and for each of 5 clusters, for each of
+ * iters features, the point's feature and the cluster's coordinate (one word
+ * for every lane: a broadcast); the point joins the nearest cluster (a
+ * data-dependent if per cluster) and its membership is stored. */
+static void build_kmeans(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    const uint32_t K = 5u, F = iters;
+    const uint64_t stride = nthreads(k) * 8u;
+    uint64_t features = add_region(k, stride * F, GMMU_REGION_INPUT);
+    uint64_t clusters = add_region(k, (uint64_t)K * F * 8u, GMMU_REGION_INPUT);
+    uint64_t membership = add_region(k, stride, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E0(GMMU_OP_MOVI, 7, 0);                   /* c */
+    E0(GMMU_OP_MOVI, 8, INT64_MAX);           /* best distance */
+    E0(GMMU_OP_MOVI, 9, 0);                   /* best cluster */
+    E0(GMMU_OP_MOVI, 20, (int64_t)(F * 8u));  /* bytes per cluster row */
+    uint32_t c_loop = here(e);
+    E0(GMMU_OP_MOVI, 10, 0);                  /* f */
+    E0(GMMU_OP_MOVI, 11, 0);                  /* distance */
+    E1(GMMU_OP_ADDI, 12, 4, (int64_t)features);
+    E2(GMMU_OP_MUL, 13, 7, 20);
+    E1(GMMU_OP_ADDI, 13, 13, (int64_t)clusters);
+    uint32_t f_loop = here(e);
+    LD(15, 12, 0);
+    LD(16, 13, 0);
+    sqdiff(e, 17, 15, 16);
+    E2(GMMU_OP_ADD, 11, 11, 17);
+    E1(GMMU_OP_ADDI, 12, 12, (int64_t)stride);
+    E1(GMMU_OP_ADDI, 13, 13, 8);
+    E1(GMMU_OP_ADDI, 10, 10, 1);
+    E0(GMMU_OP_MOVI, 18, (int64_t)F);
+    E2(GMMU_OP_SLTU, 19, 10, 18);
+    BR(19, f_loop);
+    uint32_t skip = if_less(e, 19, 11, 8);
+    E1(GMMU_OP_ADDI, 8, 11, 0);
+    E1(GMMU_OP_ADDI, 9, 7, 0);
+    patch(e, skip);
+    E1(GMMU_OP_ADDI, 7, 7, 1);
+    E0(GMMU_OP_MOVI, 18, (int64_t)K);
+    E2(GMMU_OP_SLTU, 19, 7, 18);
+    BR(19, c_loop);
+    E1(GMMU_OP_ADDI, 21, 4, (int64_t)membership);
+    ST(21, 9, 0);
+}
+
+/* streamcluster-like: Rodinia streamcluster's pgain kernel over iters
+ * candidate centres: one thread per point, 16 coordinates stored
+ * dimension-major (coalesced), the candidate's coordinates one word for
+ * every lane; x_cost = distance x weight against the point's current cost:
+ * cheaper points set their switch flag, the others add their saving to the
+ * lower word of their current centre (a reduction shared by many threads).
+ * Every candidate streams the whole point set again (reuse at the distance
+ * of the data set). */
+static void build_streamcluster(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    const uint32_t D = 16u, C = iters;
+    const uint64_t stride = nthreads(k) * 8u;
+    uint64_t coords = add_region(k, stride * D, GMMU_REGION_INPUT);
+    uint64_t centres = add_region(k, (uint64_t)C * D * 8u, GMMU_REGION_INPUT);
+    uint64_t weight = add_region(k, stride, GMMU_REGION_INPUT);
+    uint64_t cost = add_region(k, stride, GMMU_REGION_INPUT);
+    uint64_t sw = add_region(k, stride, GMMU_REGION_OUTPUT);
+    uint64_t lower = add_region(k, 16u * 8u, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E0(GMMU_OP_MOVI, 11, 0); /* candidate */
+    E0(GMMU_OP_MOVI, 20, (int64_t)(D * 8u));
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)weight);
+    LD(18, 5, 0);
+    E1(GMMU_OP_ANDI, 18, 18, 7);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)cost);
+    LD(19, 5, 0);
+    E1(GMMU_OP_SHRI, 19, 19, 40);
+    E2(GMMU_OP_MUL, 19, 19, 19);
+    E1(GMMU_OP_SHLI, 19, 19, 3); /* current cost, on the scale of 8 distances */
+    uint32_t c_loop = here(e);
+    E1(GMMU_OP_ADDI, 12, 4, (int64_t)coords);
+    E2(GMMU_OP_MUL, 13, 11, 20);
+    E1(GMMU_OP_ADDI, 13, 13, (int64_t)centres);
+    E0(GMMU_OP_MOVI, 14, 0);
+    E0(GMMU_OP_MOVI, 15, 0);
+    uint32_t d_loop = here(e);
+    LD(16, 12, 0);
+    LD(17, 13, 0);
+    sqdiff(e, 17, 16, 17);
+    E2(GMMU_OP_ADD, 15, 15, 17);
+    E1(GMMU_OP_ADDI, 12, 12, (int64_t)stride);
+    E1(GMMU_OP_ADDI, 13, 13, 8);
+    E1(GMMU_OP_ADDI, 14, 14, 1);
+    E0(GMMU_OP_MOVI, 21, (int64_t)D);
+    E2(GMMU_OP_SLTU, 21, 14, 21);
+    BR(21, d_loop);
+    E2(GMMU_OP_MUL, 15, 15, 18); /* x_cost */
+    uint32_t to_else = if_less(e, 21, 15, 19);
+    E1(GMMU_OP_ADDI, 22, 4, (int64_t)sw);
+    E1(GMMU_OP_ADDI, 23, 11, 1);
+    ST(22, 23, 0);
+    uint32_t to_join = here(e);
+    JMP(0);
+    patch(e, to_else);
+    E1(GMMU_OP_ANDI, 22, 19, 15 * 8); /* the point's current centre */
+    E1(GMMU_OP_ADDI, 22, 22, (int64_t)lower);
+    E2(GMMU_OP_XOR, 23, 19, 15);
+    RED(22, 23, 0);
+    patch(e, to_join);
+    E1(GMMU_OP_ADDI, 11, 11, 1);
+    E0(GMMU_OP_MOVI, 21, (int64_t)C);
+    E2(GMMU_OP_SLTU, 21, 11, 21);
+    BR(21, c_loop);
+}
+
+/* pathfinder-like: Rodinia pathfinder's dynamic programme: one thread per
+ * column, iters rows of the wall grid, each row one coalesced load per
+ * warp (a row is all threads' columns: consecutive rows are a whole row of
+ * bytes apart, so every row is another page), the step's cost taken from
+ * one of two neighbours by a data-dependent if (the kernel's min over the
+ * previous row, whose other operands live in shared memory, which this ISA
+ * does not model); the column's total is stored at the end. */
+static void build_pathfinder(emitter *e, uint32_t iters)
+{
+    gmmu_kernel *k = e->k;
+    const uint64_t stride = nthreads(k) * 8u;
+    uint64_t wall = add_region(k, stride * iters, GMMU_REGION_INPUT);
+    uint64_t result = add_region(k, stride, GMMU_REGION_OUTPUT);
+    E1(GMMU_OP_SHLI, 4, 0, 3);
+    E1(GMMU_OP_ADDI, 5, 4, (int64_t)wall);
+    E0(GMMU_OP_MOVI, 6, 0); /* path cost */
+    E0(GMMU_OP_MOVI, 7, 0); /* row */
+    E0(GMMU_OP_MOVI, 12, (int64_t)iters);
+    uint32_t row_loop = here(e);
+    LD(8, 5, 0);
+    E1(GMMU_OP_ANDI, 9, 8, 0xFFFF);
+    E1(GMMU_OP_ANDI, 10, 8, 0x30000); /* which neighbour is cheaper */
+    uint32_t to_else = here(e);
+    BR(10, 0);
+    E2(GMMU_OP_ADD, 6, 6, 9);
+    uint32_t to_join = here(e);
+    JMP(0);
+    patch(e, to_else);
+    E1(GMMU_OP_SHRI, 9, 9, 1);
+    E2(GMMU_OP_ADD, 6, 6, 9);
+    patch(e, to_join);
+    E1(GMMU_OP_ADDI, 5, 5, (int64_t)stride);
+    E1(GMMU_OP_ADDI, 7, 7, 1);
+    E2(GMMU_OP_SLTU, 11, 7, 12);
+    BR(11, row_loop);
+    E1(GMMU_OP_ADDI, 13, 4, (int64_t)result);
+    ST(13, 6, 0);
+}
+
 typedef struct kernel_desc {
     const char *name;
     void (*build)(emitter *, uint32_t);
@@ -592,6 +766,9 @@ static const kernel_desc KERNELS[] = {
     {"bfs-like", build_bfs, 24, 8, 0, 256, 16},
     {"mummer-like", build_mummer, 24, 8, 0, 256, 20},
     {"memcached-like", build_memcached, 24, 8, 0, 256, 1},
+    {"kmeans-like", build_kmeans, 24, 8, 0, 256, 8},
+    {"streamcluster-like", build_streamcluster, 24, 8, 0, 256, 4},
+    {"pathfinder-like", build_pathfinder, 16, 8, 0, 256, 32},
 };
 #define NKERNELS (sizeof KERNELS / sizeof KERNELS[0])
 

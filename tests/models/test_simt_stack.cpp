@@ -223,7 +223,8 @@ TEST(KernelCfgTest, BadTargetAndNoWayOutAreRefusedWithNameAndIndex)
 
 TEST(KernelCfgTest, DivergentBuildersHaveBranchesAndValidControlFlow)
 {
-    for (const char *name : {"bfs-like", "mummer-like", "memcached-like"}) {
+    for (const char *name : {"bfs-like", "mummer-like", "memcached-like", "kmeans-like",
+                             "streamcluster-like", "pathfinder-like"}) {
         auto k = std::make_unique<gmmu_kernel>();
         gmmu_error err{};
         ASSERT_EQ(gmmu_kernel_build(k.get(), name, nullptr, &err), GMMU_OK) << name << ": " << err.msg;

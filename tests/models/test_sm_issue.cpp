@@ -599,9 +599,12 @@ Snapshot interpret(const gmmu_kernel *k)
 TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
 {
     // bfs-like: frontier skip + data-dependent loop + nested if; mummer-like:
-    // pointer chase of per-lane depth; memcached-like: chains of 0..3 items.
+    // pointer chase of per-lane depth; memcached-like: chains of 0..3 items;
+    // kmeans-like: the nearest-cluster if; streamcluster-like: if/else of a
+    // store and a shared reduction; pathfinder-like: an if/else per row.
     for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
-                               {"memcached-like", 1}}) {
+                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
+                               {"pathfinder-like", 6}}) {
         auto k = kernel(name, 6, iters);
         Snapshot ref = interpret(k.get());
         SmRun r;
@@ -811,8 +814,11 @@ TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)
     const uint64_t seed = test_seed(0xD1CEull);
     std::printf("seed %llu\n", (unsigned long long)seed);
     for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
-                               {"memcached-like", 1}}) {
-        auto k = kernel(name, 6, iters);
+                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
+                               {"pathfinder-like", 6}}) {
+        // pathfinder-like's 16 registers let 6 blocks be resident at once:
+        // it needs more blocks than fit for a block to switch in.
+        auto k = kernel(name, std::string(name) == "pathfinder-like" ? 16 : 6, iters);
         Snapshot ref = interpret(k.get());
         for (auto s : kSchemes) {
             for (bool sw : {false, true}) {

@@ -1,6 +1,7 @@
 // Workload `kernel`: the synthetic kernels of models/include/gmmu/kernels.h
 // (lbm-like, sgemm-like, stencil-like, histo-like, spmv-like, mriq-like,
-// tiny; bfs-like, mummer-like, memcached-like with divergent branches) run
+// tiny; bfs-like, mummer-like, memcached-like, kmeans-like,
+// streamcluster-like, pathfinder-like with divergent branches) run
 // by the issue/commit SM model (sm.model=issue, sm_core.h).
 //
 //   --workload kernel --set workload.kernel=lbm-like [--set workload.faults=true]
@@ -29,6 +30,8 @@
 #include <sstream>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "gmmu/gpu/sm_core.h"
 #include "gmmu/gpu/workload.h"
@@ -36,12 +39,19 @@
 namespace gmmu {
 namespace {
 
+// The built-in kernels, as the model lists them.
+std::vector<std::string> kernel_names()
+{
+    std::vector<std::string> v;
+    for (unsigned i = 0; i < gmmu_kernel_count(); i++)
+        v.push_back(gmmu_kernel_name(i));
+    return v;
+}
+
 const bool keys_registered = register_config_keys({
-    key_string("workload.kernel", "sgemm-like",
-               {"lbm-like", "sgemm-like", "stencil-like", "histo-like", "spmv-like", "mriq-like",
-                "tiny", "bfs-like", "mummer-like", "memcached-like"},
-               "kernel: which synthetic kernel (docs/faults.md; the last three branch and "
-               "diverge, docs/simt.md)."),
+    key_string("workload.kernel", "sgemm-like", kernel_names(),
+               "kernel: which synthetic kernel (docs/faults.md; bfs-like and the ones after it "
+               "branch and diverge, docs/simt.md)."),
     key_string("workload.kernel_file", "", {},
                "kernel: a kernel file (docs/simt.md, 'Kernel files') to run instead of "
                "workload.kernel; errors name FILE:LINE."),
