@@ -213,7 +213,9 @@ void tlb::fill_from(const xlate_req &m)
         return;
     }
     gmmu_tlb_fill_ex(&t, m.asid, m.va >> shift, m.pa >> shift, m.perms,
-                     flags | GMMU_TLB_FILL_CHECK_GEN, batch_gen, nullptr);
+                     flags | GMMU_TLB_FILL_CHECK_GEN, batch_gen, &fill_out);
+    if (p.level == 1 && cur_warp)
+        note_owners(m, shift);
 }
 
 gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
@@ -313,6 +315,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
             r.perms = a.perms;
             r.page_shift = shift;
             r.level_hit = p.level;
+            r.hit_depth = a.lru_depth;
             have = true;
         } else {
             for (auto &m : resolved)

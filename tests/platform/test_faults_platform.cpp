@@ -328,6 +328,38 @@ TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
         }
 }
 
+// TCWS on a machine whose L1 TLB is timed by its MSHR model (pichai14): the
+// TLB reports the owners of the entries it evicts and the LRU depth of its
+// hits there too, so pages are lost to VTAs, found again and scored.
+TEST(FaultsPlatformTest, TcwsSeesVictimsAndHitDepthsOfTheMshrTlb)
+{
+    const std::string d = outdir("tcws_pichai14");
+    SimRun r = run_gmmu_sim("--config pichai14 --set sm.model=issue --workload kernel"
+                            " --set workload.kernel=bfs-like --set workload.grid_blocks=32"
+                            " --set sm.count=2 --set sm.warp_scheduler=tcws --quiet --out " + d);
+    ASSERT_EQ(r.status, 0) << r.out;
+    json s = load(d + "/stats.json");
+    EXPECT_EQ(s["data_check"]["mismatches"], 0u);
+    uint64_t lost = 0, vta = 0, throttled = 0;
+    for (const char *sm : {"sm0", "sm1"}) {
+        lost += s["gpu"][sm]["lines_lost"].get<uint64_t>();
+        vta += s["gpu"][sm]["vta_hits"].get<uint64_t>();
+        throttled += s["gpu"][sm]["stall_throttled"].get<uint64_t>();
+    }
+    EXPECT_GT(lost, 0u);
+    EXPECT_GT(vta, 0u);
+    EXPECT_GT(throttled, 0u);
+    // Hits below the MRU entry carry their depth: weighting them 0 changes the run.
+    const std::string d0 = outdir("tcws_pichai14_d0");
+    r = run_gmmu_sim("--config pichai14 --set sm.model=issue --workload kernel"
+                     " --set workload.kernel=bfs-like --set workload.grid_blocks=32"
+                     " --set sm.count=2 --set sm.warp_scheduler=tcws --set sm.tcws.weight_d1=0"
+                     " --set sm.tcws.weight_d2=0 --set sm.tcws.weight_d3=0 --quiet --out " + d0);
+    ASSERT_EQ(r.status, 0) << r.out;
+    json s0 = load(d0 + "/stats.json");
+    EXPECT_NE(s0["gpu"]["sm0"]["stall_throttled"], s["gpu"]["sm0"]["stall_throttled"]);
+}
+
 // ---- kernel files ------------------------------------------------------------------
 
 TEST(FaultsPlatformTest, AKernelFileRunsAndBadFilesNameFileAndLine)
