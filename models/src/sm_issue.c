@@ -84,6 +84,19 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->rq_entry_bytes = 8;
 }
 
+uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c)
+{
+    if (!c || c->throttle == GMMU_THROTTLE_NONE)
+        return 0;
+    unsigned offset = 0; /* the SM's requests are GMMU_SM_LINE_BYTES lines */
+    while ((1u << offset) < GMMU_SM_LINE_BYTES)
+        offset++;
+    const unsigned tag_bits = c->throttle == GMMU_THROTTLE_TCWS ? 48u - 12u : 48u - offset;
+    gmmu_ccws_config cc = c->ccws;
+    cc.warps = c->max_warps;
+    return gmmu_ccws_state_bits(&cc, tag_bits, 16u);
+}
+
 gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
 {
     if (!c)

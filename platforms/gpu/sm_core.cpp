@@ -535,6 +535,8 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.vta_hits); }},
             {"lines_lost", "CCWS: L1 victims (TCWS: L1 TLB victims) entered into their owner warp's victim tag array",
              [](const T &c) { return json(c.sm.st.lines_lost); }},
+            {"throttle_state_bits", "hardware state of the warp throttle in bits (VTAs and scores of every warp slot; 0 without one)",
+             [](const T &c) { return json(gmmu_sm_throttle_state_bits(&c.sm.cfg)); }},
             {"branches", "branch instructions issued (also counted in issued and committed)",
              [](const T &c) { return json(c.sm.st.branches); }},
             {"divergent_branches", "branches whose active lanes split the warp",

@@ -756,6 +756,26 @@ TEST(SmIssueTest, GtoRunsEveryKernelToTheSameResultUnderFaults)
 
 // ---- throttling (CCWS, TA-CCWS) ------------------------------------------------------
 
+// Hand-computed: 48 warp slots. CCWS, 16 entries 8-way: per warp
+// 16 x (41-bit line tag + valid + 3 LRU bits) + a 16-bit score = 736 bits;
+// TCWS, 8 entries 8-way: 8 x (36-bit page tag + 1 + 3) + 16 = 336 bits.
+TEST(SmIssueTest, ThrottleStateBitsCountEveryWarpSlot)
+{
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.max_warps = 48;
+    gmmu_ccws_config_default(&c.ccws, 1);
+    c.throttle = GMMU_THROTTLE_NONE;
+    EXPECT_EQ(gmmu_sm_throttle_state_bits(&c), 0u);
+    c.throttle = GMMU_THROTTLE_CCWS;
+    EXPECT_EQ(gmmu_sm_throttle_state_bits(&c), 48u * 736u);
+    c.throttle = GMMU_THROTTLE_TA_CCWS;
+    EXPECT_EQ(gmmu_sm_throttle_state_bits(&c), 48u * 736u);
+    c.throttle = GMMU_THROTTLE_TCWS;
+    c.ccws.vta_entries = c.ccws.vta_ways = 8;
+    EXPECT_EQ(gmmu_sm_throttle_state_bits(&c), 48u * 336u);
+    EXPECT_EQ(gmmu_sm_throttle_state_bits(nullptr), 0u);
+}
+
 TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
 {
     // spmv-like gathers within a block-local window: warps re-reference

@@ -145,6 +145,13 @@ typedef struct gmmu_sm_config {
 /* The tanasic-micro17 SM (table 1). */
 void gmmu_sm_config_tanasic17(gmmu_sm_config *c);
 gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);
+/* Hardware state of the throttle in bits, 0 without one: VTAs and a
+ * lost-locality score for each of the SM's max_warps warp slots
+ * (gmmu_ccws_state_bits). Tags are virtual: 48-bit line addresses for CCWS
+ * and TA-CCWS (48 - log2(GMMU_SM_LINE_BYTES) = 41 bits), 4 KiB pages for TCWS (36 bits);
+ * scores are 16-bit counters. TA-CCWS adds nothing to CCWS's state (its
+ * weights are shifts of the increment). */
+uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c);
 
 /* The whole tanasic-micro17 machine (table 1): what a platform or the
  * standalone experiment builds around the SMs. */
