@@ -84,6 +84,23 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->rq_entry_bytes = 8;
 }
 
+uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask)
+{
+    uint64_t seen[32];
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        if (!(mask >> l & 1u))
+            continue;
+        const uint64_t p = addr[l] >> 12;
+        uint32_t k = 0;
+        while (k < n && seen[k] != p)
+            k++;
+        if (k == n)
+            seen[n++] = p;
+    }
+    return n;
+}
+
 uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c)
 {
     if (!c || c->throttle == GMMU_THROTTLE_NONE)
@@ -946,6 +963,7 @@ static gmmu_status ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
             return st;
     }
     sm->st.mem_insns++;
+    sm->st.mem_pages += gmmu_sm_distinct_pages(f->addr, f->mask);
     release_sources(w, in, f); /* replay queue: sources were held until now */
     if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         for (uint32_t k = 0; k < f->log_n; k++) {

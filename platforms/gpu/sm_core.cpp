@@ -511,6 +511,8 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.committed); }},
             {"mem_insns", "global memory instructions that passed their TLB checks",
              [](const T &c) { return json(c.sm.st.mem_insns); }},
+            {"page_divergence_avg", "distinct 4 KiB pages per global memory instruction (its active lanes)",
+             [](const T &c) { return json(c.sm.st.mem_insns ? double(c.sm.st.mem_pages) / double(c.sm.st.mem_insns) : 0.0); }},
             {"requests", "translate calls",
              [](const T &c) { return json(c.sm.st.requests); }},
             {"faults", "faulting instructions (squashed, or stalled under the stall scheme)",

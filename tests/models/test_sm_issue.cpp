@@ -613,6 +613,15 @@ TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
         EXPECT_GT(r.sm.st.branches, 0u) << name;
         EXPECT_GT(r.sm.st.divergent_branches, 0u) << name;
         EXPECT_LT(r.sm.st.divergent_branches, r.sm.st.branches) << name;
+        // Page divergence: coalesced kernels touch one page per instruction,
+        // memcached-like's hashed buckets and items many.
+        EXPECT_GE(r.sm.st.mem_pages, r.sm.st.mem_insns) << name;
+        if (std::string(name) == "pathfinder-like") {
+            EXPECT_EQ(r.sm.st.mem_pages, r.sm.st.mem_insns) << name;
+        }
+        if (std::string(name) == "memcached-like") {
+            EXPECT_GT(r.sm.st.mem_pages, 4 * r.sm.st.mem_insns) << name;
+        }
     }
     // Nested divergence leaves a waiting entry per level: bfs-like's frontier
     // test, its loop and the if inside it.
@@ -755,6 +764,22 @@ TEST(SmIssueTest, GtoRunsEveryKernelToTheSameResultUnderFaults)
 }
 
 // ---- throttling (CCWS, TA-CCWS) ------------------------------------------------------
+
+TEST(SmIssueTest, PageDivergenceCountsDistinctPagesOfActiveLanes)
+{
+    uint64_t a[32] = {};
+    for (unsigned l = 0; l < 32; l++)
+        a[l] = 0x10000000ull + 8u * l; // one page
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0xFFFFFFFFu), 1u);
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0u), 0u);
+    for (unsigned l = 0; l < 32; l++)
+        a[l] = 0x10000000ull + 4096ull * (l % 5) + 8u * l; // pages 0..4, repeating
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0xFFFFFFFFu), 5u);
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0x3u), 2u);    // lanes 0, 1
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0x21u), 1u);   // lanes 0, 5: both page 0
+    a[31] = 0x10000fffull;                             // the last byte of page 0
+    EXPECT_EQ(gmmu_sm_distinct_pages(a, 0x80000001u), 1u);
+}
 
 // Hand-computed: 48 warp slots. CCWS, 16 entries 8-way: per warp
 // 16 x (41-bit line tag + valid + 3 LRU bits) + a 16-bit score = 736 bits;

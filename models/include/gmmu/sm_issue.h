@@ -152,6 +152,9 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);
  * scores are 16-bit counters. TA-CCWS adds nothing to CCWS's state (its
  * weights are shifts of the increment). */
 uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c);
+/* Page divergence of one warp memory instruction: the distinct 4 KiB pages
+ * among the addresses of the lanes in mask (pichai-asplos14's measure). */
+uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask);
 
 /* The whole tanasic-micro17 machine (table 1): what a platform or the
  * standalone experiment builds around the SMs. */
@@ -246,6 +249,8 @@ typedef struct gmmu_sm_stats {
     uint64_t replayed;        /* replay issues */
     uint64_t committed;
     uint64_t mem_insns;       /* global memory instructions that passed their TLB checks */
+    uint64_t mem_pages;       /* distinct 4 KiB pages of their active lanes, summed (page
+                                 divergence = mem_pages / mem_insns) */
     uint64_t requests;        /* translate calls */
     uint64_t faults;          /* faulting instructions (squashed, or stalled under STALL) */
     uint64_t fault_retries;   /* STALL: re-sent requests */
