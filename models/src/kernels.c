@@ -596,6 +596,27 @@ static uint32_t if_less(emitter *e, unsigned s, unsigned lt, unsigned rt)
     return at;
 }
 
+/* acc = sum over n steps of sqdiff([pt], [ct]), pt advancing by stride and
+ * ct by 8 each step (a point's coordinates stored dimension-major against a
+ * centre's row); i counts the steps, t0..t2 are scratch. */
+static void distance_loop(emitter *e, unsigned pt, unsigned ct, unsigned i, unsigned acc,
+                          unsigned t0, unsigned t1, unsigned t2, uint32_t n, uint64_t stride)
+{
+    E0(GMMU_OP_MOVI, i, 0);
+    E0(GMMU_OP_MOVI, acc, 0);
+    uint32_t loop = here(e);
+    LD(t0, pt, 0);
+    LD(t1, ct, 0);
+    sqdiff(e, t1, t0, t1);
+    E2(GMMU_OP_ADD, acc, acc, t1);
+    E1(GMMU_OP_ADDI, pt, pt, (int64_t)stride);
+    E1(GMMU_OP_ADDI, ct, ct, 8);
+    E1(GMMU_OP_ADDI, i, i, 1);
+    E0(GMMU_OP_MOVI, t2, (int64_t)n);
+    E2(GMMU_OP_SLTU, t2, i, t2);
+    BR(t2, loop);
+}
+
 /* kmeans-like: Rodinia kmeans's point-assignment kernel: one thread per
  * point, features stored feature-major (feature f of every point
  * contiguous: coalesced loads), and for each of 5 clusters, for each of
@@ -616,22 +637,10 @@ static void build_kmeans(emitter *e, uint32_t iters)
     E0(GMMU_OP_MOVI, 9, 0);                   /* best cluster */
     E0(GMMU_OP_MOVI, 20, (int64_t)(F * 8u));  /* bytes per cluster row */
     uint32_t c_loop = here(e);
-    E0(GMMU_OP_MOVI, 10, 0);                  /* f */
-    E0(GMMU_OP_MOVI, 11, 0);                  /* distance */
     E1(GMMU_OP_ADDI, 12, 4, (int64_t)features);
     E2(GMMU_OP_MUL, 13, 7, 20);
     E1(GMMU_OP_ADDI, 13, 13, (int64_t)clusters);
-    uint32_t f_loop = here(e);
-    LD(15, 12, 0);
-    LD(16, 13, 0);
-    sqdiff(e, 17, 15, 16);
-    E2(GMMU_OP_ADD, 11, 11, 17);
-    E1(GMMU_OP_ADDI, 12, 12, (int64_t)stride);
-    E1(GMMU_OP_ADDI, 13, 13, 8);
-    E1(GMMU_OP_ADDI, 10, 10, 1);
-    E0(GMMU_OP_MOVI, 18, (int64_t)F);
-    E2(GMMU_OP_SLTU, 19, 10, 18);
-    BR(19, f_loop);
+    distance_loop(e, 12, 13, 10, 11, 15, 16, 19, F, stride); /* r11 = distance */
     uint32_t skip = if_less(e, 19, 11, 8);
     E1(GMMU_OP_ADDI, 8, 11, 0);
     E1(GMMU_OP_ADDI, 9, 7, 0);
@@ -678,19 +687,7 @@ static void build_streamcluster(emitter *e, uint32_t iters)
     E1(GMMU_OP_ADDI, 12, 4, (int64_t)coords);
     E2(GMMU_OP_MUL, 13, 11, 20);
     E1(GMMU_OP_ADDI, 13, 13, (int64_t)centres);
-    E0(GMMU_OP_MOVI, 14, 0);
-    E0(GMMU_OP_MOVI, 15, 0);
-    uint32_t d_loop = here(e);
-    LD(16, 12, 0);
-    LD(17, 13, 0);
-    sqdiff(e, 17, 16, 17);
-    E2(GMMU_OP_ADD, 15, 15, 17);
-    E1(GMMU_OP_ADDI, 12, 12, (int64_t)stride);
-    E1(GMMU_OP_ADDI, 13, 13, 8);
-    E1(GMMU_OP_ADDI, 14, 14, 1);
-    E0(GMMU_OP_MOVI, 21, (int64_t)D);
-    E2(GMMU_OP_SLTU, 21, 14, 21);
-    BR(21, d_loop);
+    distance_loop(e, 12, 13, 14, 15, 16, 17, 21, D, stride); /* r15 = distance */
     E2(GMMU_OP_MUL, 15, 15, 18); /* x_cost */
     uint32_t to_else = if_less(e, 21, 15, 19);
     E1(GMMU_OP_ADDI, 22, 4, (int64_t)sw);

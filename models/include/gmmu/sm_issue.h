@@ -147,8 +147,9 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c);
 gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);
 /* Hardware state of the throttle in bits, 0 without one: VTAs and a
  * lost-locality score for each of the SM's max_warps warp slots
- * (gmmu_ccws_state_bits). Tags are virtual: 48-bit line addresses for CCWS
- * and TA-CCWS (48 - log2(GMMU_SM_LINE_BYTES) = 41 bits), 4 KiB pages for TCWS (36 bits);
+ * (gmmu_ccws_state_bits). Tags are counted at a 48-bit address width: line
+ * numbers for CCWS and TA-CCWS (48 - log2(GMMU_SM_LINE_BYTES) = 41 bits;
+ * the model tags physical lines), 4 KiB virtual pages for TCWS (36 bits);
  * scores are 16-bit counters. TA-CCWS adds nothing to CCWS's state (its
  * weights are shifts of the increment). */
 uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c);
