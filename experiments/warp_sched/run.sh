@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# pichai-asplos14's TLB-aware warp scheduling on the pichai14 machines with
+# the issue/commit SM and the six ISA kernels: CCWS with and without TLBs
+# (figure 13), TA-CCWS's TLB weight (figure 16), TCWS's entries per warp
+# (figure 17) and LRU-depth weights (figure 18), and the state each needs in
+# bits. Writes docs/results/warp_sched.{md,png}. Parameters are fixed in
+# warp_sched.py.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$root/build}
+exec /usr/bin/python3 "$here/warp_sched.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
