@@ -16,8 +16,10 @@
 //               (gmmu_ws_run_device over the C model's step, its Verilated RTL
 //               twin's, or both in lock-step): a batch's misses are walked
 //               together, identical references issued once, same-line
-//               references back to back. The scheduler is one unit, busy
-//               until the batch ends.
+//               references back to back. Its sched.mshrs MSHRs are shared
+//               by batches: a batch starts once it has min(its walks, mshrs)
+//               free ones, and its last walks hold them until they end
+//               (gmmu_ws_batch_start / gmmu_ws_batch_hold).
 //  * walks in flight: a request for a page whose walk (from an earlier batch)
 //    completes later than the request's time waits for that walk instead of
 //    starting another (counted as inflight_merges).
