@@ -10,7 +10,7 @@
 /* ---- schemes and configs ------------------------------------------------- */
 
 static const char *const SCHEME_NAMES[] = {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"};
-static const char *const ORDER_NAMES[] = {"lrr", "gto"};
+static const char *const ORDER_NAMES[] = {"lrr", "gto", "oldest"};
 
 /* Index of str in names[0..n-1] into *out; GMMU_EINVAL if absent. */
 static gmmu_status name_index(const char *const *names, unsigned n, const char *str, unsigned *out)
@@ -41,13 +41,13 @@ gmmu_status gmmu_fault_scheme_parse(const char *str, gmmu_fault_scheme *out)
 
 const char *gmmu_warp_order_name(gmmu_warp_order o)
 {
-    return (unsigned)o < 2 ? ORDER_NAMES[o] : "unknown";
+    return (unsigned)o < 3 ? ORDER_NAMES[o] : "unknown";
 }
 
 gmmu_status gmmu_warp_order_parse(const char *str, gmmu_warp_order *out)
 {
     unsigned i = 0;
-    gmmu_status st = name_index(ORDER_NAMES, 2, str, &i);
+    gmmu_status st = name_index(ORDER_NAMES, 3, str, &i);
     if (st == GMMU_OK && out)
         *out = (gmmu_warp_order)i;
     return out ? st : GMMU_EINVAL;
@@ -82,6 +82,12 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->ctx_fixed_cycles = 500;
     c->ctx_bytes_per_cycle = 16; /* 256 GB/s shared by 16 SMs */
     c->rq_entry_bytes = 8;
+    c->compaction = GMMU_COMPACT_NONE;
+    c->cpm.warps = 0; /* set at launch */
+    c->cpm.counter_bits = 3;
+    c->cpm.history = 2;
+    c->cpm.pages = 128;
+    c->cpm.flush_cycles = 500;
 }
 
 uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask)
@@ -137,7 +143,7 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
     if (c->ldst_per_cycle != 1)
         return gmmu_error_set(err, "ldst_per_cycle",
                               "ld/st units %u: the model has one memory pipeline (1)", c->ldst_per_cycle);
-    if ((unsigned)c->order > GMMU_ORDER_GTO)
+    if ((unsigned)c->order > GMMU_ORDER_OLDEST)
         return gmmu_error_set(err, "order", "unknown warp order %u", (unsigned)c->order);
     if ((unsigned)c->throttle > GMMU_THROTTLE_TCWS)
         return gmmu_error_set(err, "throttle", "unknown throttle %u", (unsigned)c->throttle);
@@ -145,6 +151,18 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
         gmmu_ccws_config cc = c->ccws;
         cc.warps = 1; /* set at launch */
         gmmu_status st = gmmu_ccws_config_check(&cc, err);
+        if (st != GMMU_OK)
+            return st;
+    }
+    if ((unsigned)c->compaction > GMMU_COMPACT_TLB_TBC)
+        return gmmu_error_set(err, "compaction", "unknown compaction %u", (unsigned)c->compaction);
+    if (c->compaction != GMMU_COMPACT_NONE && c->throttle != GMMU_THROTTLE_NONE)
+        return gmmu_error_set(err, "compaction",
+                              "thread block compaction has its own scheduler; it takes no throttle");
+    if (c->compaction == GMMU_COMPACT_TLB_TBC) {
+        gmmu_cpm_config pc = c->cpm;
+        pc.warps = 1; /* set at launch */
+        gmmu_status st = gmmu_cpm_config_check(&pc, err);
         if (st != GMMU_OK)
             return st;
     }
@@ -286,6 +304,8 @@ typedef struct warp_t {
     uint64_t branch_until; /* a branch issued: the next issue waits for its operand read */
     gmmu_simt_stack simt;  /* pc and active lanes */
     uint8_t state;
+    uint8_t idle;          /* compaction: the slot holds no dynamic warp now */
+    uint8_t arrived;       /* compaction: at the block's synchronisation point */
     gmmu_replay_queue rq;
     uint8_t *pend_w;  /* per register: a write is pending */
     uint16_t *pend_r; /* per register: pending source reads */
@@ -303,7 +323,18 @@ typedef struct block_t {
     uint32_t successor;
     warp_t *w;
     gmmu_oplog_context olctx;
+    /* Compaction (gmmu/tbc.h). Registers stay with their static warp;
+     * home maps a dynamic warp's lanes to their threads' static warps. */
+    gmmu_tbc_stack *tbc;
+    uint8_t *home;      /* [warp slot * 32 + lane] static warp, or GMMU_TBC_NO_THREAD */
+    uint32_t *taken;    /* [static warp] lanes that took the pending branch */
+    uint32_t sync_pc;   /* pc of the pending branch */
+    uint8_t sync;       /* SYNC_NONE, SYNC_BRANCH, SYNC_RPC */
+    uint8_t regroup;    /* the stack changed: compact once the block has drained */
+    uint64_t regroup_since; /* cycle the block started waiting to drain */
 } block_t;
+
+enum { SYNC_NONE = 0, SYNC_BRANCH = 1, SYNC_RPC = 2 };
 
 typedef struct infl_t {
     uint32_t ctx, warp, pc, next_free;
@@ -354,6 +385,10 @@ struct gmmu_sm_state {
     uint64_t lls_tick;          /* cycle the scores were last decayed to */
     uint64_t lls_pool;          /* this cycle's warps that may issue memory instructions */
     uint32_t *ipdom;     /* reconvergence pc of every instruction */
+    gmmu_tbc_stack *tbcs; /* compaction: one block-wide stack per context */
+    uint8_t *homes;
+    uint32_t *takens;
+    gmmu_cpm *cpm;        /* TLB-aware compaction */
     gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
 };
 
@@ -428,6 +463,41 @@ static bool is_wd(const gmmu_sm *sm)
 
 static uint64_t *reg(warp_t *w, uint32_t r) { return w->regs + (size_t)r * LANES; }
 
+/* Register r of warp slot wi's lanes. Without compaction the slot's own row;
+ * with it, each lane's thread's row in its static warp (copied into buf). */
+static const uint64_t *src_reg(block_t *b, uint32_t wi, uint32_t r, uint64_t buf[LANES])
+{
+    if (!b->home)
+        return reg(&b->w[wi], r);
+    const uint8_t *h = b->home + (size_t)wi * LANES;
+    for (uint32_t l = 0; l < LANES; l++)
+        buf[l] = h[l] == GMMU_TBC_NO_THREAD ? 0 : reg(&b->w[h[l]], r)[l];
+    return buf;
+}
+
+/* Write v into register r of the lanes in mask of warp slot wi. */
+static void dst_reg(block_t *b, uint32_t wi, uint32_t r, uint32_t mask, const uint64_t v[LANES])
+{
+    const uint8_t *h = b->home ? b->home + (size_t)wi * LANES : NULL;
+    for (uint32_t l = 0; l < LANES; l++) {
+        if (!(mask & (1u << l)))
+            continue;
+        uint32_t sw = h ? h[l] : wi;
+        if (sw != GMMU_TBC_NO_THREAD)
+            reg(&b->w[sw], r)[l] = v[l];
+    }
+}
+
+/* Lanes of warp slot wi that hold a thread. */
+static uint32_t slot_lanes(const block_t *b, uint32_t wi)
+{
+    uint32_t m = 0;
+    for (uint32_t l = 0; l < LANES; l++)
+        if (b->home[(size_t)wi * LANES + l] != GMMU_TBC_NO_THREAD)
+            m |= 1u << l;
+    return m;
+}
+
 static uint64_t ctx_cycles(const gmmu_sm *sm, const block_t *b)
 {
     const struct gmmu_sm_state *s = sm->s;
@@ -437,6 +507,12 @@ static uint64_t ctx_cycles(const gmmu_sm *sm, const block_t *b)
     for (uint32_t w = 0; w < s->wpb; w++)
         if (b->w[w].simt.n > 1)
             bytes += (uint64_t)(b->w[w].simt.n - 1u) * 12u;
+    /* Compaction: the block-wide entries beyond the bottom one (pc, rpc and
+     * a 32-bit mask per warp) and the dynamic warps' thread map (a byte per
+     * lane). */
+    if (b->tbc)
+        bytes += (uint64_t)(b->tbc->n > 1 ? b->tbc->n - 1u : 0u) * (8u + 4u * s->wpb) +
+                 (uint64_t)s->wpb * LANES;
     if (s->has_log)
         bytes += gmmu_oplog_partition_bytes(&s->log);
     if (sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE || sm->cfg.scheme == GMMU_SCHEME_OPLOG)
@@ -482,6 +558,8 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
         w->wd_hold = 0;
         w->fault_ready = 0;
         w->state = W_RUN;
+        w->idle = 0;
+        w->arrived = 0;
         gmmu_rq_init(&w->rq, sm->cfg.replay_queue_entries, NULL);
         memset(w->pend_w, 0, s->nregs);
         memset(w->pend_r, 0, s->nregs * sizeof *w->pend_r);
@@ -492,6 +570,14 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
             reg(w, 2)[l] = wi;
             reg(w, 3)[l] = l;
         }
+    }
+    if (b->tbc) {
+        gmmu_tbc_reset(b->tbc, s->wpb, sm->kernel->ninsns);
+        for (uint32_t wi = 0; wi < s->wpb; wi++)
+            memset(b->home + (size_t)wi * LANES, (int)wi, LANES);
+        memset(b->taken, 0, s->wpb * sizeof *b->taken);
+        b->sync = SYNC_NONE;
+        b->regroup = 0;
     }
 }
 
@@ -645,6 +731,97 @@ static gmmu_status block_finish(gmmu_sm *sm, uint32_t c, uint64_t now)
     return fill_slot(sm, slot, now);
 }
 
+/* Compaction: the block moves on once every dynamic warp has reached the
+ * synchronisation point (and, at a branch, resolved it). A change of the
+ * top entry regroups the threads, which waits until the block has no
+ * instruction in flight and nothing to replay: the dynamic warps' lanes
+ * change meaning, and in-flight results and replay-queue masks refer to
+ * the old grouping. Dynamic warp k is ready k + 1 cycles after the
+ * regrouping (the compactor forms one warp per cycle). */
+static gmmu_status tbc_progress(gmmu_sm *sm, uint32_t c, uint64_t now)
+{
+    struct gmmu_sm_state *s = sm->s;
+    block_t *b = &s->blk[c];
+    if (!b->tbc || b->state != B_ACTIVE)
+        return GMMU_OK;
+    if (!b->regroup) {
+        if (b->sync == SYNC_NONE)
+            return GMMU_OK;
+        for (uint32_t wi = 0; wi < s->wpb; wi++) {
+            const warp_t *w = &b->w[wi];
+            if (!w->idle && (!w->arrived || (b->sync == SYNC_BRANCH && now < w->branch_until)))
+                return GMMU_OK;
+        }
+        sm->st.block_syncs++;
+        if (b->sync == SYNC_BRANCH) {
+            const gmmu_insn *in = &sm->kernel->code[b->sync_pc];
+            uint64_t splits = b->tbc->splits;
+            bool regroup = false;
+            gmmu_status st = gmmu_tbc_branch(b->tbc, b->sync_pc, b->taken, (uint32_t)in->imm,
+                                             s->ipdom[b->sync_pc], &regroup);
+            if (st != GMMU_OK)
+                return st;
+            sm->st.divergent_branches += b->tbc->splits - splits;
+            if (b->tbc->peak > sm->st.simt_peak_depth)
+                sm->st.simt_peak_depth = b->tbc->peak;
+            memset(b->taken, 0, s->wpb * sizeof *b->taken);
+            b->sync = SYNC_NONE;
+            if (!regroup) { /* uniform: the same dynamic warps go on from the top's pc */
+                const gmmu_tbc_entry *top = gmmu_tbc_top(b->tbc);
+                for (uint32_t wi = 0; wi < s->wpb; wi++) {
+                    warp_t *w = &b->w[wi];
+                    w->arrived = 0;
+                    if (!w->idle) {
+                        w->simt.n = 1;
+                        w->simt.e[0] = (gmmu_simt_entry){top->pc, top->rpc, slot_lanes(b, wi)};
+                    }
+                }
+                return GMMU_OK;
+            }
+        } else {
+            gmmu_status st = gmmu_tbc_reconverge(b->tbc);
+            if (st != GMMU_OK)
+                return st;
+            b->sync = SYNC_NONE;
+        }
+        b->regroup = 1;
+        b->regroup_since = now;
+    }
+    for (uint32_t wi = 0; wi < s->wpb; wi++) {
+        const warp_t *w = &b->w[wi];
+        if (w->ninflight || w->rq.nfaulted || w->state != W_RUN)
+            return GMMU_OK;
+    }
+    b->regroup = 0;
+    sm->st.regroup_wait_cycles += now - b->regroup_since;
+    if (gmmu_tbc_done(b->tbc)) {
+        for (uint32_t wi = 0; wi < s->wpb; wi++)
+            b->w[wi].state = W_DONE;
+        b->warps_done = s->wpb;
+        return block_finish(sm, c, now);
+    }
+    const gmmu_tbc_entry *top = gmmu_tbc_top(b->tbc);
+    uint32_t n = gmmu_tbc_compact(top->mask, s->wpb, s->cpm, b->slot * s->wpb, b->home);
+    sm->st.compactions++;
+    sm->st.dynamic_warps += n;
+    for (uint32_t wi = 0; wi < s->wpb; wi++) {
+        warp_t *w = &b->w[wi];
+        w->arrived = 0;
+        w->idle = wi >= n;
+        gmmu_simt_reset(&w->simt, 0, 1);
+        if (w->idle)
+            continue;
+        w->simt.n = 1;
+        w->simt.peak = 1;
+        w->simt.e[0] = (gmmu_simt_entry){top->pc, top->rpc, slot_lanes(b, wi)};
+        w->branch_until = now + 1 + wi;
+        gmmu_status st = ev_push(s, w->branch_until, EV_RESUME, c, wi);
+        if (st != GMMU_OK)
+            return st;
+    }
+    return GMMU_OK;
+}
+
 /* Re-evaluate a warp after its in-flight count or fault state changed. */
 static gmmu_status warp_progress(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now)
 {
@@ -653,7 +830,20 @@ static gmmu_status warp_progress(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t 
     warp_t *w = &b->w[wi];
     if (w->state == W_FAULTED && w->ninflight == 0 && now >= w->fault_ready && b->state == B_ACTIVE)
         w->state = W_RUN;
-    if (w->state == W_RUN && gmmu_simt_done(&w->simt) && w->ninflight == 0 && w->rq.nfaulted == 0) {
+    if (b->tbc) {
+        /* A dynamic warp that reached its entry's reconvergence pc with
+         * nothing in flight has arrived; the block decides the rest. */
+        if (!w->idle && !w->arrived && w->state == W_RUN && gmmu_simt_done(&w->simt) &&
+            w->ninflight == 0 && w->rq.nfaulted == 0) {
+            if (b->sync == SYNC_BRANCH)
+                return GMMU_EINVAL; /* the block's warps run the same code between syncs */
+            w->arrived = 1;
+            b->sync = SYNC_RPC;
+        }
+        gmmu_status st = tbc_progress(sm, c, now);
+        if (st != GMMU_OK || b->state != B_DRAIN)
+            return st;
+    } else if (w->state == W_RUN && gmmu_simt_done(&w->simt) && w->ninflight == 0 && w->rq.nfaulted == 0) {
         w->state = W_DONE;
         b->warps_done++;
         if (b->warps_done == s->wpb)
@@ -724,8 +914,11 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     gmmu_op op = (gmmu_op)in->op;
     trace(sm, GMMU_SM_TR_OPREAD, now, f->ctx, f->warp, f->pc);
     if (!gmmu_op_is_global(op)) {
-        uint64_t *a = reg(w, in->src[0]), *bb = reg(w, in->src[1]), *cc = reg(w, in->src[2]);
+        uint64_t ba[LANES], bbb[LANES], bcc[LANES];
         unsigned n = gmmu_op_nsrc(op);
+        const uint64_t *a = n > 0 ? src_reg(b, f->warp, in->src[0], ba) : ba;
+        const uint64_t *bb = n > 1 ? src_reg(b, f->warp, in->src[1], bbb) : bbb;
+        const uint64_t *cc = n > 2 ? src_reg(b, f->warp, in->src[2], bcc) : bcc;
         for (uint32_t l = 0; l < LANES; l++)
             f->res[l] = gmmu_op_alu(in, n > 0 ? a[l] : 0, n > 1 ? bb[l] : 0, n > 2 ? cc[l] : 0);
         release_sources(w, in, f);
@@ -742,9 +935,10 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
         if (st != GMMU_OK)
             return st;
     } else {
-        memcpy(src0, reg(w, in->src[0]), sizeof src0);
+        uint64_t buf[LANES];
+        memcpy(src0, src_reg(b, f->warp, in->src[0], buf), sizeof src0);
         if (two)
-            memcpy(src1, reg(w, in->src[1]), sizeof src1);
+            memcpy(src1, src_reg(b, f->warp, in->src[1], buf), sizeof src1);
         if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
             gmmu_status st = gmmu_oplog_write(&s->log, b->slot, f->log_idx[0], src0);
             if (st == GMMU_OK && two)
@@ -840,6 +1034,28 @@ static void lls_observe(gmmu_sm *sm, const block_t *b, uint32_t warp, uint64_t v
     }
 }
 
+/* TLB-aware compaction: the request's page was used by the static warps of
+ * its lanes; a TLB eviction takes the victim page's history with it. */
+static void cpm_observe(gmmu_sm *sm, const block_t *b, uint32_t wi, uint32_t lanes, uint64_t va,
+                        const gmmu_sm_mem_resp *rs, uint64_t now)
+{
+    struct gmmu_sm_state *s = sm->s;
+    if (b->slot == NONE)
+        return;
+    if (rs->tlb_victim)
+        gmmu_cpm_evict(s->cpm, rs->tlb_victim_va >> 12);
+    uint32_t seen = 0; /* static warps done, bit per warp of the block */
+    for (uint32_t l = 0; l < LANES; l++) {
+        if (!(lanes & (1u << l)))
+            continue;
+        const uint8_t sw = b->home[(size_t)wi * LANES + l];
+        if (sw == GMMU_TBC_NO_THREAD || (seen >> sw & 1u))
+            continue;
+        seen |= 1u << sw;
+        gmmu_cpm_access(s->cpm, va >> 12, b->slot * s->wpb + sw, !rs->tlb_miss, now);
+    }
+}
+
 static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry)
 {
     struct gmmu_sm_state *s = sm->s;
@@ -872,6 +1088,8 @@ static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t
         } else {
             f->fault_mask &= ~(1u << r);
             lls_observe(sm, b, f->warp, f->line[r], &resp);
+            if (s->cpm)
+                cpm_observe(sm, b, f->warp, f->lmask[r], f->line[r], &resp, req.now);
             if (check > f->t_check)
                 f->t_check = check;
             if (check + resp.data_cycles > f->t_done)
@@ -963,7 +1181,24 @@ static gmmu_status ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
             return st;
     }
     sm->st.mem_insns++;
-    sm->st.mem_pages += gmmu_sm_distinct_pages(f->addr, f->mask);
+    const uint32_t pages = gmmu_sm_distinct_pages(f->addr, f->mask);
+    sm->st.mem_pages += pages;
+    if (!b->home) {
+        sm->st.mem_static_warps++;
+        sm->st.mem_static_pages += pages;
+    } else { /* the same lanes grouped by their threads' static warps */
+        uint32_t left = f->mask;
+        while (left) {
+            const uint8_t sw = b->home[(size_t)f->warp * LANES + (uint32_t)__builtin_ctz(left)];
+            uint32_t group = 0;
+            for (uint32_t l = 0; l < LANES; l++)
+                if ((left & (1u << l)) && b->home[(size_t)f->warp * LANES + l] == sw)
+                    group |= 1u << l;
+            left &= ~group;
+            sm->st.mem_static_warps++;
+            sm->st.mem_static_pages += gmmu_sm_distinct_pages(f->addr, group);
+        }
+    }
     release_sources(w, in, f); /* replay queue: sources were held until now */
     if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         for (uint32_t k = 0; k < f->log_n; k++) {
@@ -991,10 +1226,7 @@ static gmmu_status ev_commit(gmmu_sm *sm, uint32_t i, uint64_t now)
     gmmu_op op = (gmmu_op)in->op;
     trace(sm, GMMU_SM_TR_COMMIT, now, c, wi, f->pc);
     if (gmmu_op_has_dst(op)) {
-        uint64_t *d = reg(w, in->dst);
-        for (uint32_t l = 0; l < LANES; l++)
-            if (f->mask & (1u << l))
-                d[l] = f->res[l];
+        dst_reg(&s->blk[c], wi, in->dst, f->mask, f->res);
         w->pend_w[in->dst] = 0;
     }
     if (gmmu_op_is_global(op)) {
@@ -1089,18 +1321,47 @@ enum { TRY_ISSUED, TRY_BLOCKED, TRY_LIMITED, TRY_NONE };
 static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
 {
     struct gmmu_sm_state *s = sm->s;
-    warp_t *w = &s->blk[c].w[wi];
+    block_t *b = &s->blk[c];
+    warp_t *w = &b->w[wi];
     uint32_t pc = gmmu_simt_pc(&w->simt), mask = gmmu_simt_mask(&w->simt);
     const gmmu_insn *in = &sm->kernel->code[pc];
     uint32_t taken = mask;
     if (in->op == GMMU_OP_BRNZ) {
         if (w->pend_w[in->src[0]])
             return TRY_BLOCKED;
-        const uint64_t *a = reg(w, in->src[0]);
+        uint64_t buf[LANES];
+        const uint64_t *a = src_reg(b, wi, in->src[0], buf);
         taken = 0;
         for (uint32_t l = 0; l < LANES; l++)
             if ((mask & (1u << l)) && a[l] != 0)
                 taken |= 1u << l;
+    }
+    if (b->tbc && in->op == GMMU_OP_BRNZ) {
+        /* Compaction: a conditional branch is a block-wide synchronisation.
+         * The warp's outcome joins the block's; the block decides once all
+         * of its dynamic warps have resolved the branch (tbc_progress). */
+        if (b->sync != SYNC_NONE && (b->sync != SYNC_BRANCH || b->sync_pc != pc)) {
+            s->failed = GMMU_EINVAL;
+            return TRY_NONE;
+        }
+        b->sync = SYNC_BRANCH;
+        b->sync_pc = pc;
+        for (uint32_t l = 0; l < LANES; l++)
+            if (taken & (1u << l))
+                b->taken[b->home[(size_t)wi * LANES + l]] |= 1u << l;
+        w->arrived = 1;
+        sm->st.branches++;
+        unit_left[GMMU_UNIT_MATH]--;
+        sm->st.issued++;
+        sm->st.committed++;
+        sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
+        trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
+        w->branch_until = now + sm->cfg.opread_cycles;
+        if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
+            s->failed = GMMU_ENOMEM;
+            return TRY_NONE;
+        }
+        return TRY_ISSUED;
     }
     uint64_t splits = w->simt.splits;
     gmmu_status st = gmmu_simt_branch(&w->simt, taken, (uint32_t)in->imm, s->ipdom[pc]);
@@ -1115,6 +1376,7 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
     unit_left[GMMU_UNIT_MATH]--;
     sm->st.issued++;
     sm->st.committed++;
+    sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
     trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
     w->branch_until = now + sm->cfg.opread_cycles;
     if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
@@ -1145,7 +1407,11 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         pc = w->rq.e[rq_pos].pc;
         mask = w->rq.e[rq_pos].lanes;
     } else {
-        if (gmmu_simt_done(&w->simt))
+        if (w->arrived) {
+            sm->st.stall_sync++;
+            return TRY_NONE;
+        }
+        if (w->idle || gmmu_simt_done(&w->simt))
             return TRY_NONE;
         pc = gmmu_simt_pc(&w->simt);
         mask = gmmu_simt_mask(&w->simt);
@@ -1256,6 +1522,8 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     sm->st.issued++;
     if (replay)
         sm->st.replayed++;
+    else
+        sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
     trace(sm, replay ? GMMU_SM_TR_REPLAY_ISSUE : GMMU_SM_TR_ISSUE, now, c, wi, pc);
     if (ev_push(s, now + sm->cfg.opread_cycles, EV_OPREAD, i, 0) != GMMU_OK)
         return TRY_NONE;
@@ -1297,6 +1565,13 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->ipdom);
     free(s->order);
     free(s->lls);
+    free(s->tbcs);
+    free(s->homes);
+    free(s->takens);
+    if (s->cpm) {
+        gmmu_cpm_destroy(s->cpm);
+        free(s->cpm);
+    }
     if (s->has_log)
         gmmu_oplog_destroy(&s->log);
     free(s);
@@ -1383,6 +1658,29 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
         }
     }
     st = gmmu_kernel_ipdom(k, s->ipdom, err);
+    if (st == GMMU_OK && sm->cfg.compaction != GMMU_COMPACT_NONE) {
+        if (s->wpb > GMMU_TBC_MAX_WARPS) {
+            st = gmmu_error_set(err, "compaction",
+                                "kernel '%.32s' has %u warps per block; compaction handles at most %u",
+                                k->name, s->wpb, GMMU_TBC_MAX_WARPS);
+        } else {
+            s->tbcs = calloc(s->nctx, sizeof *s->tbcs);
+            s->homes = calloc(nw * LANES, 1);
+            s->takens = calloc(nw, sizeof *s->takens);
+            st = s->tbcs && s->homes && s->takens ? GMMU_OK : GMMU_ENOMEM;
+            for (uint32_t c = 0; st == GMMU_OK && c < s->nctx; c++) {
+                s->blk[c].tbc = &s->tbcs[c];
+                s->blk[c].home = s->homes + (size_t)c * s->wpb * LANES;
+                s->blk[c].taken = s->takens + (size_t)c * s->wpb;
+            }
+        }
+        if (st == GMMU_OK && sm->cfg.compaction == GMMU_COMPACT_TLB_TBC) {
+            gmmu_cpm_config pc = sm->cfg.cpm;
+            pc.warps = s->nslots * s->wpb;
+            s->cpm = calloc(1, sizeof *s->cpm);
+            st = s->cpm ? gmmu_cpm_init(s->cpm, &pc, err) : GMMU_ENOMEM;
+        }
+    }
     if (st == GMMU_OK && sm->cfg.throttle != GMMU_THROTTLE_NONE) {
         gmmu_ccws_config cc = sm->cfg.ccws;
         cc.warps = s->nslots * s->wpb;
@@ -1421,17 +1719,19 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
 }
 
 /* GTO: the warp that issued last (if still on chip and running) first, then
+ * (OLDEST: only)
  * every other warp of the active blocks by age: older block first, lower
  * warp index first within a block. NONE ends the list. */
 static void gto_order(gmmu_sm *sm, uint32_t total)
 {
+    const bool greedy_first = sm->cfg.order == GMMU_ORDER_GTO;
     struct gmmu_sm_state *s = sm->s;
     uint32_t n = 0, greedy = NONE;
     for (uint32_t g = 0; g < total; g++) {
         uint32_t c = s->slot_ctx[g / s->wpb];
         if (c == NONE || s->blk[c].state != B_ACTIVE)
             continue;
-        if (c == s->last_ctx && g % s->wpb == s->last_warp) {
+        if (greedy_first && c == s->last_ctx && g % s->wpb == s->last_warp) {
             greedy = g;
             continue;
         }
@@ -1510,7 +1810,8 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
     uint32_t slots = sm->cfg.issue_width;
     uint32_t total = s->nslots * s->wpb;
     bool again = false;
-    if (sm->cfg.order == GMMU_ORDER_GTO)
+    const bool by_age = sm->cfg.order != GMMU_ORDER_LRR;
+    if (by_age)
         gto_order(sm, total);
     if (s->lls) {
         gmmu_ccws_tick(s->lls, now - s->lls_tick);
@@ -1525,7 +1826,7 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         s->lls_pool = gmmu_ccws_pool(s->lls, active);
     }
     for (uint32_t n = 0; n < total && slots > 0; n++) {
-        uint32_t g = sm->cfg.order == GMMU_ORDER_GTO ? s->order[n] : (s->rr + n) % total;
+        uint32_t g = by_age ? s->order[n] : (s->rr + n) % total;
         if (g == NONE)
             break;
         uint32_t c = s->slot_ctx[g / s->wpb];

@@ -17,12 +17,23 @@ static const std::vector<key_spec> &sm_core_keys()
                    {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"},
                    "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
                    "until commit / last TLB check, replay queue, operand log."),
-        key_string("sm.warp_scheduler", "lrr", {"lrr", "gto", "ccws", "ta-ccws", "tcws"},
-                   "sm.model=issue: warp scheduler (docs/warp_sched.md): lrr = loose round robin, "
-                   "gto = greedy then oldest; ccws = gto with memory instructions throttled by "
-                   "lost-locality scores (L1 victim tag arrays), ta-ccws = ccws weighting a VTA "
-                   "hit that also missed the TLB by sm.ccws.tlb_weight; tcws = gto throttled by "
-                   "TLB-based VTAs (sm.tcws.*)."),
+        key_string("sm.warp_scheduler", "lrr",
+                   {"lrr", "gto", "oldest", "ccws", "ta-ccws", "tcws", "tbc", "tlb-tbc"},
+                   "sm.model=issue: warp scheduler (docs/warp_sched.md, docs/tbc.md): lrr = loose "
+                   "round robin, gto = greedy then oldest, oldest = by age alone; ccws = gto with "
+                   "memory instructions throttled by lost-locality scores (L1 victim tag arrays), "
+                   "ta-ccws = ccws weighting a VTA hit that also missed the TLB by "
+                   "sm.ccws.tlb_weight; tcws = gto throttled by TLB-based VTAs (sm.tcws.*); tbc = "
+                   "thread block compaction (block-wide reconvergence stacks, dynamic warps, "
+                   "oldest first); tlb-tbc = tbc compacting only threads whose warps share pages "
+                   "(Common Page Matrix, sm.tbc.*)."),
+        key_int("sm.tbc.cpm_bits", 3, 1, 8,
+                "sm.warp_scheduler=tlb-tbc: bits of each Common Page Matrix counter; threads of "
+                "two warps are compacted together only when the counter is at its maximum."),
+        key_int("sm.tbc.cpm_history", 2, 1, 8,
+                "sm.warp_scheduler=tlb-tbc: warps remembered per L1 TLB entry."),
+        key_int("sm.tbc.cpm_flush_cycles", 500, 0, 1000000,
+                "sm.warp_scheduler=tlb-tbc: every counter clears this often (cycles; 0 = never)."),
         key_int("sm.tcws.epw", 8, 1, 64,
                 "sm.warp_scheduler=tcws: VTA entries per warp (virtual page tags, fully "
                 "associative)."),
@@ -99,8 +110,14 @@ static std::string key_of_sm_field(const std::string &f)
 {
     if (f == "max_warps")
         return "sm.warps";
-    if (f == "order" || f == "throttle")
+    if (f == "order" || f == "throttle" || f == "compaction")
         return "sm.warp_scheduler";
+    if (f == "counter_bits")
+        return "sm.tbc.cpm_bits";
+    if (f == "history")
+        return "sm.tbc.cpm_history";
+    if (f == "pages")
+        return "l1_tlb.entries";
     if (f == "depth_weight")
         return "sm.tcws.weight_d0";
     if (f == "vta_entries" || f == "vta_ways" || f == "base_score" || f == "hit_score" ||
@@ -135,8 +152,13 @@ gmmu_sm_config sm_core_config(const config &c)
                  : ws == "ta-ccws" ? GMMU_THROTTLE_TA_CCWS
                  : ws == "tcws"    ? GMMU_THROTTLE_TCWS
                                    : GMMU_THROTTLE_NONE;
+    s.compaction = ws == "tbc"       ? GMMU_COMPACT_TBC
+                   : ws == "tlb-tbc" ? GMMU_COMPACT_TLB_TBC
+                                     : GMMU_COMPACT_NONE;
     if (s.throttle != GMMU_THROTTLE_NONE)
         s.order = GMMU_ORDER_GTO; // CCWS throttles a greedy-then-oldest scheduler
+    else if (s.compaction != GMMU_COMPACT_NONE)
+        s.order = GMMU_ORDER_OLDEST; // TBC's age-based priority
     else if (gmmu_warp_order_parse(ws.c_str(), &s.order) != GMMU_OK)
         throw config_error("config key 'sm.warp_scheduler': unknown warp scheduler '" + ws + "'");
     gmmu_ccws_config_default(&s.ccws, 1);
@@ -158,6 +180,10 @@ gmmu_sm_config sm_core_config(const config &c)
             s.ccws.depth_weight[d] = w;
         }
     }
+    s.cpm.counter_bits = uint32_t(c.i("sm.tbc.cpm_bits"));
+    s.cpm.history = uint32_t(c.i("sm.tbc.cpm_history"));
+    s.cpm.flush_cycles = uint32_t(c.i("sm.tbc.cpm_flush_cycles"));
+    s.cpm.pages = uint32_t(c.i("l1_tlb.entries"));
     if (s.block_switch && s.scheme == GMMU_SCHEME_STALL)
         throw config_error("config key 'sm.block_switch': needs a preemptible sm.fault_scheme "
                            "(not stall)");
@@ -543,8 +569,24 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.branches); }},
             {"divergent_branches", "branches whose active lanes split the warp",
              [](const T &c) { return json(c.sm.st.divergent_branches); }},
-            {"simt_peak_depth", "deepest reconvergence stack of any warp",
+            {"simt_peak_depth", "deepest reconvergence stack of any warp (with compaction: of any block)",
              [](const T &c) { return json(c.sm.st.simt_peak_depth); }},
+            {"active_lanes", "active lanes of first issues (replays not counted)",
+             [](const T &c) { return json(c.sm.st.active_lanes); }},
+            {"simd_utilization", "active lanes per lane slot of first issues: active_lanes / (32 x (issued - replayed))",
+             [](const T &c) { const uint64_t n = c.sm.st.issued - c.sm.st.replayed; return json(n ? double(c.sm.st.active_lanes) / (32.0 * double(n)) : 0.0); }},
+            {"page_divergence_static_avg", "distinct 4 KiB pages per static warp's share of a global memory instruction's lanes (page divergence before compaction; equals page_divergence_avg without it)",
+             [](const T &c) { return json(c.sm.st.mem_static_warps ? double(c.sm.st.mem_static_pages) / double(c.sm.st.mem_static_warps) : 0.0); }},
+            {"compactions", "tbc/tlb-tbc: times a block's threads were regrouped into dynamic warps",
+             [](const T &c) { return json(c.sm.st.compactions); }},
+            {"dynamic_warps", "tbc/tlb-tbc: dynamic warps formed",
+             [](const T &c) { return json(c.sm.st.dynamic_warps); }},
+            {"block_syncs", "tbc/tlb-tbc: block-wide synchronisations (conditional branches and reconvergence points)",
+             [](const T &c) { return json(c.sm.st.block_syncs); }},
+            {"stall_sync", "tbc/tlb-tbc: warp-cycles a dynamic warp waited at a block-wide synchronisation for the block's other warps",
+             [](const T &c) { return json(c.sm.st.stall_sync); }},
+            {"regroup_wait_cycles", "tbc/tlb-tbc: block-cycles from a change of the block-wide stack's top to the regrouping (the model waits for the block's in-flight instructions)",
+             [](const T &c) { return json(c.sm.st.regroup_wait_cycles); }},
             {"blocks_started", "thread blocks started",
              [](const T &c) { return json(c.sm.st.blocks_started); }},
             {"blocks_done", "thread blocks finished",

@@ -1048,4 +1048,152 @@ TEST(SmIssueTest, LbmLikeArraysArePaddedToANonPowerOfTwoPageStride)
     EXPECT_EQ(sets.size(), 19u);
 }
 
+// ---- thread block compaction -----------------------------------------------------
+
+// Two warps; lanes whose (lane ^ warp) is even load one line each, the rest
+// exit: warp 0's even lanes and warp 1's odd lanes fill one dynamic warp.
+// Thread t reads line t: warp 0's lines are on one page, warp 1's on the next.
+std::unique_ptr<gmmu_kernel> checkerboard_kernel()
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    std::snprintf(k->name, sizeof k->name, "checker");
+    k->nregs = 9;
+    k->warps_per_block = 2;
+    k->grid_blocks = 1;
+    const gmmu_insn code[] = {
+        {(uint8_t)GMMU_OP_XOR, 6, {2, 3, 0}, 0},             // 0: r6 = warp ^ lane
+        {(uint8_t)GMMU_OP_ANDI, 6, {6, 0, 0}, 1},            // 1: r6 &= 1
+        {(uint8_t)GMMU_OP_SHLI, 8, {0, 0, 0}, 7},            // 2: r8 = thread * 128
+        {(uint8_t)GMMU_OP_BRNZ, 0, {6, 0, 0}, 5},            // 3: odd -> exit
+        {(uint8_t)GMMU_OP_LD, 7, {8, 0, 0}, 0x100000000000ll}, // 4: r7 = [r8 + base]
+    };
+    k->ninsns = 5;
+    for (int i = 0; i < 5; i++)
+        k->code[i] = code[i];
+    return k;
+}
+
+TEST(SmIssueTest, TbcCompactsThreadsOfTwoWarpsIntoOneDynamicWarp)
+{
+    auto k = checkerboard_kernel();
+    SmRun base;
+    run(base, cfg_for(GMMU_SCHEME_STALL), k.get());
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.compaction = GMMU_COMPACT_TBC;
+    c.order = GMMU_ORDER_OLDEST;
+    SmRun r;
+    run(r, c, k.get());
+    // per-warp stacks: 2 warps x 5 instructions; TBC: 2 x 4, then one load
+    EXPECT_EQ(base.sm.st.issued, 10u);
+    EXPECT_EQ(r.sm.st.issued, 9u);
+    EXPECT_EQ(base.sm.st.active_lanes, r.sm.st.active_lanes); // same work, fewer issues
+    EXPECT_EQ(r.sm.st.compactions, 1u);
+    EXPECT_EQ(r.sm.st.dynamic_warps, 1u);
+    EXPECT_EQ(r.sm.st.block_syncs, 2u); // the branch, then the exit
+    EXPECT_EQ(r.sm.st.divergent_branches, 1u);
+    // the dynamic warp's load touches both warps' pages; each static warp's
+    // share touches one
+    EXPECT_EQ(r.sm.st.mem_insns, 1u);
+    EXPECT_EQ(r.sm.st.mem_pages, 2u);
+    EXPECT_EQ(r.sm.st.mem_static_warps, 2u);
+    EXPECT_EQ(r.sm.st.mem_static_pages, 2u);
+    EXPECT_EQ(base.sm.st.mem_pages, 2u);
+    EXPECT_EQ(base.sm.st.mem_insns, 2u);
+    expect_same(Snapshot{base.env.mem, base.env.regs}, r.env, "tbc");
+    const auto &regs = r.env.regs.at(0);
+    for (uint32_t w = 0; w < 2; w++)
+        for (uint32_t l = 0; l < 32; l++) {
+            const bool loads = ((w ^ l) & 1u) == 0;
+            const uint64_t t = w * 32 + l;
+            EXPECT_EQ(regs[(w * 9 + 7) * 32 + l],
+                      loads ? gmmu_kernel_input_value(0x100000000000ull + t * 128u) : 0u)
+                << "warp " << w << " lane " << l;
+        }
+}
+
+TEST(SmIssueTest, TlbAwareTbcKeepsWarpsApartUntilTheirCountersSaturate)
+{
+    auto k = checkerboard_kernel();
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.compaction = GMMU_COMPACT_TLB_TBC;
+    c.order = GMMU_ORDER_OLDEST;
+    SmRun r;
+    r.env.tlb_pages = 16;
+    run(r, c, k.get());
+    // a fresh matrix: warp 1's threads may not join warp 0's; they are
+    // forced into the second dynamic warp
+    EXPECT_EQ(r.sm.st.dynamic_warps, 2u);
+    EXPECT_EQ(r.sm.st.issued, 10u);
+    EXPECT_EQ(r.sm.st.mem_pages, 2u);
+    EXPECT_EQ(r.sm.st.mem_insns, 2u); // one page each
+    EXPECT_EQ(r.sm.st.mem_static_warps, 2u);
+}
+
+TEST(SmIssueTest, CompactionKeepsEveryKernelsResultsUnderEverySchemeAndSwitching)
+{
+    const uint64_t seed = test_seed(0x7BCull);
+    std::printf("seed %llu\n", (unsigned long long)seed);
+    for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
+                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
+                               {"pathfinder-like", 6}}) {
+        auto k = kernel(name, std::string(name) == "pathfinder-like" ? 16 : 6, iters);
+        Snapshot ref = interpret(k.get());
+        for (auto comp : {GMMU_COMPACT_TBC, GMMU_COMPACT_TLB_TBC})
+            for (auto s : kSchemes)
+                for (bool sw : {false, true}) {
+                    if (sw && s == GMMU_SCHEME_STALL)
+                        continue;
+                    SmRun r;
+                    r.env.seed = seed;
+                    r.env.fault_pct = 40;
+                    r.env.queue_pos = 1;
+                    r.env.tlb_pages = 16;
+                    gmmu_sm_config c = cfg_for(s, 32768);
+                    c.compaction = comp;
+                    c.order = GMMU_ORDER_OLDEST;
+                    c.block_switch = sw;
+                    c.switch_threshold = 0;
+                    run(r, c, k.get());
+                    std::string what = std::string(name) + "/" +
+                                       (comp == GMMU_COMPACT_TBC ? "tbc/" : "tlb-tbc/") +
+                                       gmmu_fault_scheme_name(s) + (sw ? "+switch" : "") +
+                                       " seed " + std::to_string(seed);
+                    EXPECT_GT(r.sm.st.faults, 0u) << what;
+                    EXPECT_GT(r.sm.st.compactions, 0u) << what;
+                    if (sw) {
+                        EXPECT_GT(r.sm.st.switch_outs, 0u) << what;
+                    }
+                    expect_same(ref, r.env, what);
+                }
+    }
+}
+
+TEST(SmIssueTest, CompactionRefusesThrottlesAndBadMatrices)
+{
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    c.compaction = GMMU_COMPACT_TBC;
+    c.throttle = GMMU_THROTTLE_CCWS;
+    gmmu_ccws_config_default(&c.ccws, 1);
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "compaction");
+    c = cfg_for(GMMU_SCHEME_STALL);
+    c.compaction = GMMU_COMPACT_TLB_TBC;
+    c.cpm.counter_bits = 9;
+    EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "counter_bits");
+    c.cpm.counter_bits = 3;
+    EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_OK);
+    // a block of more warps than the block-wide masks hold
+    auto k = kernel("tiny", 1, 1);
+    k->warps_per_block = 33;
+    c.max_warps = 64;
+    c.regfile_bytes = 64u << 20;
+    SmRun r;
+    gmmu_sm_env e = r.env.env();
+    ASSERT_EQ(gmmu_sm_init(&r.sm, &c, &e, &err), GMMU_OK);
+    EXPECT_NE(gmmu_sm_launch(&r.sm, k.get(), 0, &err), GMMU_OK);
+    EXPECT_STREQ(err.field, "compaction");
+}
+
 } // namespace

@@ -304,7 +304,7 @@ TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
 {
     // The schedulers only reorder issue; every combination must end with the
     // reference memory and registers. CCWS's counters show it was active.
-    for (const char *ws : {"gto", "ccws", "ta-ccws", "tcws"})
+    for (const char *ws : {"gto", "oldest", "ccws", "ta-ccws", "tcws", "tbc", "tlb-tbc"})
         for (const char *scheme : {"stall", "wd-commit", "replay-queue", "oplog"}) {
             const std::string d = outdir(std::string("ws_") + ws + "_" + scheme);
             SimRun r = sim(std::string("--set sm.count=4 --set workload.kernel=bfs-like") +
@@ -320,11 +320,17 @@ TEST(FaultsPlatformTest, EveryWarpSchedulerKeepsTheDataUnderEveryScheme)
             for (auto &[name, v] : s["gpu"].items())
                 if (name.rfind("sm", 0) == 0 && v.is_object() && v.contains("lines_lost"))
                     lost += v["lines_lost"].get<uint64_t>();
-            if (std::string(ws) == "gto") {
-                EXPECT_EQ(lost, 0u);
-            } else {
+            const std::string w = ws;
+            if (w == "ccws" || w == "ta-ccws" || w == "tcws") {
                 EXPECT_GT(lost, 0u) << ws << "/" << scheme;
+            } else {
+                EXPECT_EQ(lost, 0u);
             }
+            uint64_t compactions = 0;
+            for (auto &[name, v] : s["gpu"].items())
+                if (name.rfind("sm", 0) == 0 && v.is_object() && v.contains("compactions"))
+                    compactions += v["compactions"].get<uint64_t>();
+            EXPECT_EQ(compactions > 0, w == "tbc" || w == "tlb-tbc") << ws << "/" << scheme;
         }
 }
 
@@ -358,6 +364,37 @@ TEST(FaultsPlatformTest, TcwsSeesVictimsAndHitDepthsOfTheMshrTlb)
     ASSERT_EQ(r.status, 0) << r.out;
     json s0 = load(d0 + "/stats.json");
     EXPECT_NE(s0["gpu"]["sm0"]["stall_throttled"], s["gpu"]["sm0"]["stall_throttled"]);
+}
+
+// Thread block compaction on pichai14 with a divergent kernel: dynamic warps
+// fill more lanes than per-warp stacks and mix pages of different warps
+// (page divergence after compaction above the same lanes' divergence in
+// their static warps); the TLB-aware compactor keeps warps with unrelated
+// pages apart, so its dynamic warps touch fewer pages.
+TEST(FaultsPlatformTest, TbcFillsLanesAndMixesPagesTlbAwareTbcKeepsThemApart)
+{
+    auto run = [](const std::string &ws) {
+        const std::string d = outdir("tbc_" + ws);
+        SimRun r = run_gmmu_sim("--config pichai14 --set sm.model=issue --workload kernel"
+                                " --set workload.kernel=bfs-like --set workload.grid_blocks=32"
+                                " --set sm.count=2 --set sm.warp_scheduler=" + ws +
+                                " --quiet --out " + d);
+        EXPECT_EQ(r.status, 0) << ws << "\n" << r.out;
+        json s = load(d + "/stats.json");
+        EXPECT_EQ(s["data_check"]["mismatches"], 0u) << ws;
+        return s["gpu"]["sm0"];
+    };
+    json base = run("oldest"), tbc = run("tbc"), aware = run("tlb-tbc");
+    EXPECT_EQ(base["compactions"], 0u);
+    EXPECT_EQ(base["page_divergence_avg"], base["page_divergence_static_avg"]);
+    EXPECT_GT(tbc["compactions"].get<uint64_t>(), 0u);
+    EXPECT_GT(tbc["simd_utilization"].get<double>(), 1.5 * base["simd_utilization"].get<double>());
+    EXPECT_LT(tbc["issued"].get<uint64_t>(), base["issued"].get<uint64_t>());
+    EXPECT_GT(tbc["page_divergence_avg"].get<double>(),
+              1.5 * tbc["page_divergence_static_avg"].get<double>());
+    EXPECT_GT(aware["compactions"].get<uint64_t>(), 0u);
+    EXPECT_LT(aware["page_divergence_avg"].get<double>(), tbc["page_divergence_avg"].get<double>());
+    EXPECT_GT(aware["dynamic_warps"].get<uint64_t>(), tbc["dynamic_warps"].get<uint64_t>());
 }
 
 // ---- kernel files ------------------------------------------------------------------
@@ -443,6 +480,10 @@ TEST(FaultsPlatformTest, BadKeysNameTheKey)
         {"--set sm.ccws.vta_entries=65", "sm.ccws.vta_entries"},
         {"--set sm.warp_scheduler=tcws --set sm.tcws.weight_d2=6", "sm.tcws.weight_d2"},
         {"--set sm.tcws.epw=0", "sm.tcws.epw"},
+        {"--set sm.warp_scheduler=tbc2", "sm.warp_scheduler"},
+        {"--set sm.warp_scheduler=tlb-tbc --set sm.tbc.cpm_bits=9", "sm.tbc.cpm_bits"},
+        {"--set sm.tbc.cpm_history=0", "sm.tbc.cpm_history"},
+        {"--set sm.tbc.cpm_flush_cycles=-1", "sm.tbc.cpm_flush_cycles"},
     };
     for (const Case &c : cases) {
         SimRun r = sim(c.args + " --out " + outdir("bad"));

@@ -64,6 +64,7 @@
 #include "gmmu/oplog.h"
 #include "gmmu/replay_queue.h"
 #include "gmmu/status.h"
+#include "gmmu/tbc.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -75,8 +76,17 @@ extern "C" {
 /* Which ready warp issues first (docs/warp_sched.md). */
 typedef enum gmmu_warp_order {
     GMMU_ORDER_LRR = 0, /* loose round robin: from the warp after last cycle's start */
-    GMMU_ORDER_GTO = 1  /* greedy then oldest: the warp that issued last, then by age */
+    GMMU_ORDER_GTO = 1, /* greedy then oldest: the warp that issued last, then by age */
+    GMMU_ORDER_OLDEST = 2 /* by age alone: older block first, lower warp first (TBC's
+                             age-based priority) */
 } gmmu_warp_order;
+
+/* Thread block compaction (gmmu/tbc.h, docs/tbc.md). */
+typedef enum gmmu_compaction {
+    GMMU_COMPACT_NONE = 0,   /* per-warp reconvergence stacks */
+    GMMU_COMPACT_TBC = 1,    /* block-wide stacks, dynamic warps by branch outcome */
+    GMMU_COMPACT_TLB_TBC = 2 /* ... compacting only threads whose warps share pages (CPM) */
+} gmmu_compaction;
 
 /* Throttling of memory instructions by lost-locality scores (gmmu/ccws.h). */
 typedef enum gmmu_throttle {
@@ -88,7 +98,7 @@ typedef enum gmmu_throttle {
                                   TLB victims; TLB hits score ccws.depth_weight[depth] */
 } gmmu_throttle;
 
-/* "lrr", "gto". */
+/* "lrr", "gto", "oldest". */
 const char *gmmu_warp_order_name(gmmu_warp_order o);
 gmmu_status gmmu_warp_order_parse(const char *s, gmmu_warp_order *out);
 
@@ -132,6 +142,11 @@ typedef struct gmmu_sm_config {
     gmmu_throttle throttle;    /* NONE */
     gmmu_ccws_config ccws;     /* throttle != NONE: VTAs and scores (warps: set at launch to
                                   the resident warps, at most 64) */
+    gmmu_compaction compaction; /* NONE; not with a throttle; blocks of at most
+                                   GMMU_TBC_MAX_WARPS warps */
+    gmmu_cpm_config cpm;       /* TLB_TBC: counter_bits, history, pages (the L1 TLB's
+                                  entries), flush_cycles; warps: set at launch to the
+                                  resident warps */
     uint32_t oplog_bytes;      /* operand log capacity (OPLOG only), e.g. 16384 */
     uint32_t replay_queue_entries; /* per warp (1..64) */
     bool block_switch;         /* switch faulted blocks out (preemptible schemes) */
@@ -252,6 +267,20 @@ typedef struct gmmu_sm_stats {
     uint64_t mem_insns;       /* global memory instructions that passed their TLB checks */
     uint64_t mem_pages;       /* distinct 4 KiB pages of their active lanes, summed (page
                                  divergence = mem_pages / mem_insns) */
+    uint64_t mem_static_warps;/* the static warps their active lanes belong to, summed (=
+                                 mem_insns without compaction) */
+    uint64_t mem_static_pages;/* distinct pages per static warp's lanes, summed: page
+                                 divergence before compaction = this / mem_static_warps */
+    uint64_t active_lanes;    /* active lanes of first issues (SIMD utilisation = this /
+                                 (32 x (issued - replayed))) */
+    uint64_t compactions;     /* compaction: times a block's threads were regrouped */
+    uint64_t dynamic_warps;   /* compaction: dynamic warps formed */
+    uint64_t block_syncs;     /* compaction: block-wide synchronisations (branches and
+                                 reconvergence points) */
+    uint64_t stall_sync;      /* compaction: warp-cycles a dynamic warp waited at a block-wide
+                                 synchronisation for the block's other warps */
+    uint64_t regroup_wait_cycles; /* compaction: block-cycles from a change of the top entry
+                                     to the regrouping (waiting for in-flight instructions) */
     uint64_t requests;        /* translate calls */
     uint64_t faults;          /* faulting instructions (squashed, or stalled under STALL) */
     uint64_t fault_retries;   /* STALL: re-sent requests */
