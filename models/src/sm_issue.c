@@ -814,6 +814,18 @@ static gmmu_status tbc_progress(gmmu_sm *sm, uint32_t c, uint64_t now)
         w->simt.n = 1;
         w->simt.peak = 1;
         w->simt.e[0] = (gmmu_simt_entry){top->pc, top->rpc, slot_lanes(b, wi)};
+        const uint8_t *h = b->home + (size_t)wi * LANES;
+        uint8_t first = GMMU_TBC_NO_THREAD;
+        for (uint32_t l = 0; l < LANES; l++) {
+            if (h[l] == GMMU_TBC_NO_THREAD)
+                continue;
+            if (first == GMMU_TBC_NO_THREAD) {
+                first = h[l];
+            } else if (h[l] != first) {
+                sm->st.mixed_warps++;
+                break;
+            }
+        }
         w->branch_until = now + 1 + wi;
         gmmu_status st = ev_push(s, w->branch_until, EV_RESUME, c, wi);
         if (st != GMMU_OK)
@@ -1054,6 +1066,8 @@ static void cpm_observe(gmmu_sm *sm, const block_t *b, uint32_t wi, uint32_t lan
         seen |= 1u << sw;
         gmmu_cpm_access(s->cpm, va >> 12, b->slot * s->wpb + sw, !rs->tlb_miss, now);
     }
+    sm->st.cpm_updates = s->cpm->updates;
+    sm->st.cpm_saturations = s->cpm->saturations;
 }
 
 static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry)

@@ -1089,6 +1089,7 @@ TEST(SmIssueTest, TbcCompactsThreadsOfTwoWarpsIntoOneDynamicWarp)
     EXPECT_EQ(base.sm.st.active_lanes, r.sm.st.active_lanes); // same work, fewer issues
     EXPECT_EQ(r.sm.st.compactions, 1u);
     EXPECT_EQ(r.sm.st.dynamic_warps, 1u);
+    EXPECT_EQ(r.sm.st.mixed_warps, 1u);
     EXPECT_EQ(r.sm.st.block_syncs, 2u); // the branch, then the exit
     EXPECT_EQ(r.sm.st.divergent_branches, 1u);
     // the dynamic warp's load touches both warps' pages; each static warp's
@@ -1123,6 +1124,7 @@ TEST(SmIssueTest, TlbAwareTbcKeepsWarpsApartUntilTheirCountersSaturate)
     // a fresh matrix: warp 1's threads may not join warp 0's; they are
     // forced into the second dynamic warp
     EXPECT_EQ(r.sm.st.dynamic_warps, 2u);
+    EXPECT_EQ(r.sm.st.mixed_warps, 0u);
     EXPECT_EQ(r.sm.st.issued, 10u);
     EXPECT_EQ(r.sm.st.mem_pages, 2u);
     EXPECT_EQ(r.sm.st.mem_insns, 2u); // one page each

@@ -275,6 +275,9 @@ typedef struct gmmu_sm_stats {
                                  (32 x (issued - replayed))) */
     uint64_t compactions;     /* compaction: times a block's threads were regrouped */
     uint64_t dynamic_warps;   /* compaction: dynamic warps formed */
+    uint64_t mixed_warps;     /* ... of them holding threads of two or more static warps */
+    uint64_t cpm_updates;     /* TLB-aware compaction: counter increments */
+    uint64_t cpm_saturations; /* ... that brought a counter to its maximum */
     uint64_t block_syncs;     /* compaction: block-wide synchronisations (branches and
                                  reconvergence points) */
     uint64_t stall_sync;      /* compaction: warp-cycles a dynamic warp waited at a block-wide
