@@ -4,9 +4,12 @@
 # (figure 13), TA-CCWS's TLB weight (figure 16), TCWS's entries per warp
 # (figure 17) and LRU-depth weights (figure 18), and the state each needs in
 # bits. Writes docs/results/warp_sched.{md,png}. Parameters are fixed in
-# warp_sched.py.
+# warp_sched.py and tbc.py.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
-exec /usr/bin/python3 "$here/warp_sched.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+/usr/bin/python3 "$here/warp_sched.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+# Thread block compaction with and without TLBs (figure 20) and TLB-aware
+# TBC by counter width (figure 22): docs/results/tbc.{md,png}.
+exec /usr/bin/python3 "$here/tbc.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
