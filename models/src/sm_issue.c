@@ -1367,6 +1367,7 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
         sm->st.branches++;
         unit_left[GMMU_UNIT_MATH]--;
         sm->st.issued++;
+        sm->st.issued_by_slot[b->slot * s->wpb + wi]++;
         sm->st.committed++;
         sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
         trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
@@ -1389,6 +1390,7 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
         sm->st.simt_peak_depth = w->simt.peak;
     unit_left[GMMU_UNIT_MATH]--;
     sm->st.issued++;
+    sm->st.issued_by_slot[s->blk[c].slot * s->wpb + wi]++;
     sm->st.committed++;
     sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
     trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
@@ -1423,6 +1425,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     } else {
         if (w->arrived) {
             sm->st.stall_sync++;
+            sm->st.held_by_slot[b->slot * s->wpb + wi]++;
             return TRY_NONE;
         }
         if (w->idle || gmmu_simt_done(&w->simt))
@@ -1469,6 +1472,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     }
     if (mem && !replay && s->lls && !(s->lls_pool >> (b->slot * s->wpb + wi) & 1u)) {
         sm->st.stall_throttled++;
+        sm->st.held_by_slot[b->slot * s->wpb + wi]++;
         return TRY_BLOCKED;
     }
     if (mem && s->ldst_busy >= sm->cfg.ldst_queue) {
@@ -1534,6 +1538,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     w->ninflight++;
     unit_left[u]--;
     sm->st.issued++;
+    sm->st.issued_by_slot[b->slot * s->wpb + wi]++;
     if (replay)
         sm->st.replayed++;
     else

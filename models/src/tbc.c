@@ -254,53 +254,70 @@ uint64_t gmmu_cpm_state_bits(const gmmu_cpm_config *c, uint32_t tlb_entries)
 
 /* ---- compaction ------------------------------------------------------------- */
 
+gmmu_status gmmu_tbc_compactor_start(gmmu_tbc_compactor *c, const uint32_t *mask, uint32_t nwarps,
+                                     const gmmu_cpm *cpm, uint32_t cpm_base)
+{
+    if (!c || !mask || nwarps == 0 || nwarps > GMMU_TBC_MAX_WARPS)
+        return GMMU_EINVAL;
+    memset(c, 0, sizeof *c);
+    c->nwarps = nwarps;
+    c->cpm = cpm;
+    c->cpm_base = cpm_base;
+    for (uint32_t w = 0; w < nwarps; w++) {
+        c->left[w] = mask[w];
+        for (uint32_t l = 0; l < 32; l++)
+            c->rem[l] += mask[w] >> l & 1u;
+        c->total += (uint32_t)__builtin_popcount(mask[w]);
+    }
+    return GMMU_OK;
+}
+
+bool gmmu_tbc_compactor_step(gmmu_tbc_compactor *c, uint8_t home[32])
+{
+    if (!c || !home || gmmu_tbc_compactor_done(c))
+        return false;
+    const uint32_t k = c->formed++;
+    uint32_t members[GMMU_TBC_MAX_WARPS], nm = 0;
+    memset(home, GMMU_TBC_NO_THREAD, 32);
+    for (uint32_t l = 0; l < 32; l++) {
+        if (c->rem[l] == 0)
+            continue;
+        /* TLB-aware: a lane with as many threads left as dynamic warps left
+         * to form must place one now. */
+        const bool forced = !c->cpm || c->rem[l] >= c->nwarps - k;
+        uint32_t pick = GMMU_TBC_NO_THREAD;
+        for (uint32_t w = 0; w < c->nwarps && pick == GMMU_TBC_NO_THREAD; w++) {
+            if (!(c->left[w] >> l & 1u))
+                continue;
+            bool ok = true;
+            for (uint32_t j = 0; !forced && j < nm && ok; j++)
+                ok = gmmu_cpm_saturated(c->cpm, c->cpm_base + w, c->cpm_base + members[j]);
+            if (ok)
+                pick = w;
+        }
+        if (pick == GMMU_TBC_NO_THREAD)
+            continue;
+        home[l] = (uint8_t)pick;
+        c->left[pick] &= ~(1u << l);
+        c->rem[l]--;
+        c->total--;
+        uint32_t j = 0;
+        while (j < nm && members[j] != pick)
+            j++;
+        if (j == nm)
+            members[nm++] = pick;
+    }
+    return true;
+}
+
 uint32_t gmmu_tbc_compact(const uint32_t *mask, uint32_t nwarps, const gmmu_cpm *cpm, uint32_t cpm_base,
                           uint8_t *home)
 {
-    if (!mask || !home || nwarps == 0 || nwarps > GMMU_TBC_MAX_WARPS)
+    gmmu_tbc_compactor c;
+    if (!home || gmmu_tbc_compactor_start(&c, mask, nwarps, cpm, cpm_base) != GMMU_OK)
         return 0;
     memset(home, GMMU_TBC_NO_THREAD, (size_t)nwarps * 32u);
-    uint32_t left[GMMU_TBC_MAX_WARPS]; /* threads not yet placed */
-    uint32_t rem[32] = {0};            /* per lane */
-    uint32_t total = 0;
-    for (uint32_t w = 0; w < nwarps; w++) {
-        left[w] = mask[w];
-        for (uint32_t l = 0; l < 32; l++)
-            rem[l] += mask[w] >> l & 1u;
-        total += (uint32_t)__builtin_popcount(mask[w]);
-    }
-    uint32_t k = 0;
-    for (; k < nwarps && total > 0; k++) {
-        uint32_t members[GMMU_TBC_MAX_WARPS], nm = 0;
-        for (uint32_t l = 0; l < 32; l++) {
-            if (rem[l] == 0)
-                continue;
-            bool forced = !cpm || rem[l] >= nwarps - k;
-            uint32_t pick = GMMU_TBC_NO_THREAD;
-            for (uint32_t w = 0; w < nwarps && pick == GMMU_TBC_NO_THREAD; w++) {
-                if (!(left[w] >> l & 1u))
-                    continue;
-                bool ok = forced;
-                if (!ok) {
-                    ok = true;
-                    for (uint32_t j = 0; j < nm && ok; j++)
-                        ok = gmmu_cpm_saturated(cpm, cpm_base + w, cpm_base + members[j]);
-                }
-                if (ok)
-                    pick = w;
-            }
-            if (pick == GMMU_TBC_NO_THREAD)
-                continue;
-            home[k * 32u + l] = (uint8_t)pick;
-            left[pick] &= ~(1u << l);
-            rem[l]--;
-            total--;
-            uint32_t j = 0;
-            while (j < nm && members[j] != pick)
-                j++;
-            if (j == nm)
-                members[nm++] = pick;
-        }
-    }
-    return k;
+    while (gmmu_tbc_compactor_step(&c, home + (size_t)c.formed * 32u))
+        ;
+    return c.formed;
 }

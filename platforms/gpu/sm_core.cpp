@@ -517,6 +517,16 @@ gmmu_status sm_core::c_done(void *ctx, uint32_t smid, uint32_t id, const uint64_
     return GMMU_OK;
 }
 
+// Per-warp-slot counters of the resident warp slots.
+static nlohmann::json slot_array(const gmmu_sm &sm, const uint64_t *v)
+{
+    nlohmann::json a = nlohmann::json::array();
+    const uint64_t n = sm.kernel ? uint64_t(sm.st.resident_blocks) * sm.kernel->warps_per_block : 0;
+    for (uint64_t i = 0; i < n && i < GMMU_SM_MAX_WARP_SLOTS; i++)
+        a.push_back(v[i]);
+    return a;
+}
+
 const stat_table<sm_core> &sm_core::stats_table()
 {
     using json = nlohmann::json;
@@ -571,6 +581,10 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.lines_lost); }},
             {"throttle_state_bits", "hardware state of the warp throttle in bits (VTAs and scores of every warp slot; 0 without one)",
              [](const T &c) { return json(gmmu_sm_throttle_state_bits(&c.sm.cfg)); }},
+            {"issued_by_warp_slot", "instructions issued per warp slot (resident block slot x warps per block + warp; with compaction the slot of the dynamic warp), an array",
+             [](const T &c) { return slot_array(c.sm, c.sm.st.issued_by_slot); }},
+            {"held_by_warp_slot", "warp-cycles the scheduler held each warp slot's warp (CCWS-family throttle or a compaction synchronisation), an array",
+             [](const T &c) { return slot_array(c.sm, c.sm.st.held_by_slot); }},
             {"branches", "branch instructions issued (also counted in issued and committed)",
              [](const T &c) { return json(c.sm.st.branches); }},
             {"divergent_branches", "branches whose active lanes split the warp",

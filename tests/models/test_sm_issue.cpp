@@ -832,6 +832,13 @@ TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
             EXPECT_GT(r.sm.st.vta_hits, 0u);
             EXPECT_GT(r.sm.st.stall_throttled, 0u);
         }
+        uint64_t held = 0, issued = 0;
+        for (uint32_t g = 0; g < GMMU_SM_MAX_WARP_SLOTS; g++) {
+            held += r.sm.st.held_by_slot[g];
+            issued += r.sm.st.issued_by_slot[g];
+        }
+        EXPECT_EQ(held, r.sm.st.stall_throttled);
+        EXPECT_EQ(issued, r.sm.st.issued);
     }
     // Too many resident warps for the 64-warp scoring: refused at launch.
     gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
@@ -1091,6 +1098,12 @@ TEST(SmIssueTest, TbcCompactsThreadsOfTwoWarpsIntoOneDynamicWarp)
     EXPECT_EQ(r.sm.st.dynamic_warps, 1u);
     EXPECT_EQ(r.sm.st.mixed_warps, 1u);
     EXPECT_EQ(r.sm.st.block_syncs, 2u); // the branch, then the exit
+    // per warp slot: dynamic warp 0 issued the load too
+    EXPECT_EQ(r.sm.st.issued_by_slot[0], 5u);
+    EXPECT_EQ(r.sm.st.issued_by_slot[1], 4u);
+    EXPECT_EQ(base.sm.st.issued_by_slot[0], 5u);
+    EXPECT_EQ(base.sm.st.issued_by_slot[1], 5u);
+    EXPECT_EQ(r.sm.st.held_by_slot[0] + r.sm.st.held_by_slot[1], r.sm.st.stall_sync);
     EXPECT_EQ(r.sm.st.divergent_branches, 1u);
     // the dynamic warp's load touches both warps' pages; each static warp's
     // share touches one

@@ -234,6 +234,37 @@ TEST(TbcCompactTest, TlbAwareCompactionNeverNeedsMoreWarpsThanTheBlockHas)
     gmmu_cpm_destroy(&m);
 }
 
+TEST(TbcCompactTest, TheCompactorFormsOneDynamicWarpPerCycle)
+{
+    const uint32_t mask[3] = {0x3u, 0x1u, 0x5u}; // lane 0 in all three warps
+    gmmu_tbc_compactor c;
+    ASSERT_EQ(gmmu_tbc_compactor_start(&c, mask, 3, nullptr, 0), GMMU_OK);
+    std::vector<uint8_t> all(3 * 32);
+    uint32_t n = 0;
+    uint8_t home[32];
+    while (gmmu_tbc_compactor_step(&c, home)) {
+        std::copy(home, home + 32, all.begin() + n * 32);
+        n++;
+    }
+    EXPECT_TRUE(gmmu_tbc_compactor_done(&c));
+    EXPECT_EQ(n, 3u);
+    // cycle 0: lanes 0 (warp 0), 1 (warp 0), 2 (warp 2); cycle 1: lane 0 of
+    // warp 1; cycle 2: lane 0 of warp 2
+    EXPECT_EQ(all[0], 0);
+    EXPECT_EQ(all[1], 0);
+    EXPECT_EQ(all[2], 2);
+    EXPECT_EQ(all[32], 1);
+    EXPECT_EQ(all[33], X);
+    EXPECT_EQ(all[64], 2);
+    uint32_t m = 0;
+    auto once = compact({0x3u, 0x1u, 0x5u}, nullptr, &m);
+    EXPECT_EQ(m, n);
+    EXPECT_EQ(once, all);
+    EXPECT_FALSE(gmmu_tbc_compactor_step(&c, home)); // done stays done
+    EXPECT_EQ(gmmu_tbc_compactor_start(&c, mask, 0, nullptr, 0), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_tbc_compactor_start(&c, nullptr, 3, nullptr, 0), GMMU_EINVAL);
+}
+
 // ---- Common Page Matrix --------------------------------------------------------
 
 TEST(CpmTest, HitsCountAgainstTheLastTwoOtherUsersAndSaturate)

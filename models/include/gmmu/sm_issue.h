@@ -115,6 +115,7 @@ const char *gmmu_fault_scheme_name(gmmu_fault_scheme s);
 gmmu_status gmmu_fault_scheme_parse(const char *s, gmmu_fault_scheme *out);
 
 #define GMMU_SM_LINE_BYTES 128u
+#define GMMU_SM_MAX_WARP_SLOTS 256u /* = the largest max_warps */
 
 typedef struct gmmu_sm_config {
     uint32_t sm_id;
@@ -296,6 +297,11 @@ typedef struct gmmu_sm_stats {
     uint64_t stall_throttled;   /* warp-cycles a memory instruction was held by the throttle */
     uint64_t vta_hits;          /* throttle: misses found in the warp's VTA (lost locality) */
     uint64_t lines_lost;        /* throttle: victims entered into their owner's VTA */
+    uint64_t issued_by_slot[GMMU_SM_MAX_WARP_SLOTS]; /* issued, per warp slot (resident block
+                                                        slot x warps per block + warp) */
+    uint64_t held_by_slot[GMMU_SM_MAX_WARP_SLOTS];   /* warp-cycles the scheduler held the
+                                                        slot's warp (stall_throttled +
+                                                        stall_sync), per warp slot */
     uint64_t branches;          /* branch instructions issued (in issued and committed too) */
     uint64_t divergent_branches;/* branches whose active lanes split */
     uint32_t simt_peak_depth;   /* deepest reconvergence stack of any warp */

@@ -100,7 +100,8 @@ typedef struct gmmu_cpm_config {
     uint32_t flush_cycles; /* clear every counter this often, 0 = never (500) */
 } gmmu_cpm_config;
 
-typedef struct gmmu_cpm {
+typedef struct gmmu_cpm gmmu_cpm;
+struct gmmu_cpm {
     gmmu_cpm_config cfg;
     uint8_t *cnt;      /* [row * warps + col] */
     uint64_t *page;    /* [pages] virtual page numbers */
@@ -110,7 +111,7 @@ typedef struct gmmu_cpm {
     uint64_t stamp;
     uint64_t last_flush;
     uint64_t updates, saturations, flushes;
-} gmmu_cpm;
+};
 
 gmmu_status gmmu_cpm_config_check(const gmmu_cpm_config *c, gmmu_error *err);
 gmmu_status gmmu_cpm_init(gmmu_cpm *m, const gmmu_cpm_config *c, gmmu_error *err);
@@ -130,6 +131,31 @@ uint32_t gmmu_cpm_counter(const gmmu_cpm *m, uint32_t row, uint32_t col);
 uint64_t gmmu_cpm_state_bits(const gmmu_cpm_config *c, uint32_t tlb_entries);
 
 /* ---- compaction ------------------------------------------------------------ */
+
+/* The compactor as a cycle-step model (the interface a later RTL twin is
+ * checked against): start it with the top entry's mask, then each step is
+ * one cycle, in which every lane's priority encoder picks at most one thread
+ * and one dynamic warp leaves. */
+typedef struct gmmu_tbc_compactor {
+    uint32_t nwarps;
+    uint32_t formed;                   /* dynamic warps formed so far */
+    uint32_t left[GMMU_TBC_MAX_WARPS]; /* threads not yet placed */
+    uint32_t rem[32];                  /* per lane */
+    uint32_t total;
+    const struct gmmu_cpm *cpm;
+    uint32_t cpm_base;
+} gmmu_tbc_compactor;
+
+/* GMMU_EINVAL if mask is NULL or nwarps is out of range. */
+gmmu_status gmmu_tbc_compactor_start(gmmu_tbc_compactor *c, const uint32_t *mask, uint32_t nwarps,
+                                     const struct gmmu_cpm *cpm, uint32_t cpm_base);
+static inline bool gmmu_tbc_compactor_done(const gmmu_tbc_compactor *c)
+{
+    return c->total == 0 || c->formed == c->nwarps;
+}
+/* One cycle: the next dynamic warp, home[l] = its lane l's static warp or
+ * GMMU_TBC_NO_THREAD. false (home untouched) when done. */
+bool gmmu_tbc_compactor_step(gmmu_tbc_compactor *c, uint8_t home[32]);
 
 /* Pack mask[0..nwarps-1] (lanes of each static warp) into dynamic warps:
  * home[k * 32 + l] = the static warp of dynamic warp k's lane l, or
