@@ -1,9 +1,8 @@
 // Fuzzing of the config loader and schema: the input is split into a JSON
-// config file and `--set` lines. Every input must load or be refused with a
-// config_error naming the file or a key; nothing else may escape, crash or
-// hang.
-#include <unistd.h>
-
+// config file's text (parsed in memory by config::from_text, the part of
+// config::load after reading the file) and `--set` lines. Every input must
+// load or be refused with a config_error naming the file or a key; nothing
+// else may escape, crash or hang.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -13,7 +12,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const std::string path = "/tmp/gmmu_fuzz_config_" + std::to_string(getpid()) + ".json";
+    static const std::string path = "fuzz.json"; // parsed in memory: no file I/O per input
     const std::string text(reinterpret_cast<const char *>(data), size);
     // First part: the file; after a NUL, one --set per line.
     const size_t nul = text.find('\0');
@@ -29,12 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             at = nl + 1;
         }
     }
-    if (FILE *f = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(file.data(), 1, file.size(), f);
-        std::fclose(f);
-    }
     try {
-        gmmu::config c = gmmu::config::load(path, sets);
+        gmmu::config c = gmmu::config::from_text(file, path, sets);
         (void)c.tree().dump();
     } catch (const gmmu::config_error &e) {
         const std::string msg = e.what();

@@ -552,8 +552,15 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
         throw config_error(path + ": cannot read config file");
     std::stringstream buf;
     buf << in.rdbuf();
-    std::string text = buf.str();
-    if (in.bad() || text.empty())
+    if (in.bad())
+        throw config_error(path + ":1: empty or unreadable config file");
+    return from_text(buf.str(), path, sets);
+}
+
+config config::from_text(const std::string &text, const std::string &path,
+                         const std::vector<std::string> &sets)
+{
+    if (text.empty())
         throw config_error(path + ":1: empty or unreadable config file");
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
         throw config_error(path + ":1: starts with a UTF-8 byte-order mark; save it without one");

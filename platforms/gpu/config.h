@@ -68,6 +68,10 @@ class config {
     // Load a named config (platforms/configs/NAME.json) or a path; then the
     // overrides "key=value" in order; then validate everything.
     static config load(const std::string &name_or_path, const std::vector<std::string> &sets);
+    // The same from a config file's text already in memory; path names it in
+    // errors (PATH:LINE).
+    static config from_text(const std::string &text, const std::string &path,
+                            const std::vector<std::string> &sets);
     static config defaults();
 
     int64_t i(const std::string &key) const;

@@ -177,7 +177,25 @@ class trace : public workload {
             throw config_error("config key 'workload.path': the trace workload needs a file "
                                "(--set workload.path=FILE)");
         q.resize(size_t(sms) * warps);
-        parse();
+        std::ifstream in(path);
+        if (!in)
+            throw config_error(path + ": cannot read trace file");
+        parse(in);
+    }
+    // The same parser over a trace file's text in memory.
+    trace(const std::string &text, const std::string &p, unsigned s, unsigned w)
+        : path(p), sms(s), warps(w)
+    {
+        q.resize(size_t(sms) * warps);
+        std::istringstream in(text);
+        parse(in);
+    }
+    size_t accesses() const
+    {
+        size_t n = 0;
+        for (auto &dq : q)
+            n += dq.size();
+        return n;
     }
     std::string name() const override { return "trace"; }
     void setup(driver &drv, unsigned page_shift) override
@@ -205,11 +223,8 @@ class trace : public workload {
     {
         throw config_error(path + ":" + std::to_string(line) + ": " + msg);
     }
-    void parse()
+    void parse(std::istream &in)
     {
-        std::ifstream in(path);
-        if (!in)
-            throw config_error(path + ": cannot read trace file");
         std::string text;
         size_t line = 0, ops = 0;
         while (std::getline(in, text)) {
@@ -280,6 +295,11 @@ class trace : public workload {
     unsigned sms, warps;
     std::vector<std::deque<warp_op>> q;
 };
+
+size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps)
+{
+    return trace(text, path, sms, warps).accesses();
+}
 
 static std::vector<std::pair<std::string, workload_factory>> &registry()
 {

@@ -38,6 +38,11 @@ bool register_workload(const std::string &name, workload_factory f);
 
 // Throws config_error for unknown names or bad parameters (trace: FILE:LINE).
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed);
+// The trace workload's parser over a trace file's text already in memory
+// (what `--workload trace` does with workload.path's contents, for sms SMs of
+// warps warps): the number of warp accesses, or a config_error naming
+// PATH:LINE.
+size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps);
 std::vector<std::string> workload_names();
 
 } // namespace gmmu
