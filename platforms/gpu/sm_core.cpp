@@ -607,6 +607,12 @@ const stat_table<sm_core> &sm_core::stats_table()
              [](const T &c) { return json(c.sm.st.cpm_updates); }},
             {"cpm_saturations", "tlb-tbc: increments that brought a counter to its maximum",
              [](const T &c) { return json(c.sm.st.cpm_saturations); }},
+            {"cpm_state_bits", "tlb-tbc: Common Page Matrix state in bits (counters of every pair of the SM's warp slots plus the warp history of every L1 TLB entry; 0 otherwise)",
+             [](const T &c) {
+                 gmmu_cpm_config m = c.sm.cfg.cpm;
+                 m.warps = c.sm.cfg.max_warps;
+                 return json(c.sm.cfg.compaction == GMMU_COMPACT_TLB_TBC ? gmmu_cpm_state_bits(&m, m.pages) : 0);
+             }},
             {"block_syncs", "tbc/tlb-tbc: block-wide synchronisations (conditional branches and reconvergence points)",
              [](const T &c) { return json(c.sm.st.block_syncs); }},
             {"stall_sync", "tbc/tlb-tbc: warp-cycles a dynamic warp waited at a block-wide synchronisation for the block's other warps",

@@ -395,6 +395,9 @@ TEST(FaultsPlatformTest, TbcFillsLanesAndMixesPagesTlbAwareTbcKeepsThemApart)
     EXPECT_GT(aware["compactions"].get<uint64_t>(), 0u);
     EXPECT_LT(aware["page_divergence_avg"].get<double>(), tbc["page_divergence_avg"].get<double>());
     EXPECT_GT(aware["dynamic_warps"].get<uint64_t>(), tbc["dynamic_warps"].get<uint64_t>());
+    // 48 x 47 three-bit counters plus 128 TLB entries x 2 six-bit warp ids
+    EXPECT_EQ(aware["cpm_state_bits"], 8304u);
+    EXPECT_EQ(tbc["cpm_state_bits"], 0u);
 }
 
 // ---- kernel files ------------------------------------------------------------------

@@ -7,7 +7,8 @@
  *  - Thread blocks of warps, resident up to the occupancy limits (blocks,
  *    warps, register file, shared memory); a kernel's grid is handed out by
  *    the caller's block scheduler (env.next_block).
- *  - An issue stage (loose round robin, or greedy-then-oldest: cfg.order):
+ *  - An issue stage (loose round robin, greedy-then-oldest or oldest first:
+ *    cfg.order):
  *    issue_width instructions per cycle from
  *    one or more warps, per-unit limits (math, SFU, ld/st per cycle; at most
  *    ldst_queue global memory instructions in the ld/st unit), in
@@ -25,6 +26,12 @@
  *    disagree, and the paths reconverge at its immediate post-dominator.
  *    Inactive lanes neither compute, nor access memory, nor have their
  *    registers written. A replay runs the lanes active at first issue.
+ *    With cfg.compaction (thread block compaction, gmmu/tbc.h) a block-wide
+ *    stack replaces the per-warp ones: the block's warp slots run dynamic
+ *    warps whose lanes hold threads of any of its static warps (registers
+ *    stay with the static warp); every conditional branch and reconvergence
+ *    point synchronises the block, and a change of the stack's top regroups
+ *    its threads once the block has no instruction in flight.
  *  - Real values: registers hold 64-bit lane values; instructions compute
  *    them; loads/stores/reductions read and write memory through
  *    env.read64/write64 when the instruction has passed its last TLB check
