@@ -389,11 +389,59 @@ static void merge(json &dst, const json &src)
     }
 }
 
+// Well-formed UTF-8 (Unicode table 3-7: no overlong forms, no surrogates,
+// nothing above U+10FFFF), as the JSON writer requires of every string.
+static bool valid_utf8(const std::string &s)
+{
+    size_t i = 0;
+    const size_t n = s.size();
+    while (i < n) {
+        const unsigned char c = (unsigned char)s[i];
+        unsigned len = 0;
+        unsigned char lo = 0x80, hi = 0xBF; // range of the second byte
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        const unsigned char c1 = (unsigned char)s[i + 1];
+        if (c1 < lo || c1 > hi)
+            return false;
+        for (unsigned k = 2; k < len; k++) {
+            const unsigned char ck = (unsigned char)s[i + k];
+            if (ck < 0x80 || ck > 0xBF)
+                return false;
+        }
+        i += len;
+    }
+    return true;
+}
+
 void config::set(const std::string &key, const std::string &value)
 {
     const key_spec *s = spec_of(key);
     if (!s)
         throw config_error("unknown config key '" + key + "'");
+    // A NUL would end the value for the number parsers and a byte sequence
+    // that is not UTF-8 could not be written to config.json: refuse both
+    // before anything runs.
+    if (value.find('\0') != std::string::npos)
+        throw config_error("config key '" + key + "': the value contains a NUL byte");
+    if (!valid_utf8(value))
+        throw config_error("config key '" + key + "': the value is not valid UTF-8");
     json v;
     switch (s->type) {
     case key_type::integer: {

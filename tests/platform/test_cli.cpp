@@ -371,6 +371,37 @@ TEST(CliTest, ErrorsStayOneLineWhateverTheInputHolds)
     }
 }
 
+// Found by fuzz_config: a --set string that is not UTF-8 was accepted, the
+// run went ahead and writing config.json threw (exit 1, no outputs); a value
+// with a NUL in it reached the number parsers, which stopped at the NUL.
+TEST(CliTest, SetValuesThatAreNotUtf8OrHoldANulAreRefused)
+{
+    gmmu::config c = gmmu::config::defaults();
+    for (const std::string &bad : {std::string("a\xfd"), std::string("\xc0\xaf"), std::string("\xed\xa0\x80"),
+                                   std::string("\xf4\x90\x80\x80"), std::string("\xe2\x82")}) {
+        try {
+            c.set("name", bad);
+            ADD_FAILURE() << "accepted a value that is not UTF-8";
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find("'name': the value is not valid UTF-8"), std::string::npos)
+                << e.what();
+        }
+    }
+    try {
+        c.set("sm.count", std::string("4\0x", 3));
+        ADD_FAILURE() << "accepted a NUL";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("'sm.count': the value contains a NUL byte"), std::string::npos)
+            << e.what();
+    }
+    c.set("name", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); // well-formed: accepted
+    EXPECT_EQ(c.s("name"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    const std::string d = std::string(::testing::TempDir()) + "gmmu_cli_utf8";
+    SimRun r = sim("--workload random-sample --quiet --set 'name=a\xfd' --out " + d);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find("config key 'name': the value is not valid UTF-8"), std::string::npos) << r.out;
+}
+
 TEST(CliTest, FuzzedConfigsNeverCrashTheLoader)
 {
     const uint64_t seed = 77;
