@@ -1328,6 +1328,29 @@ static gmmu_status ev_ctx(gmmu_sm *sm, uint32_t c, uint64_t now)
 
 enum { TRY_ISSUED, TRY_BLOCKED, TRY_LIMITED, TRY_NONE };
 
+/* A branch left the issue stage: a math slot, the counters, and no further
+ * issue from the warp until its operand read (an EV_RESUME then). false:
+ * the event queue is full (s->failed is set). */
+static bool branch_issued(gmmu_sm *sm, uint32_t c, uint32_t wi, uint32_t pc, uint32_t mask, uint64_t now,
+                          uint32_t *unit_left)
+{
+    struct gmmu_sm_state *s = sm->s;
+    warp_t *w = &s->blk[c].w[wi];
+    sm->st.branches++;
+    unit_left[GMMU_UNIT_MATH]--;
+    sm->st.issued++;
+    sm->st.issued_by_slot[s->blk[c].slot * s->wpb + wi]++;
+    sm->st.committed++;
+    sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
+    trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
+    w->branch_until = now + sm->cfg.opread_cycles;
+    if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
+        s->failed = GMMU_ENOMEM;
+        return false;
+    }
+    return true;
+}
+
 /* A branch: its source has no pending write (checked here), so the register
  * file already holds the lanes' conditions. It resolves at operand read:
  * the warp issues nothing more until then. It takes a math slot and leaves
@@ -1364,19 +1387,7 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
             if (taken & (1u << l))
                 b->taken[b->home[(size_t)wi * LANES + l]] |= 1u << l;
         w->arrived = 1;
-        sm->st.branches++;
-        unit_left[GMMU_UNIT_MATH]--;
-        sm->st.issued++;
-        sm->st.issued_by_slot[b->slot * s->wpb + wi]++;
-        sm->st.committed++;
-        sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
-        trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
-        w->branch_until = now + sm->cfg.opread_cycles;
-        if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
-            s->failed = GMMU_ENOMEM;
-            return TRY_NONE;
-        }
-        return TRY_ISSUED;
+        return branch_issued(sm, c, wi, pc, mask, now, unit_left) ? TRY_ISSUED : TRY_NONE;
     }
     uint64_t splits = w->simt.splits;
     gmmu_status st = gmmu_simt_branch(&w->simt, taken, (uint32_t)in->imm, s->ipdom[pc]);
@@ -1384,21 +1395,11 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
         s->failed = st;
         return TRY_NONE;
     }
-    sm->st.branches++;
     sm->st.divergent_branches += w->simt.splits - splits;
     if (w->simt.peak > sm->st.simt_peak_depth)
         sm->st.simt_peak_depth = w->simt.peak;
-    unit_left[GMMU_UNIT_MATH]--;
-    sm->st.issued++;
-    sm->st.issued_by_slot[s->blk[c].slot * s->wpb + wi]++;
-    sm->st.committed++;
-    sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
-    trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
-    w->branch_until = now + sm->cfg.opread_cycles;
-    if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
-        s->failed = GMMU_ENOMEM;
+    if (!branch_issued(sm, c, wi, pc, mask, now, unit_left))
         return TRY_NONE;
-    }
     /* A warp whose last instruction was a branch to the exit is done now. */
     st = warp_progress(sm, c, wi, now);
     if (st != GMMU_OK) {
