@@ -14,24 +14,15 @@ Fixed before the first run (docs/warp_sched.md gives the mechanisms):
 Performance is 1 / simulated time; every figure is relative to CCWS without
 TLBs (the paper's normalisation for figures 13-18).
 """
-import concurrent.futures as cf
-import json
-import math
 import os
-import subprocess
 import sys
-import tempfile
+
+from common import AUG, KERNELS, NAIVE, NOTLB, geomean, run_plan, write_atomic
 
 sim, out_dir = sys.argv[1], sys.argv[2]
 os.makedirs(out_dir, exist_ok=True)
 jobs = int(os.environ.get("JOBS", "2"))
 
-KERNELS = ["bfs-like", "kmeans-like", "mummer-like", "streamcluster-like", "pathfinder-like",
-           "memcached-like"]
-COMMON = ["--set", "sm.model=issue", "--workload", "kernel", "--seed", "1"]
-NOTLB = ("pichai14", ("mmu.bypass=true",))
-NAIVE = ("pichai14-naive", ())
-AUG = ("pichai14", ())
 TA_WEIGHTS = [1, 2, 4, 8]
 EPWS = [1, 2, 4, 8, 16]
 DEPTHS = [(0, 0, 0, 0), (1, 1, 1, 1), (1, 2, 4, 8)]
@@ -65,25 +56,7 @@ for k in KERNELS:
 plan = list(dict.fromkeys(plan))
 
 
-def run(m, k, s, tmp):
-    out = tempfile.mkdtemp(dir=tmp)
-    args = [sim, "--quiet", "--out", out, "--config", m[0], "--set", f"workload.kernel={k}"] + COMMON
-    for x in m[1] + s:
-        args += ["--set", x]
-    subprocess.run(args, check=True)
-    with open(os.path.join(out, "stats.json")) as f:
-        return json.load(f)
-
-
-res = {}
-with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(jobs) as ex:
-    futs = {ex.submit(run, m, k, s, tmp): (m, k, s) for m, k, s in plan}
-    for f in cf.as_completed(futs):
-        res[futs[f]] = f.result()
-
-for key, st in res.items():
-    if st["data_check"]["mismatches"]:
-        sys.exit(f"data check failed: {key}")
+res = run_plan(sim, plan, jobs)
 
 
 def t(m, k, s):
@@ -93,10 +66,6 @@ def t(m, k, s):
 def rel(m, k, s):
     """Performance relative to CCWS without TLBs (1 = as fast)."""
     return t(NOTLB, k, sched("ccws")) / t(m, k, s)
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def smsum(m, k, s, field):
@@ -196,10 +165,7 @@ w(f"| LRU-depth weights | LRU(1,2,4,8) best | " +
 w("")
 
 md = "\n".join(lines) + "\n"
-tmp_md = os.path.join(out_dir, ".warp_sched.md.tmp")
-with open(tmp_md, "w") as f:
-    f.write(md)
-os.replace(tmp_md, os.path.join(out_dir, "warp_sched.md"))
+write_atomic(os.path.join(out_dir, "warp_sched.md"), md)
 
 try:
     import matplotlib
