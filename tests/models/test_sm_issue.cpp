@@ -546,6 +546,11 @@ TEST(SmIssueTest, FaultyRunsEndWithFaultFreeMemoryAndRegistersEveryScheme)
 
 // ---- control flow ---------------------------------------------------------------
 
+// The divergent kernels with short trip counts (kernel name, iters).
+const std::pair<const char *, uint32_t> kDivergentKernels[] = {
+    {"bfs-like", 8}, {"mummer-like", 12}, {"memcached-like", 1},
+    {"kmeans-like", 3}, {"streamcluster-like", 2}, {"pathfinder-like", 6}};
+
 // An independent reference: every thread run alone, one instruction at a
 // time, with its own pc (no warps, no stack). Kernels are race-free and
 // reductions commute, so memory and registers must equal the SM's.
@@ -602,9 +607,7 @@ TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
     // pointer chase of per-lane depth; memcached-like: chains of 0..3 items;
     // kmeans-like: the nearest-cluster if; streamcluster-like: if/else of a
     // store and a shared reduction; pathfinder-like: an if/else per row.
-    for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
-                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
-                               {"pathfinder-like", 6}}) {
+    for (auto [name, iters] : kDivergentKernels) {
         auto k = kernel(name, 6, iters);
         Snapshot ref = interpret(k.get());
         SmRun r;
@@ -865,9 +868,7 @@ TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)
 {
     const uint64_t seed = test_seed(0xD1CEull);
     std::printf("seed %llu\n", (unsigned long long)seed);
-    for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
-                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
-                               {"pathfinder-like", 6}}) {
+    for (auto [name, iters] : kDivergentKernels) {
         // pathfinder-like's 16 registers let 6 blocks be resident at once:
         // it needs more blocks than fit for a block to switch in.
         auto k = kernel(name, std::string(name) == "pathfinder-like" ? 16 : 6, iters);
@@ -1148,9 +1149,7 @@ TEST(SmIssueTest, CompactionKeepsEveryKernelsResultsUnderEverySchemeAndSwitching
 {
     const uint64_t seed = test_seed(0x7BCull);
     std::printf("seed %llu\n", (unsigned long long)seed);
-    for (auto [name, iters] : {std::pair<const char *, uint32_t>{"bfs-like", 8}, {"mummer-like", 12},
-                               {"memcached-like", 1}, {"kmeans-like", 3}, {"streamcluster-like", 2},
-                               {"pathfinder-like", 6}}) {
+    for (auto [name, iters] : kDivergentKernels) {
         auto k = kernel(name, std::string(name) == "pathfinder-like" ? 16 : 6, iters);
         Snapshot ref = interpret(k.get());
         for (auto comp : {GMMU_COMPACT_TBC, GMMU_COMPACT_TLB_TBC})
