@@ -298,6 +298,11 @@ class trace : public workload {
 
 size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps)
 {
+    // The same ranges as the config keys the trace workload reads.
+    if (sms < 1 || sms > 1024)
+        throw config_error("parse_trace_text: sms " + std::to_string(sms) + " is outside 1..1024 (sm.count)");
+    if (warps < 1 || warps > 64)
+        throw config_error("parse_trace_text: warps " + std::to_string(warps) + " is outside 1..64 (sm.warps)");
     return trace(text, path, sms, warps).accesses();
 }
 

@@ -41,7 +41,8 @@ std::unique_ptr<workload> make_workload(const std::string &name, const config &c
 // The trace workload's parser over a trace file's text already in memory
 // (what `--workload trace` does with workload.path's contents, for sms SMs of
 // warps warps): the number of warp accesses, or a config_error naming
-// PATH:LINE.
+// PATH:LINE (or the argument, if sms is outside 1..1024 or warps 1..64, the
+// ranges of sm.count and sm.warps).
 size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps);
 std::vector<std::string> workload_names();
 

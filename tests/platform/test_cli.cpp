@@ -301,6 +301,31 @@ TEST(CliTest, MalformedTraceLinesNameFileAndLine)
     expect_bad("--workload trace --set workload.path=" + t, ":1: more than 32 VAs");
 }
 
+// The in-memory trace parser (what fuzz_trace drives) checks its SM and warp
+// counts as the config keys would, instead of sizing its queues from them.
+TEST(CliTest, TraceTextParserRefusesCountsOutsideTheKeysRanges)
+{
+    const std::string text = "0 0 R 0x1000\n";
+    EXPECT_EQ(gmmu::parse_trace_text(text, "t.trace", 1, 1), 1u);
+    EXPECT_EQ(gmmu::parse_trace_text(text, "t.trace", 1024, 64), 1u);
+    struct Case {
+        unsigned sms, warps;
+        const char *needle;
+    } cases[] = {{0, 1, "sms 0 is outside 1..1024"},
+                 {1025, 1, "sms 1025"},
+                 {1, 0, "warps 0 is outside 1..64"},
+                 {1, 65, "warps 65"},
+                 {~0u, ~0u, "sms 4294967295"}};
+    for (auto &c : cases) {
+        try {
+            gmmu::parse_trace_text(text, "t.trace", c.sms, c.warps);
+            ADD_FAILURE() << "accepted sms " << c.sms << " warps " << c.warps;
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find(c.needle), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(CliTest, BadCommandLineIsExit2)
 {
     expect_bad("--workload stream --set novalue", "key=value");
