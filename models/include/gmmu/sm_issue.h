@@ -180,8 +180,9 @@ uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c);
  * among the addresses of the lanes in mask (pichai-asplos14's measure). */
 uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask);
 
-/* The whole tanasic-micro17 machine (table 1): what a platform or the
- * standalone experiment builds around the SMs. */
+/* The whole tanasic-micro17 machine (table 1): what the GPU platform with
+ * the tanasic17 named config (platforms/configs/tanasic17.json) builds
+ * around the SMs. */
 typedef struct gmmu_machine_config {
     uint32_t num_sms;          /* 16 */
     uint32_t clock_mhz;        /* 1000 */
