@@ -265,6 +265,21 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
     return status;
 }
 
+uint64_t gmmu_tlb_mshr_first_miss_cycle(const gmmu_tlb_mshr *m, uint64_t now)
+{
+    if (!m || !m->e)
+        return now;
+    uint64_t c = now;
+    /* The next batch's first lookup: a blocking TLB waits out the misses in
+     * flight (all of them belong to earlier batches). */
+    if (!m->cfg.hits_under_miss)
+        c = last_done(m, c);
+    /* Its first miss then waits while every usable MSHR is busy. */
+    while (gmmu_tlb_mshr_in_flight(m, c) >= m->limit)
+        c = first_done(m, c);
+    return c;
+}
+
 bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now)
 {
     bool exact = false;

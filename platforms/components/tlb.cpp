@@ -231,7 +231,7 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
     if (!m) {
         // Not foreseen by pass 1 (an earlier fill evicted it, or the MSHR it
         // would have merged into completed while this batch stalled): ask the
-        // next level at the batch's time, as pass 1 does, so the walker's
+        // next level at the batch's cycle, as pass 1 does, so the walker's
         // queue is not pushed ahead of the batches still to come; the rule
         // below starts its walk no earlier than its MSHR.
         xlate_req q = self->batch_ctx; // the batch's context (root, privilege)
@@ -243,7 +243,7 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         self->miss_ext.debug = false;
         self->miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time d =
-            cycles_time(clk, self->batch_now + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
+            cycles_time(clk, self->batch_ask + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
         self->miss_isock->b_transport(self->miss_gp, d);
         self->batches_down++;
         q = self->miss_ext.reqs[0];
@@ -259,7 +259,7 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
     // answer; the wait for the MSHR and the walker's queue are not added.
     const uint64_t ready = (sc_core::sc_time_stamp() + m->ready).value() / clk.value();
     const uint64_t queued = m->queued.value() / clk.value();
-    const uint64_t asked = std::min(self->batch_now, issue) + self->p.model.lookup_cycles;
+    const uint64_t asked = std::min(self->batch_ask, issue) + self->p.model.lookup_cycles;
     const uint64_t looked = issue + self->p.model.lookup_cycles;
     const uint64_t own = ready > asked + queued ? ready - asked - queued : 1;
     const uint64_t arrives = std::max(ready, looked + own);
@@ -275,6 +275,10 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     batch_now = (sc_core::sc_time_stamp() + delay).value() / clk.value();
     batch_gen = gmmu_tlb_generation(&t);
     batch_ctx = reqs.empty() ? xlate_req{} : miss_of(reqs[0]);
+    // The misses go down when the MSHR model lets the batch's first miss
+    // allocate (a blocking TLB releases it only once the misses in flight are
+    // filled), not when the batch arrives.
+    batch_ask = gmmu_tlb_mshr_first_miss_cycle(&mshr, batch_now);
     // Pass 1: the misses that need the next level.
     miss_ext.reqs.clear();
     for (auto &r : reqs) {
@@ -290,7 +294,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
         miss_ext.op = xlate_ext::op_kind::translate;
         miss_ext.debug = false;
         miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-        sc_core::sc_time d = delay + cycles_time(clk, p.model.lookup_cycles);
+        sc_core::sc_time d = delay + cycles_time(clk, batch_ask - batch_now + p.model.lookup_cycles);
         batches_down++;
         miss_isock->b_transport(miss_gp, d);
         resolved = miss_ext.reqs;

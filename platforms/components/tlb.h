@@ -142,6 +142,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<gmmu_tlb_access> acc;
     std::vector<xlate_req> resolved; // answers of this batch's misses, by page
     uint64_t batch_now = 0, batch_gen = 0;
+    uint64_t batch_ask = 0; // cycle the batch's misses are asked for (its first MSHR allocation)
 
     tlb_params p;
     gmmu_tlb t{};

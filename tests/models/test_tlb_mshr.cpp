@@ -381,3 +381,50 @@ TEST(TlbMshrTest, PendingNamesOnlyAMissOfThatPageStillInFlight)
     EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 4, 0x40, 101)) << "another ASID";
     EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 100 + 1 + 50 + 10)) << "completed";
 }
+
+// The cycle a batch's first miss can take an MSHR is the cycle a lone miss
+// arriving then is issued at by the timing model itself, whatever the
+// state: blocking or not, MSHRs full or not, a limit on misses in flight.
+TEST(TlbMshrTest, FirstMissCycleIsWhereALoneMissIssues)
+{
+    {
+        Rig r(mcfg(4, 2, 100), 1);
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 7), 7u) << "nothing in flight";
+        r.run({1}, 0);
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 5u) << "an MSHR is free";
+        r.run({2}, 0);
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 101u) << "both busy until 101";
+        EXPECT_EQ(r.run({3}, 5)[0].issue, 101u);
+    }
+    {
+        auto c = mcfg(4, 4, 100);
+        c.hits_under_miss = false;
+        c.batch_issues_through = true;
+        Rig r(c, 1);
+        r.run({1, 3}, 0); // both misses of one warp: done at 101
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 101u) << "blocking: waits out the warp before";
+        EXPECT_EQ(r.run({4}, 5)[0].issue, 101u);
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 300), 300u);
+    }
+    const uint64_t seed = 20261126;
+    std::mt19937_64 rng(seed);
+    for (int it = 0; it < 300; it++) {
+        auto c = mcfg(1 + uint32_t(rng() % 4), 1 + uint32_t(rng() % 6), 20 + uint32_t(rng() % 200));
+        c.hits_under_miss = rng() % 2;
+        c.batch_issues_through = !c.hits_under_miss && rng() % 2;
+        c.max_outstanding = std::min(uint32_t(rng() % 3), c.mshrs); // 0 = all MSHRs
+        Rig r(c, 1 + uint32_t(rng() % 3), 16);
+        uint64_t now = 0, vpn = 1000;
+        for (int b = int(rng() % 5); b > 0; b--) {
+            std::vector<uint64_t> v;
+            for (int k = 1 + int(rng() % 4); k > 0; k--)
+                v.push_back(rng() % 3 ? vpn++ : vpn - 1); // new pages, some repeated
+            r.run(v, now);
+            now += rng() % 150;
+        }
+        const uint64_t predicted = gmmu_tlb_mshr_first_miss_cycle(&r.m, now);
+        auto a = r.run({vpn + 100}, now); // a page never seen: a miss
+        ASSERT_EQ(a[0].kind, GMMU_TLB_ACCESS_MISS) << "seed " << seed << " it " << it;
+        ASSERT_EQ(a[0].issue, predicted) << "seed " << seed << " it " << it;
+    }
+}

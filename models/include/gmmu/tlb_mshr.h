@@ -129,6 +129,13 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
                                   gmmu_tlb_access *acc, uint32_t n, uint64_t now,
                                   gmmu_tlb_miss_fn miss, void *ctx, gmmu_tlb_batch_result *res);
 
+/* The earliest cycle at which the first miss of a batch arriving at cycle
+ * now could take an MSHR, if its first lookup misses: later than now when
+ * the TLB is blocking and misses are in flight, or when every usable MSHR
+ * is busy. A caller that asks the next level for a batch's misses before
+ * timing the batch asks at this cycle, not at the batch's arrival. */
+uint64_t gmmu_tlb_mshr_first_miss_cycle(const gmmu_tlb_mshr *m, uint64_t now);
+
 /* Whether a miss of (asid, vpn) at cycle now would merge into a miss still
  * in flight in an MSHR (its translation is already on the way: the caller
  * need not ask the next level for it). */
