@@ -41,6 +41,7 @@ build_one() {
   if [ -x "$d/obj/vlong" ] && [ "$(cat "$d/stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
   rm -rf "$d"; mkdir -p "$d"
   echo "#include \"Vws_${name}.h\"" >"$d/ws_headers.inc"
+  echo "#include \"Vws_${name}___024root.h\"" >>"$d/ws_headers.inc" # the wrapper reads the root
   echo "WS_CFG(${name}, ${variant}, ${mshrs}, ${walkers}, ${pass}, ${retire})" >"$d/ws_configs.inc"
   if ! verilator --cc --exe --build -j 1 --x-assign unique --x-initial unique --assert -O3 \
       --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
