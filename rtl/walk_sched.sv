@@ -78,7 +78,11 @@ module walk_sched #(
   localparam logic [1:0] SlotFree     = 2'd0;
   localparam logic [1:0] SlotQueued   = 2'd1;
   localparam logic [1:0] SlotInflight = 2'd2;
-  localparam logic [1:0] SlotOrphan   = 2'd3;
+  // The C model's fourth state, GMMU_WS_SLOT_ORPHAN (in flight, no consumer
+  // left), is unreachable under its own rules (docs/rtl_walk_sched.md, C-model
+  // item 8); the RTL has no such state and asserts the invariant that makes
+  // it unreachable instead (a_held_iff_live, a_cancelled_unknown,
+  // a_consumer_at_level): the lock-step bench checks it every cycle.
 
   // faults (C: gmmu_fault)
   localparam logic [2:0] FaultNone     = 3'd0;
@@ -164,7 +168,6 @@ module walk_sched #(
   logic [SW-1:0]       serial_new_id;
   logic [S-1:0]        conv;
   logic [S-1:0]        cancelled;
-  logic [S-1:0]        orphaned;
   // retire
   logic [N-1:0]        rdone;
   logic [N*3-1:0]      rrank;
@@ -282,7 +285,6 @@ module walk_sched #(
     serial_new_id = '0;
     conv          = '0;
     cancelled     = '0;
-    orphaned      = '0;
     rdone         = '0;
     rrank         = '0;
     rcnt          = 3'd0;
@@ -348,7 +350,7 @@ module walk_sched #(
         t_lvl   = s_lvl_q[s*2 +: 2];
       end
     end
-    t_live  = resp_valid_i && (t_state != SlotOrphan);
+    t_live  = resp_valid_i;
 
     // first free slot before this cycle (SERIAL: the consumer's next read)
     for (int s = S - 1; s >= 0; s--) begin
@@ -370,8 +372,8 @@ module walk_sched #(
           ref_at   = m_ref_q[(i*4 + l)*SW +: SW];
         end
       end
-      if (t_live && m_valid_q[i] && !m_done_q[i] && m_lvl_q[i*2 +: 2] == t_lvl &&
-          ref_at_v && ref_at == t_tag) begin
+      // (an MSHR naming the in-flight slot is at its level: a_consumer_at_level)
+      if (t_live && m_valid_q[i] && !m_done_q[i] && ref_at_v && ref_at == t_tag) begin
         consumer[i] = 1'b1;
         // walk_consume: the same checks in the same order as gmmu_walk_from
         for (int l = 0; l < 4; l++) begin
@@ -449,7 +451,8 @@ module walk_sched #(
         s_key_d[s*KW +: KW] = rframe;
       end
     end
-    // slot_release: a slot nobody holds any more is cancelled or orphaned
+    // slot_release: a queued slot nobody holds any more is cancelled (an
+    // in-flight one is only released by its own response, which frees it)
     for (int i = 0; i < N; i++) begin
       for (int l = 0; l < 4; l++) begin
         for (int s = 0; s < S; s++) begin
@@ -463,9 +466,6 @@ module walk_sched #(
       if (s_state_d[s*2 +: 2] == SlotQueued && !held[s]) begin
         cancelled[s] = 1'b1;
         s_state_d[s*2 +: 2] = SlotFree;
-      end else if (s_state_d[s*2 +: 2] == SlotInflight && !held[s]) begin
-        orphaned[s] = 1'b1;
-        s_state_d[s*2 +: 2] = SlotOrphan;
       end
       if (resp_valid_i && SW'(s) == t_tag) begin
         s_state_d[s*2 +: 2] = SlotFree;
@@ -526,8 +526,9 @@ module walk_sched #(
     // 3. issue (C: phase_issue): oldest ready slot, same line as the last first
     // =========================================================================
     for (int s = 0; s < S; s++) begin
-      cand[s] = s_state_q[s*2 +: 2] == SlotQueued && s_known_q[s] &&
-                s_state_d[s*2 +: 2] == SlotQueued;
+      // (a slot cancelled this cycle is never a candidate: it is unknown,
+      // a_cancelled_unknown)
+      cand[s] = s_state_q[s*2 +: 2] == SlotQueued && s_known_q[s];
       cand_line[s] = cand[s] && have_last_q &&
                      {s_key_q[s*KW +: KW], s_idx_q[s*9 + 4 +: 5]} == last_line_q;
     end
@@ -703,10 +704,6 @@ module walk_sched #(
                 s_key_d[s*KW +: KW] = key[i*KW +: KW];
                 s_idx_d[s*9 +: 9]   = idx[i*9 +: 9];
               end
-            end
-            if (ex_found[i] && SW'(s) == ex_id[i*SW +: SW] &&
-                s_state_d[s*2 +: 2] == SlotOrphan) begin
-              s_state_d[s*2 +: 2] = SlotInflight;   // an orphan read gets a consumer again
             end
           end
           if (grp[i]) begin
@@ -959,10 +956,19 @@ module walk_sched #(
   logic [S-1:0] held_next;
   logic [S-1:0] chk_ref_live;
   logic         chk_new_unique;
+  logic [N-1:0] chk_consumer_lvl;
   always_comb begin
     held_next      = '0;
     chk_ref_live   = '1;
     chk_new_unique = 1'b1;
+    // every not-done MSHR that names the responding slot at the slot's level
+    // is at that level (so consuming needs no level compare)
+    chk_consumer_lvl = '1;
+    for (int i = 0; i < N; i++) begin
+      if (consumer[i] && m_lvl_q[i*2 +: 2] != t_lvl) begin
+        chk_consumer_lvl[i] = 1'b0;
+      end
+    end
     for (int i = 0; i < N; i++) begin
       for (int l = 0; l < 4; l++) begin
         for (int s = 0; s < S; s++) begin
@@ -994,8 +1000,7 @@ module walk_sched #(
 
   // inputs the C model rejects with GMMU_EINVAL never arrive
   a_resp_tag_in_flight: assert property (@(posedge clk_i) disable iff (!rst_ni)
-    !resp_valid_i || (resp_tag_i < 8'(S) &&
-                      (t_state == SlotInflight || t_state == SlotOrphan)));
+    !resp_valid_i || (resp_tag_i < 8'(S) && t_state == SlotInflight));
   for (genvar k = 0; k < 4; k++) begin : gen_alloc_chk
     a_alloc_start_level: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !alloc_valid_i[k] || (alloc_start_level_i[k*3 +: 3] >= 3'd1 &&
@@ -1009,6 +1014,12 @@ module walk_sched #(
   end
   a_ref_names_live_slot: assert property (@(posedge clk_i) disable iff (!rst_ni)
     &chk_ref_live);
+  // the C model's unreachable orphan paths (see SlotInflight above): a
+  // cancelled slot was never known, and a response's consumers are at its level
+  a_cancelled_unknown: assert property (@(posedge clk_i) disable iff (!rst_ni)
+    (cancelled & s_known_q) == '0);
+  a_consumer_at_level: assert property (@(posedge clk_i) disable iff (!rst_ni)
+    &chk_consumer_lvl);
   a_no_dup_line_ref: assert property (@(posedge clk_i) disable iff (!rst_ni) chk_new_unique);
   a_pick_onehot: assert property (@(posedge clk_i) disable iff (!rst_ni)
     $onehot0(pick) && (!any_cand || $onehot(pick)));
@@ -1028,12 +1039,7 @@ module walk_sched #(
   // ---------------------------------------------------------------------------
   c_merge_on_response: cover property (@(posedge clk_i) $countones(consumer) >= 2);
   c_merge_into_live_slot: cover property (@(posedge clk_i) dbg_merged != '0);
-  c_merge_revives_orphan: cover property (@(posedge clk_i)
-    (ex_found & grp) != '0 && orphaned == '0 && s_state_d != s_state_q &&
-    resp_valid_i == 1'b0 && do_pass);
-  c_orphan_response: cover property (@(posedge clk_i) resp_valid_i && t_state == SlotOrphan);
   c_reference_cancelled: cover property (@(posedge clk_i) cancelled != '0);
-  c_reference_orphaned: cover property (@(posedge clk_i) orphaned != '0);
   c_table_becomes_known: cover property (@(posedge clk_i) conv != '0);
   c_same_line_back_to_back: cover property (@(posedge clk_i) issue && any_line);
   c_line_lock_beats_older: cover property (@(posedge clk_i)
