@@ -71,6 +71,34 @@ TEST(CliTest, DefaultRunPrintsSummaryAndWritesStatsAndConfig)
     EXPECT_EQ(cfg["workload"]["kind"], "random-sample");
 }
 
+// Every shipped configuration (a new file in platforms/configs included) loads
+// and runs a small workload of its kind with the data check passing: the
+// random-sample workload, or a kernel on configs whose SM model is the issue SM.
+TEST(CliTest, EveryNamedConfigLoadsAndRuns)
+{
+    std::vector<std::string> names;
+    for (const auto &e : std::filesystem::directory_iterator(gmmu::config_dir()))
+        if (e.path().extension() == ".json")
+            names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    ASSERT_GE(names.size(), 10u) << gmmu::config_dir();
+    for (const std::string &n : names) {
+        SCOPED_TRACE(n);
+        nlohmann::json cfg = load(gmmu::config_dir() + "/" + n + ".json");
+        const bool issue = cfg.contains("sm") && cfg["sm"].value("model", "simple") == "issue";
+        std::string out = tmp("named_" + n);
+        SimRun r = sim("--config " + n +
+                       (issue ? " --workload kernel --set workload.kernel=tiny"
+                              : " --workload random-sample --set sm.warps=4 "
+                                "--set workload.region_bytes=1048576 --set workload.accesses=8") +
+                       " --out " + out);
+        ASSERT_EQ(r.status, 0) << r.out;
+        EXPECT_NE(r.out.find(" lanes read back, 0 wrong"), std::string::npos) << r.out;
+        nlohmann::json eff = load(out + "/config.json");
+        EXPECT_EQ(eff["name"], cfg.value("name", n)) << "the effective config is not the named one";
+    }
+}
+
 TEST(CliTest, SameSeedSameResultsDifferentSeedDifferentAddresses)
 {
     auto walks = [&](const std::string &seed, const std::string &name) {
