@@ -489,8 +489,11 @@ module cpwc #(
       inv_blk = inv_blk | (own_c[t] & {NB{inv_l3[t]}});
     end
   end
+  // An L2 entry goes with its block's owner. Invalidate-all needs no term of
+  // its own here: it drops every L3 slot, and every block holding a valid
+  // entry is owned by a valid L3 slot (a_l2_owned), so inv_blk covers it.
   for (genvar k = 0; k < NE; k++) begin : gen_inv_l2
-    assign l2_valid_d[k] = l2_valid_c[k] && !inv_blk[k / BE] && !inv_every;
+    assign l2_valid_d[k] = l2_valid_c[k] && !inv_blk[k / BE];
   end
 
   // ---- state registers --------------------------------------------------------------

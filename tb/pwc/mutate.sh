@@ -9,12 +9,18 @@
 # a second geometry: other block size, entry count and a 3-cycle pipeline),
 # and runs a short
 # seeded lock-step random bench against the C model (outputs every cycle,
-# storage, latency, SVA). A mutant is caught when the bench fails. Prints
-# caught/total per file; exits 1 if the score is below MUTATE_TARGET (95%).
+# storage, latency, SVA). A mutant is caught when the bench fails.
 #
 # Env: BUILD_DIR (CMake build dir), MUTATE_JOBS (parallel mutants, 2),
 # MUTATE_CYCLES (cycles per seed, 4000), MUTATE_SEEDS ("1 2 3 4"),
-# MUTATE_ONLY (run only mutants whose id matches this regex).
+# MUTATE_ONLY (run only mutants whose id matches this regex), MUTATE_HANG_S
+# (seconds before a mutant's run counts as a hang, 300), MUTATE_REPORT (the
+# Markdown report, docs/results/mutation_pwc.md; written only by a run of
+# every mutant).
+#
+# Score: caught / (mutants that build), per file, hangs NOT counted as
+# caught (they are listed with their timeout); mutants that do not build are
+# listed and left out. Exits 1 if any file's score is below MUTATE_TARGET.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +33,8 @@ CYCLES=${MUTATE_CYCLES:-4000}
 SEEDS=${MUTATE_SEEDS:-"1 2 3 4"}
 TARGET=${MUTATE_TARGET:-95}
 ONLY=${MUTATE_ONLY:-.}
+HANG_S=${MUTATE_HANG_S:-300} # a mutant whose bench has not finished by then is a hang
+REPORT=${MUTATE_REPORT:-$ROOT/docs/results/mutation_pwc.md}
 mkdir -p "$WORK"
 
 LIBMODELS=$(find "$BUILD_DIR" -name libgmmu_models.a 2>/dev/null | head -1)
@@ -96,7 +104,7 @@ m(c, "assign inv_range_ok = inv_lo_i[47:0] <= inv_hi_i[47:0];", "assign inv_rang
 m(c, "(l4_tag_d[s] >= inv_lo4) && (l4_tag_d[s] <= inv_hi4)", "(l4_tag_d[s] >= inv_lo4)", "range invalidation ignores hi")
 m(c, "assign inv_lo4      = inv_lo_i[47:39];", "assign inv_lo4      = inv_lo_i[46:38];", "range lo index off by one")
 m(c, "assign l3_mask_d[t]  = inv_l3[t] ? '0 : rev(own_c[t]);", "assign l3_mask_d[t]  = rev(own_c[t]);", "invalidated L3 entry keeps its mask")
-m(c, "l2_valid_c[k] && !inv_blk[k / BE] && !inv_every", "l2_valid_c[k] && !inv_blk[k / BE]", "invalidate-all keeps L2 entries")
+m(c, "assign inv_l3[t]     = inv_l4[t / L3PerL4];", "assign inv_l3[t]     = inv_l4[0];", "L3 entry invalidated with the wrong L4 slot")
 m(c, "hi << $clog2(L3PerL4)", "hi << ($clog2(L3PerL4) + 1)", "L3 slot: L4 bits shifted one too far")
 m(c, "      l2_valid_q <= '0;", "      l2_valid_q <= '1;", "L2 valid bits reset to 1")
 m(c, "assign l4_valid_d[s] = l4_valid_a[s] && !inv_l4[s];", "assign l4_valid_d[s] = l4_valid_a[s];", "stuck L4 valid")
@@ -153,6 +161,27 @@ m(p, "{base_q[Lat-1], 12'h000}", "{base_q[Lat-1][50:0], 13'h0000}", "base shifte
 m(p, "assign hit_valid_o = valid_q[Lat-1];", "assign hit_valid_o = valid_q[0];", "result one stage early")
 m(p, "        valid_q[i] <= 1'b0;", "        valid_q[i] <= 1'b1;", "valid reset to 1")
 m(p, "hit_valid_o ? {1'b0, out_code} + 3'd1 : 3'd0", "{1'b0, out_code} + 3'd1", "level not qualified by valid")
+m(p, "      assign code_d  = squash_i ? 2'd3 : in_code_i;", "      assign code_d  = squash_i ? 2'd2 : in_code_i;", "squashed new lookup reports an L4 hit")
+m(p, "      assign code_d  = squash_i ? 2'd3 : code_q[i-1];", "      assign code_d  = squash_i ? 2'd0 : code_q[i-1];", "squashed lookup in flight reports an L1 hit")
+m(p, "      assign code_d  = squash_i ? 2'd3 : in_code_i;", "      assign code_d  = !squash_i ? 2'd3 : in_code_i;", "squash of the new lookup inverted")
+m(p, "      assign code_d  = squash_i ? 2'd3 : code_q[i-1];", "      assign code_d  = in_valid_i ? 2'd3 : code_q[i-1];", "lookups in flight squashed by the wrong signal")
+m(p, "      assign base_d  = in_base_i;", "      assign base_d  = 52'd0;", "hit base dropped at entry")
+m(p, "      assign root_d  = in_root_i;", "      assign root_d  = 64'd0;", "root dropped at entry")
+m(p, "      assign valid_d = in_valid_i;", "      assign valid_d = in_valid_i && !squash_i;", "squashed new lookup dropped, not turned into a miss")
+m(p, "      assign valid_d = valid_q[i-1];", "      assign valid_d = valid_q[i-1] && !squash_i;", "squashed lookups in flight dropped")
+m(p, "        valid_q[i] <= valid_d;", "        valid_q[i] <= valid_q[i];", "valid held instead of shifted")
+m(p, "      code_q[i] <= code_d;", "      code_q[i] <= in_code_i;", "every stage takes the new code")
+m(p, "      base_q[i] <= base_d;", "      base_q[i] <= in_base_i;", "every stage takes the new base")
+m(p, "      root_q[i] <= root_d;", "      root_q[i] <= in_root_i;", "every stage takes the new root")
+m(p, "  assign out_code = code_q[Lat-1];", "  assign out_code = code_q[0];", "output code from the first stage")
+m(p, "(out_code == 2'd3)   ? root_q[Lat-1]", "(out_code == 2'd3)   ? root_q[0]", "miss returns the first stage's root")
+m(p, "{base_q[Lat-1], 12'h000}", "{base_q[0], 12'h000}", "hit returns the first stage's base")
+m(p, "{base_q[Lat-1], 12'h000}", "{base_q[Lat-1], 12'hfff}", "hit base low bits set")
+m(p, "(out_code == 2'd3)   ? root_q[Lat-1]", "(out_code[1])        ? root_q[Lat-1]", "L3-table hit decoded as a miss")
+m(p, "      if (!rst_ni) begin\n        valid_q[i] <= 1'b0;", "      if (rst_ni) begin\n        valid_q[i] <= 1'b0;", "reset polarity inverted")
+m(p, "assign hit_base_o  = !hit_valid_o         ? 64'd0 :", "assign hit_base_o  = 1'b0                ? 64'd0 :", "base not qualified by valid")
+m(p, "hit_valid_o ? {1'b0, out_code} + 3'd1 : 3'd0", "hit_valid_o ? {1'b0, out_code} + 3'd1 : 3'd4", "idle level not zero")
+m(p, "{1'b0, out_code} + 3'd1", "{out_code[1], out_code} + 3'd1", "level code sign-extended")
 
 import os
 with open(out, 'w') as fo:
@@ -220,14 +249,23 @@ PY
       return
     fi
     # shellcheck disable=SC2086
-    if (cd "$dir" && timeout 300 ./obj_dir/mut "$CYCLES" $SEEDS > run.log 2>&1); then
+    local rc=0
+    (cd "$dir" && timeout "$HANG_S" ./obj_dir/mut "$CYCLES" $SEEDS > run.log 2>&1) || rc=$?
+    if [ $rc -eq 0 ]; then
       last="survived geometry [$g]: $(tail -1 "$dir/run.log")"
+    elif [ $rc -eq 124 ]; then
+      # no verdict from the bench: a hang is not a catch
+      verdict="hung"
+      last="no result within ${HANG_S} s at geometry [$g] (timeout; a correct run takes a few seconds)"
+      break
     else
       verdict="caught at geometry [$g]: $(grep -m1 -A1 'FAILED' "$dir/run.log" | tail -1 | cut -c1-100)"
       break
     fi
   done
-  if [ -n "$verdict" ]; then
+  if [ "$verdict" = hung ]; then
+    echo "$id|hung|$what|$last" > "$dir/result"
+  elif [ -n "$verdict" ]; then
     echo "$id|caught|$what|$verdict" > "$dir/result"
   else
     echo "$id|survived|$what|$last" > "$dir/result"
@@ -244,30 +282,57 @@ while IFS= read -r line; do
 done < "$WORK/mutants.txt"
 wait
 
-python3 - "$WORK" "$TARGET" "$ONLY" <<'PY'
-import sys, os, re
-work, target, only = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-per, lines, bad = {}, [], 0
+python3 - "$WORK" "$TARGET" "$ONLY" "$REPORT" "$CYCLES" "$SEEDS" "$HANG_S" "$SECONDS" <<'PY'
+import sys, os, re, datetime
+work, target, only, report = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+cycles, seeds, hang_s, wall = sys.argv[5], sys.argv[6], sys.argv[7], int(sys.argv[8])
+per, rows, order = {}, [], []
 for l in open(os.path.join(work, "mutants.txt")):
     mid, f = l.split("\x1f")[:2]
     if not re.search(only, mid):
         continue
     r = open(os.path.join(work, mid, "result")).read().strip().split("|")
-    c, t, u = per.get(f, (0, 0, 0))
-    if r[1] == 'uncompilable':
-        u += 1
-    else:
-        t += 1
-        c += r[1] == 'caught'
-    per[f] = (c, t, u)
-    lines.append(f"  {r[0]:10s} {r[1]:12s} {r[2]}" + (f"   [{r[3]}]" if r[1] != 'caught' else ""))
-print("\n".join(lines))
-C = T = 0
-for f, (c, t, u) in per.items():
-    print(f"mutate.sh: {f}: caught {c}/{t}" + (f" ({100.0*c/t:.1f}%)" if t else "") +
-          (f", {u} did not build (not counted)" if u else ""))
-    C += c; T += t
-score = 100.0 * C / T if T else 0.0
-print(f"mutate.sh: total caught {C}/{T} ({score:.1f}%), target {target:.0f}%")
-sys.exit(0 if score >= target else 1)
+    if f not in per:
+        per[f] = dict(caught=0, survived=0, hung=0, uncompilable=0)
+        order.append(f)
+    per[f][r[1]] += 1
+    rows.append((f, r[0], r[1], r[2], r[3] if len(r) > 3 else ""))
+for f, mid, res, what, how in rows:
+    print(f"  {mid:10s} {res:12s} {what}" + (f"   [{how}]" if res != 'caught' else ""))
+ok, summary = True, []
+for f in order:
+    d = per[f]
+    built = d['caught'] + d['survived'] + d['hung']
+    score = 100.0 * d['caught'] / built if built else 0.0
+    ok = ok and score >= target
+    summary.append((f, d, built, score))
+    print(f"mutate.sh: {f}: caught {d['caught']}/{built} ({score:.1f}%), {d['survived']} survived, "
+          f"{d['hung']} hung, {d['uncompilable']} did not build (not counted)")
+print(f"mutate.sh: target {target:.0f}% per file: {'met' if ok else 'MISSED'}")
+if only == ".":
+    md = ["# Mutation of the page-walk-cache RTL",
+          "",
+          "Generated by `tb/pwc/mutate.sh` (`make mutate`); do not edit. Each mutant is one",
+          "single-point change to a copy of `rtl/cpwc.sv`, `rtl/tpc.sv` or `rtl/pwc_pipe.sv`,",
+          "verilated with `--assert` and run in lock-step with the C model "
+          f"({len(seeds.split())} seeds x {cycles} cycles at a small geometry; a survivor again at a second one).",
+          "Score = caught / mutants that build; a run without a verdict after "
+          f"{hang_s} s is a hang and is not counted as caught.",
+          "",
+          "| file | mutants | built | caught | survived | hung | score |",
+          "|---|---|---|---|---|---|---|"]
+    for f, d, built, score in summary:
+        n = built + d['uncompilable']
+        md.append(f"| `{f}` | {n} | {built} | {d['caught']} | {d['survived']} | {d['hung']} | {score:.1f}% |")
+    md += ["", f"Target {target:.0f}% per file: {'met' if ok else 'missed'}. "
+           f"Run of {datetime.date.today().isoformat()}, {wall} s wall.", "",
+           "| id | file | result | mutation | detail |", "|---|---|---|---|---|"]
+    for f, mid, res, what, how in rows:
+        md.append(f"| {mid} | `{f}` | {res} | {what} | {how.replace('|', '/')} |")
+    tmp = report + ".tmp"
+    with open(tmp, "w") as fo:
+        fo.write("\n".join(md) + "\n")
+    os.replace(tmp, report)
+    print(f"mutate.sh: report written to {report}")
+sys.exit(0 if ok else 1)
 PY

@@ -60,6 +60,10 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
     if (!h.ok())
         return h.result();
     std::mt19937_64 rng(opt.seed * 0x9E3779B97F4A7C15ull + 12345);
+    // Junk on the lookup port's data inputs while lookup_valid is 0 (the C
+    // model ignores them; so must the RTL). Its own generator, so the rest of
+    // the stimulus is the same sequence as without it.
+    std::mt19937_64 junk(opt.seed ^ 0x6A756E6B6A756E6Bull);
     auto pct = [&](unsigned p) { return unsigned(rng() % 1000) < p; }; // per mille
     auto pick = [&](size_t n) { return size_t(rng() % n); };
 
@@ -167,6 +171,9 @@ RunResult run_random_once(const std::string &variant, const RunOpts &opt)
             st.lookups++;
             if (in.inv_valid)
                 st.squashed_hits++;
+        } else if (junk() & 1) {
+            in.lookup_va = junk();
+            in.lookup_root = junk();
         }
         // fill: the oldest due walk, or a prefetch-like fill of a mapped page
         WalkJob job{0, 0, 4, -1};
