@@ -91,7 +91,8 @@ mutate: build
 	@set -e; for f in tb/*/mutate.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
 
 cosim-long: build
-	@set -e; for f in tb/*/cosim_long.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
+	@rc=0; for f in tb/*/cosim_long.sh; do [ -f $$f ] || continue; BUILD_DIR=$(abspath $(BUILD)) bash $$f || rc=1; done; \
+	python3 scripts/cosim_long_report.py $(abspath $(BUILD)) docs/results/cosim_long.md || rc=1; exit $$rc
 
 lint:
 	@set -e; for f in rtl/*.sv rtl/*.v; do [ -f $$f ] || continue; \

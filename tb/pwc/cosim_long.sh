@@ -5,7 +5,8 @@
 # cpwc_example 14M, cpwc_fifo 14M -> CPWC 102M cycles; tpc_paper 17M,
 # tpc_fifo 17M -> TPC 102M. Seeds differ from CI's (COSIM_SEED_BASE, default
 # the date). Storage is compared every 16 cycles (every cycle in CI), outputs
-# every cycle. Then the merged coverage report.
+# every cycle. Then the merged coverage report. `make cosim-long` turns the
+# logs into docs/results/cosim_long.md (scripts/cosim_long_report.py).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -17,6 +18,7 @@ export GMMU_COSIM_STATE_EVERY=${COSIM_STATE_EVERY:-16}
 cmake --build "$BUILD_DIR" --target test_rtl_pwc -j "$JOBS" >/dev/null
 BIN=$BUILD_DIR/bin/test_rtl_pwc
 echo "cosim_long.sh: 3 seeds per variant, seed base $GMMU_COSIM_SEED_BASE, scale $SCALE"
+rm -f "$BUILD_DIR"/tb/pwc/cosim_long_*.log # scripts/cosim_long_report.py reads this run's only
 pids=()
 fail=0
 for vc in cpwc_paper:6000000 cpwc_example:14000000 cpwc_fifo:14000000 \

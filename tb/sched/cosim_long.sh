@@ -16,6 +16,8 @@
 #   WS_LONG_SEED    first seed (default from the date)
 #   WS_LONG_JOBS    configurations run at once (default 1)
 #   WS_LONG_BUILD_ONLY=1  build and stop
+# `make cosim-long` turns the logs into docs/results/cosim_long.md
+# (scripts/cosim_long_report.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -63,6 +65,7 @@ done
 
 per=$(( (total + seeds - 1) / seeds ))
 echo "cosim_long.sh: ${#cfgs[@]} configurations x $seeds seeds x $per cycles, first seed $seed0, logs in $work"
+rm -f "$work"/*.log # scripts/cosim_long_report.py reads this run's only
 pids=() fail=0
 for c in "${cfgs[@]}"; do
   name=${c%%:*}
