@@ -2,20 +2,27 @@
 //
 // One class serves every level:
 //  * data path (L1 role): a READ/WRITE payload arrives on tsock with VAs — a
-//    warp payload (warp_ext) or a plain payload. A warp's lanes are coalesced into pages, looked up (ports per cycle),
-//    misses go as one batch (xlate_ext) to miss_isock, lane PAs are filled in
-//    and the payload is forwarded on isock (to memory or a bus) with the
-//    annotated delay. A plain payload may span up to 32 TLB pages: it is
-//    forwarded with its address swapped to the PA (restored on return) when
-//    the frames are contiguous, else one piece per page. Its context is
-//    ASID 0 unless it carries a resolved ctx_ext (gmmu::smmu).
+//    warp payload (warp_ext) or a plain payload. A warp's lanes are coalesced
+//    into pages, looked up (ports per cycle), misses go as one batch
+//    (xlate_ext) to miss_isock, lane PAs are filled in and the payload is
+//    forwarded on isock (to memory or a bus) with the annotated delay. A
+//    plain payload may span up to 32 TLB pages: it is forwarded with its
+//    address swapped to the PA (restored on return) when the frames are
+//    contiguous, else one piece per page. Its context is ASID 0 unless it
+//    carries a resolved ctx_ext (gmmu::smmu).
 //  * translation path (L2/L3 role): a TLM_IGNORE_COMMAND payload carrying
 //    xlate_ext is answered from the model; misses go down miss_isock.
-// Supported: b_transport, transport_dbg (translates without changing TLB
-// state), DMI (the translation's whole page, large pages too; VA-addressed,
-// read-only for read-only pages),
+// Supported: b_transport, transport_dbg (translates without changing any
+// state: its own path, translate_dbg / debug_access), DMI (the translation's
+// whole page, large pages too; VA-addressed, read-only for read-only pages),
 // DMI invalidation upstream on every TLB invalidation and on downstream
 // invalidation.
+//
+// The code is in four files: tlb.cpp (entry points, invalidation, DMI,
+// statistics), tlb_translate.cpp (the translation core: lookup, misses
+// down, fill; the MSHR timing path), tlb_front.cpp (the L1 data path:
+// coalesce, translate, rewrite lanes, forward) and tlb_peers.cpp (the
+// PICLE/Valkyrie side band, behind four hooks).
 #pragma once
 
 #include <functional>
@@ -29,6 +36,7 @@
 
 #include "gmmu/components/extensions.h"
 #include "gmmu/components/stats.h"
+#include "gmmu/components/tlb_peers.h"
 
 extern "C" {
 #include "gmmu/coalescer.h"
@@ -93,6 +101,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     static const stat_table<tlb> &stats_table();
 
   private:
+    // ---- Entry points (tlb.cpp) ----
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
@@ -106,21 +115,22 @@ class tlb : public sc_core::sc_module, public stats_provider {
     uint64_t invalidations_forwarded = 0;
     uint64_t sd_lo = 0, sd_hi = 0, shootdowns = 0;
 
-    // Translate reqs in place; returns the batch's completion delay.
-    sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay,
-                               bool debug);
-    void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
-    void forward_pieces(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, bool debug);
-    // A warp whose pages are translated at different times, with
-    // overlap_cache_access: each page's lanes are forwarded at its own time.
-    void forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
-                         const sc_core::sc_time &in, sc_core::sc_time &delay);
-    std::vector<uint64_t> page_ready, page_at;
-    std::vector<unsigned> page_order;
-    // A span on the run's timeline (components/timeline.h), when one is active.
-    void note_owners(const xlate_req &filled, unsigned shift);
-    void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
-                     const sc_core::sc_time &end) const;
+    // ---- Translation core (tlb_translate.cpp): lookup, misses down, fill ----
+    // Translate reqs in place (timed); returns the batch's completion delay.
+    sc_core::sc_time translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
+    // The same answers without changing any state anywhere (no fill, no LRU
+    // update, no statistics, no time): debug transport down the hierarchy.
+    void translate_dbg(std::vector<xlate_req> &reqs);
+    // The L1 data path's choice: the MSHR timing model or the simple one.
+    sc_core::sc_time translate_pages(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
+    // Steps of translate: answer the hits from the model (misses collected
+    // into miss_ext.reqs / miss_idx), send the misses down, take the answers.
+    sc_core::sc_time look_up(std::vector<xlate_req> &reqs, const sc_core::sc_time &t_lookup,
+                             bool debug);
+    sc_core::sc_time take_answers(std::vector<xlate_req> &reqs, uint64_t gen,
+                                  const sc_core::sc_time &t_lookup, sc_core::sc_time done);
+    void fill_answer(const xlate_req &r, const xlate_req &m, uint64_t gen,
+                     const sc_core::sc_time &t_lookup);
     sc_core::sc_time translate_mshr(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay);
     static gmmu_status mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t issue,
                                     uint32_t *latency);
@@ -136,6 +146,9 @@ class tlb : public sc_core::sc_module, public stats_provider {
         m.root = r.root;
         return m;
     }
+    // A span on the run's timeline (components/timeline.h), when one is active.
+    void trace_batch(const std::vector<xlate_req> &reqs, const sc_core::sc_time &begin,
+                     const sc_core::sc_time &end) const;
     xlate_req batch_ctx; // context of the batch in translate_mshr
     bool use_mshr = false;
     gmmu_tlb_mshr mshr{};
@@ -143,31 +156,59 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<xlate_req> resolved; // answers of this batch's misses, by page
     uint64_t batch_now = 0, batch_gen = 0;
     uint64_t batch_ask = 0; // cycle the batch's misses are asked for (its first MSHR allocation)
+    std::vector<size_t> miss_idx; // reqs index of each miss_ext.reqs entry
+    cycles_time_memo lookup_time; // lookup latency of a batch
+    tlm::tlm_generic_payload miss_gp;
+    xlate_ext miss_ext;
+    gmmu_tlb_fill_out fill_out;
+
+    // ---- L1 front end (tlb_front.cpp): coalesce, translate, rewrite, forward ----
+    // The pages one data-path payload touches, and who asks.
+    struct page_set {
+        gmmu_coalesced c;
+        warp_ext *w = nullptr;  // a warp payload
+        ctx_ext *cx = nullptr;  // a plain payload's resolved context (gmmu::smmu)
+        uint64_t va = 0;        // a plain payload's address
+        uint16_t asid = 0;
+        bool write = false;
+    };
+    void data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
+    void debug_access(tlm::tlm_generic_payload &gp);
+    bool gather_pages(tlm::tlm_generic_payload &gp, page_set &s);
+    void make_requests(const page_set &s);
+    const xlate_req *report_outcome(page_set &s);
+    void rewrite_lanes(const page_set &s);
+    void observe(const page_set &s);
+    void forward_warp(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay,
+                      const sc_core::sc_time &t_done);
+    void forward_plain(tlm::tlm_generic_payload &gp, const page_set &s, sc_core::sc_time &delay);
+    bool contiguous(const page_set &s) const;
+    // A plain access over TLB pages in separate frames: one piece per page,
+    // in address order, each sent by send(piece) -> bool (false: stop).
+    template <class Send> void for_each_piece(tlm::tlm_generic_payload &gp, Send send);
+    // A warp whose pages are translated at different times, with
+    // overlap_cache_access: each page's lanes are forwarded at its own time.
+    void forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
+                         const sc_core::sc_time &in, sc_core::sc_time &delay);
+    std::vector<uint64_t> page_ready, page_at;
+    std::vector<unsigned> page_order;
+    std::vector<xlate_req> page_reqs;
+    // TCWS: who brought each L1 entry in (block << 6 | warp of the access
+    // whose miss filled it), and the access being translated now.
+    void note_owners(const xlate_req &filled, unsigned shift);
+    std::unordered_map<uint64_t, uint32_t> entry_owner;
+    warp_ext *cur_warp = nullptr;
 
     tlb_params p;
     gmmu_tlb t{};
     uint64_t page_mask;
-    std::vector<xlate_req> miss_reqs;   // scratch, no allocation per access
-    std::vector<size_t> miss_idx;
-    std::vector<xlate_req> page_reqs;
-    cycles_time_memo lookup_time; // lookup latency of a batch
-    tlm::tlm_generic_payload miss_gp;
-    xlate_ext miss_ext;
-    tlm::tlm_generic_payload ldt_gp;
-    xlate_ext ldt_ext;
-    gmmu_tlb_fill_out fill_out;
-    // TCWS: who brought each L1 entry in (block << 6 | warp of the access
-    // whose miss filled it), and the access being translated now.
-    std::unordered_map<uint64_t, uint32_t> entry_owner;
-    warp_ext *cur_warp = nullptr;
-    void ldt_send(xlate_ext::op_kind op, sc_core::sc_time &delay);
-    void side_band(xlate_ext &x, sc_core::sc_time &delay);
+    // PICLE / Valkyrie (tlb_peers.h): the hooks to the LDT unit.
+    tlb_peer_link peers;
     bool dmi_granted = false;
 
     uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
              uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
-             perm_upgrades = 0, prefetches_received = 0, probes_answered = 0,
-             probe_fills = 0, hits_under_fill = 0, overlapped_warps = 0;
+             perm_upgrades = 0, hits_under_fill = 0, overlapped_warps = 0;
 };
 
 } // namespace gmmu

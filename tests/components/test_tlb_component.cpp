@@ -163,6 +163,58 @@ TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)
     EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x9000) >> 12, nullptr));
 }
 
+// Debug transport has its own path (tlb::debug_access, tlb::translate_dbg):
+// plain and warp payloads, hits and misses, one page or several, read and
+// write: the data moves, and no counter of any TLB level or the walker, no
+// timed memory counter, and no TLB entry changes.
+TEST_F(TlbComponentTest, DebugPathChangesNoCounterAnywhere)
+{
+    uint64_t v = 0x1234, back = 0;
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + 0x5000, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    auto snapshot = [&] {
+        nlohmann::json j;
+        l1.dump_stats(j["l1"]);
+        l2.dump_stats(j["l2"]);
+        walker.dump_stats(j["ptw"]);
+        mem.dump_stats(j["mem"]);
+        // The memory counts debug transport it serves, and a debug write may
+        // allocate a page of its sparse store: its own record, not a TLB's.
+        j["mem"].erase("debug_accesses");
+        j["mem"].erase("pages_allocated");
+        return j;
+    };
+    const nlohmann::json before = snapshot();
+    EXPECT_EQ(ini.debug(tlm::TLM_READ_COMMAND, base + 0x5000, &back, 8), 8u); // L1 hit
+    EXPECT_EQ(back, 0x1234u);
+    uint64_t w = 0x5678;
+    EXPECT_EQ(ini.debug(tlm::TLM_WRITE_COMMAND, base + 0xa000, &w, 8), 8u); // walked
+    EXPECT_EQ(mem.read64(drv.translate(base + 0xa000)), 0x5678u);
+    unsigned char span[16];
+    std::memset(span, 0xab, sizeof span);
+    EXPECT_EQ(ini.debug(tlm::TLM_WRITE_COMMAND, base + 0xcff8, span, 16), 16u); // two pages
+    EXPECT_EQ(mem.read64(drv.translate(base + 0xd000)), 0xababababababababull);
+    gmmu::warp_ext x;
+    x.nlanes = 4;
+    x.active = 0xf;
+    for (unsigned l = 0; l < 4; l++)
+        x.va[l] = base + 0x5000 + (uint64_t(l) << 13); // four pages, three not in any TLB
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(x.va[0]);
+    gp.set_extension(&x);
+    ini.isock->transport_dbg(gp);
+    gp.clear_extension(&x);
+    EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(x.data[0], 0x1234u);
+    EXPECT_EQ(x.pa[3], drv.translate(x.va[3]));
+    EXPECT_EQ(snapshot(), before);
+    for (uint64_t page : {0xa000ull, 0xc000ull, 0xd000ull, 0x7000ull, 0x9000ull, 0xb000ull}) {
+        EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + page) >> 12, nullptr)) << page;
+        EXPECT_FALSE(gmmu_tlb_probe(&l2.model(), 0, (base + page) >> 12, nullptr)) << page;
+    }
+}
+
 TEST_F(TlbComponentTest, DmiIsPageSizedVirtualAndHonoursPermissions)
 {
     tlm::tlm_generic_payload gp;

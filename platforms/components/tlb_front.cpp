@@ -1,0 +1,355 @@
+// gmmu — TLB component, L1 front end: the data path of a READ/WRITE payload
+// (components/tlb.h).
+//
+//   data_access:  gather_pages -> make_requests -> translate_pages
+//                 -> [PICLE note_access] -> report_outcome (fault: stop)
+//                 -> rewrite_lanes -> observe -> forward_warp | forward_plain
+//   debug_access: the same steps with translate_dbg and debug transport;
+//                 no state changes, no statistics, no time.
+#include "gmmu/components/tlb.h"
+
+#include <algorithm>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace gmmu {
+
+// The unique pages of the access: a warp's lanes coalesced, or every TLB
+// page a plain payload spans (a large page's translation may cover them all;
+// pieces in separate frames are forwarded apart). False: the payload is
+// malformed and its error response is set.
+bool tlb::gather_pages(tlm::tlm_generic_payload &gp, page_set &s)
+{
+    const unsigned shift = p.model.page_shift;
+    s.write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
+    s.w = gp.get_extension<warp_ext>();
+    s.va = gp.get_address();
+    s.cx = s.w ? nullptr : gp.get_extension<ctx_ext>();
+    if (s.cx)
+        s.cx->fault = GMMU_FAULT_NONE;
+    if (s.w) {
+        if (s.w->nlanes > warp_ext::lanes ||
+            gmmu_coalesce(s.w->va.data(), s.w->nlanes, s.w->active, shift, &s.c) != GMMU_OK) {
+            gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return false;
+        }
+        s.asid = s.w->asid;
+        return true;
+    }
+    const uint64_t len = gp.get_data_length() ? gp.get_data_length() : 1;
+    const uint64_t end = s.va + (len - 1);
+    if (end < s.va || (end >> shift) - (s.va >> shift) >= warp_ext::lanes) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE); // wraps, or too many pages
+        return false;
+    }
+    s.c.npages = unsigned((end >> shift) - (s.va >> shift) + 1);
+    for (unsigned i = 0; i < s.c.npages; i++) {
+        s.c.vpn[i] = (s.va >> shift) + i;
+        s.c.lane_mask[i] = 1;
+    }
+    s.c.lane_page[0] = 0;
+    return true;
+}
+
+// One translation request per page, in the access's context.
+void tlb::make_requests(const page_set &s)
+{
+    page_reqs.clear();
+    for (unsigned i = 0; i < s.c.npages; i++) {
+        xlate_req r;
+        r.va = s.c.vpn[i] << p.model.page_shift;
+        r.asid = s.asid;
+        r.write = s.write;
+        if (s.cx && s.cx->resolved) {
+            r.asid = s.cx->asid;
+            r.root = s.cx->root;
+            r.priv = s.cx->privileged;
+        }
+        page_reqs.push_back(r);
+    }
+}
+
+// The translation's outcome, written into the payload's extension (warp:
+// divergence, TLB miss and hit depth, faulting lanes; plain: the first
+// faulting byte). Returns the first faulting page's request, or null.
+const xlate_req *tlb::report_outcome(page_set &s)
+{
+    uint32_t fault_lanes = 0;
+    const xlate_req *first_fault = nullptr;
+    for (unsigned i = 0; i < s.c.npages; i++)
+        if (page_reqs[i].fault != GMMU_FAULT_NONE) {
+            fault_lanes |= s.c.lane_mask[i];
+            if (!first_fault)
+                first_fault = &page_reqs[i];
+        }
+    if (warp_ext *w = s.w) {
+        w->page_divergence = s.c.npages;
+        w->translated = true;
+        for (unsigned i = 0; i < s.c.npages && p.level == 1; i++) {
+            w->tlb_miss = w->tlb_miss || page_reqs[i].level_hit != 1;
+            if (page_reqs[i].level_hit == 1 && page_reqs[i].hit_depth > w->tlb_hit_depth)
+                w->tlb_hit_depth = page_reqs[i].hit_depth;
+        }
+        w->fault_mask = fault_lanes;
+        w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
+        w->fault_va = first_fault ? first_fault->va : 0;
+    }
+    if (s.cx && first_fault) {
+        s.cx->fault = first_fault->fault;
+        s.cx->fault_va = std::max(s.va, first_fault->va); // the first faulting byte
+    }
+    return first_fault;
+}
+
+// Each active lane's PA from its page's frame.
+void tlb::rewrite_lanes(const page_set &s)
+{
+    warp_ext *w = s.w;
+    if (s.c.npages == 1) {
+        // One page: every lane gets the same frame (inactive lanes too; unused).
+        const uint64_t frame = page_reqs[0].pa & ~page_mask;
+#if defined(__SSE2__)
+        const __m128i f = _mm_set1_epi64x((long long)frame);
+        const __m128i m = _mm_set1_epi64x((long long)page_mask);
+        for (unsigned l = 0; l < warp_ext::lanes; l += 2) {
+            const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)&w->va[l]);
+            _mm_storeu_si128((__m128i *)(void *)&w->pa[l], _mm_or_si128(f, _mm_and_si128(va, m)));
+        }
+#else
+        for (unsigned l = 0; l < warp_ext::lanes; l++)
+            w->pa[l] = frame | (w->va[l] & page_mask);
+#endif
+        return;
+    }
+    for (unsigned l = 0; l < w->nlanes; l++)
+        if (w->active & (1u << l))
+            w->pa[l] = (page_reqs[s.c.lane_page[l]].pa & ~page_mask) | (w->va[l] & page_mask);
+}
+
+// The on_translate observer (checkers): every translated lane or byte address.
+void tlb::observe(const page_set &s)
+{
+    if (!on_translate)
+        return;
+    if (const warp_ext *w = s.w) {
+        for (unsigned l = 0; l < w->nlanes; l++)
+            if (w->active & (1u << l))
+                on_translate(s.asid, w->va[l], w->pa[l], s.write);
+        return;
+    }
+    on_translate(page_reqs[0].asid, s.va, (page_reqs[0].pa & ~page_mask) | (s.va & page_mask), s.write);
+}
+
+bool tlb::contiguous(const page_set &s) const
+{
+    const uint64_t base = page_reqs[0].pa & ~page_mask;
+    for (unsigned i = 1; i < s.c.npages; i++)
+        if ((page_reqs[i].pa & ~page_mask) != base + (uint64_t(i) << p.model.page_shift))
+            return false;
+    return true;
+}
+
+// One piece per TLB page, in address order, stopping at the first error (its
+// response is the access's).
+template <class Send> void tlb::for_each_piece(tlm::tlm_generic_payload &gp, Send send)
+{
+    const unsigned shift = p.model.page_shift;
+    const uint64_t va = gp.get_address();
+    const uint64_t len = gp.get_data_length();
+    unsigned char *data = gp.get_data_ptr();
+    tlm::tlm_generic_payload piece;
+    piece.set_command(gp.get_command());
+    piece.set_byte_enable_ptr(nullptr);
+    piece.set_dmi_allowed(false);
+    uint64_t done = 0;
+    for (unsigned i = 0; done < len; i++) {
+        const uint64_t at = va + done;
+        const uint64_t n = std::min<uint64_t>(len - done, (((at >> shift) + 1) << shift) - at);
+        piece.set_address((page_reqs[i].pa & ~page_mask) | (at & page_mask));
+        piece.set_data_ptr(data + done);
+        piece.set_data_length(unsigned(n));
+        piece.set_streaming_width(unsigned(n));
+        piece.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        if (!send(piece) || !piece.is_response_ok()) {
+            gp.set_response_status(piece.get_response_status());
+            return;
+        }
+        done += n;
+    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
+{
+    page_set s;
+    if (!gather_pages(gp, s))
+        return;
+    make_requests(s);
+    cur_warp = p.track_owners ? s.w : nullptr;
+    const sc_core::sc_time t_done = translate_pages(page_reqs, delay);
+    cur_warp = nullptr;
+    trace_batch(page_reqs, delay, t_done);
+    warp_accesses++;
+    page_divergence_sum += s.c.npages;
+    if (peers.bound()) // PICLE: every L1 access updates the LDT
+        peers.note_access(page_reqs, delay);
+    if (report_outcome(s)) { // a fault: reported, memory not touched
+        faults++;
+        delay = t_done;
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (s.w) {
+        rewrite_lanes(s);
+        observe(s);
+        lanes += (unsigned)__builtin_popcount(s.w->active);
+        forward_warp(gp, s, delay, t_done);
+        return;
+    }
+    observe(s);
+    lanes++;
+    delay = t_done;
+    forward_plain(gp, s, delay);
+}
+
+void tlb::forward_warp(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay,
+                       const sc_core::sc_time &t_done)
+{
+    if (p.overlap_cache_access && s.c.npages > 1) {
+        forward_by_page(gp, *s.w, s.c, delay, delay);
+        return;
+    }
+    s.w->xlate_time = t_done - delay;
+    delay = t_done;
+    isock->b_transport(gp, delay);
+}
+
+// Contiguous frames: the payload goes on once, its address swapped to the
+// PA and restored on return; else one piece per page.
+void tlb::forward_plain(tlm::tlm_generic_payload &gp, const page_set &s, sc_core::sc_time &delay)
+{
+    if (contiguous(s)) {
+        gp.set_address((page_reqs[0].pa & ~page_mask) | (s.va & page_mask));
+        isock->b_transport(gp, delay);
+        gp.set_address(s.va);
+        return;
+    }
+    for_each_piece(gp, [&](tlm::tlm_generic_payload &piece) {
+        isock->b_transport(piece, delay);
+        return true;
+    });
+}
+
+void tlb::debug_access(tlm::tlm_generic_payload &gp)
+{
+    page_set s;
+    if (!gather_pages(gp, s))
+        return;
+    make_requests(s);
+    translate_dbg(page_reqs);
+    if (report_outcome(s)) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (warp_ext *w = s.w) {
+        rewrite_lanes(s);
+        // Lane by lane, by debug transport.
+        for (unsigned l = 0; l < w->nlanes; l++) {
+            if (!(w->active & (1u << l)))
+                continue;
+            tlm::tlm_generic_payload g;
+            g.set_command(gp.get_command());
+            g.set_address(w->pa[l]);
+            g.set_data_ptr(reinterpret_cast<unsigned char *>(&w->data[l]));
+            g.set_data_length(w->lane_bytes);
+            isock->transport_dbg(g);
+        }
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (contiguous(s)) {
+        gp.set_address((page_reqs[0].pa & ~page_mask) | (s.va & page_mask));
+        gp.set_response_status(isock->transport_dbg(gp) == gp.get_data_length()
+                                   ? tlm::TLM_OK_RESPONSE
+                                   : tlm::TLM_GENERIC_ERROR_RESPONSE);
+        gp.set_address(s.va);
+        return;
+    }
+    for_each_piece(gp, [&](tlm::tlm_generic_payload &piece) {
+        if (isock->transport_dbg(piece) != piece.get_data_length()) {
+            piece.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+            return false;
+        }
+        piece.set_response_status(tlm::TLM_OK_RESPONSE);
+        return true;
+    });
+}
+
+// Intra-warp overlap: the lanes of each page go to the data side when that
+// page's translation is known (gmmu_warp_dispatch_times), earliest first;
+// the warp completes with its last lane. w.active is narrowed to one page's
+// lanes per forward and restored.
+void tlb::forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
+                          const sc_core::sc_time &in, sc_core::sc_time &delay)
+{
+    const unsigned n = c.npages;
+    page_ready.resize(n);
+    page_at.resize(n);
+    page_order.resize(n);
+    for (unsigned i = 0; i < n; i++) {
+        page_ready[i] = page_reqs[i].ready.value();
+        page_order[i] = i;
+    }
+    gmmu_warp_dispatch_times(page_ready.data(), n, true, page_at.data());
+    std::stable_sort(page_order.begin(), page_order.end(),
+                     [this](unsigned a, unsigned b) { return page_at[a] < page_at[b]; });
+    const uint32_t active = w.active;
+    sc_core::sc_time done = in, data = sc_core::SC_ZERO_TIME;
+    for (unsigned i : page_order) {
+        w.active = active & c.lane_mask[i];
+        if (!w.active)
+            continue;
+        sc_core::sc_time d = sc_core::sc_time::from_value(page_at[i]);
+        w.xlate_time = d - in;
+        w.data_delay = sc_core::SC_ZERO_TIME;
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        isock->b_transport(gp, d);
+        if (!gp.is_response_ok())
+            break; // the failing forward's response is the access's
+        done = std::max(done, d);
+        data = std::max(data, w.data_delay);
+    }
+    w.active = active;
+    w.data_delay = data;
+    overlapped_warps++;
+    delay = done;
+}
+
+// TCWS bookkeeping after a fill of the L1 data path: the victims' owners are
+// reported to the access (the first one) and forgotten; the filled page now
+// belongs to the access's warp. Entries dropped by an invalidation are not
+// reported, so the map is cleared when it grows past 4x the entries.
+void tlb::note_owners(const xlate_req &filled, unsigned shift)
+{
+    auto key = [](uint64_t asid, uint64_t vpn) { return asid << 52 | (vpn & ((1ull << 52) - 1)); };
+    for (uint32_t v = 0; v < fill_out.nvictims; v++) {
+        const gmmu_tlb_entry &e = fill_out.victims[v];
+        auto it = entry_owner.find(key(e.asid, e.vpn));
+        if (it == entry_owner.end())
+            continue;
+        if (!cur_warp->tlb_victim) {
+            cur_warp->tlb_victim = true;
+            cur_warp->tlb_victim_va = e.vpn << shift;
+            cur_warp->tlb_victim_owner = it->second;
+        }
+        entry_owner.erase(it);
+    }
+    if (entry_owner.size() > 4u * p.model.entries)
+        entry_owner.clear();
+    if (cur_warp->warp < 64 && cur_warp->block < (1u << 26))
+        entry_owner[key(filled.asid, filled.va >> shift)] = cur_warp->block << 6 | cur_warp->warp;
+}
+
+} // namespace gmmu
