@@ -72,7 +72,7 @@ double bench_tlb(const std::vector<uint64_t> &t, uint64_t &sink)
         gmmu_tlb_result r;
         gmmu_tlb_lookup(&tlb, 0, vpn, &r);
         if (!r.hit)
-            gmmu_tlb_fill(&tlb, 0, vpn, vpn ^ 0x5555, GMMU_PTE_W, nullptr, nullptr);
+            gmmu_tlb_fill_ex(&tlb, 0, vpn, vpn ^ 0x5555, GMMU_PTE_W, 0, 0, nullptr);
         sink += r.ppn;
     }
     double s = std::chrono::duration<double>(clk::now() - t0).count();

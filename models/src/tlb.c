@@ -1029,38 +1029,6 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
     return GMMU_OK;
 }
 
-gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
-                          gmmu_tlb_entry *victim, bool *evicted)
-{
-    if (!t || !t->e)
-        return GMMU_EINVAL;
-    gmmu_tlb_entry v;
-    bool ev;
-    fill_one(t, asid, vpn, ppn, perms, 0, false, &v, &ev);
-    if (evicted)
-        *evicted = ev;
-    if (ev && victim)
-        *victim = v;
-    return GMMU_OK;
-}
-
-gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
-                                  uint64_t perms, uint64_t gen, gmmu_tlb_entry *victim,
-                                  bool *evicted, bool *dropped)
-{
-    if (!t || !t->e)
-        return GMMU_EINVAL;
-    if (evicted)
-        *evicted = false;
-    if (dropped)
-        *dropped = gen != t->gen;
-    if (gen != t->gen) {
-        t->st.stale_fills_dropped++;
-        return GMMU_OK;
-    }
-    return gmmu_tlb_fill(t, asid, vpn, ppn, perms, victim, evicted);
-}
-
 /* ---- invalidation ----------------------------------------------------------- */
 
 void gmmu_tlb_invalidate_all(gmmu_tlb *t)

@@ -208,7 +208,7 @@ struct Picle {
                     gmmu_tlb_fill_ex(&l1[target], 0, out.victims[v].vpn, out.victims[v].ppn,
                                      out.victims[v].perms, GMMU_TLB_FILL_PREFETCH, 0, nullptr);
         }
-        gmmu_tlb_fill(&l1[cu], 0, vpn, ppn, 0, nullptr, nullptr);
+        gmmu_tlb_fill_ex(&l1[cu], 0, vpn, ppn, 0, 0, 0, nullptr);
         return false;
     }
 };

@@ -51,9 +51,11 @@ struct Tlb {
     }
     bool fill(uint64_t vpn, uint64_t ppn = 0, uint16_t asid = 0, gmmu_tlb_entry *victim = nullptr)
     {
-        bool ev = false;
-        EXPECT_EQ(gmmu_tlb_fill(&t, asid, vpn, ppn ? ppn : vpn + 0x1000, 0, victim, &ev), GMMU_OK);
-        return ev;
+        gmmu_tlb_fill_out out{};
+        EXPECT_EQ(gmmu_tlb_fill_ex(&t, asid, vpn, ppn ? ppn : vpn + 0x1000, 0, 0, 0, &out), GMMU_OK);
+        if (out.nvictims && victim)
+            *victim = out.victims[0];
+        return out.nvictims != 0;
     }
     bool present(uint64_t vpn, uint16_t asid = 0) { return gmmu_tlb_probe(&t, asid, vpn, nullptr); }
 };
@@ -600,22 +602,21 @@ TEST(TlbTest, FlushDuringWalkDropsTheStaleFill)
         case 3: gmmu_tlb_invalidate_range(&t.t, 0, 9ull << 12, (10ull << 12) - 1); break;
         }
         EXPECT_NE(gmmu_tlb_generation(&t.t), gen);
-        bool dropped = false, ev = true;
-        ASSERT_EQ(gmmu_tlb_fill_checked(&t.t, 0, 9, 0x99, 0, gen, nullptr, &ev, &dropped), GMMU_OK);
-        EXPECT_TRUE(dropped) << kind;
-        EXPECT_FALSE(ev);
-        EXPECT_FALSE(t.present(9)) << kind;
         gmmu_tlb_fill_out out{};
+        ASSERT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out), GMMU_OK);
+        EXPECT_TRUE(out.dropped) << kind;
+        EXPECT_EQ(out.installed, 0u);
+        EXPECT_EQ(out.nvictims, 0u);
+        EXPECT_FALSE(t.present(9)) << kind;
         gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out);
         EXPECT_TRUE(out.dropped);
         EXPECT_FALSE(t.present(9));
     }
     EXPECT_EQ(t.t.st.stale_fills_dropped, 8u);
     // A walk that saw no invalidation fills normally.
-    bool dropped = true;
-    gmmu_tlb_fill_checked(&t.t, 0, 9, 0x99, 0, gmmu_tlb_generation(&t.t), nullptr, nullptr,
-                          &dropped);
-    EXPECT_FALSE(dropped);
+    gmmu_tlb_fill_out out{};
+    gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gmmu_tlb_generation(&t.t), &out);
+    EXPECT_FALSE(out.dropped);
     EXPECT_TRUE(t.present(9));
 }
 

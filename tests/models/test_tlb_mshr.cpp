@@ -32,7 +32,7 @@ struct Rig {
         gmmu_tlb_mshr_destroy(&m);
         gmmu_tlb_destroy(&t);
     }
-    void fill(uint64_t vpn) { gmmu_tlb_fill(&t, 0, vpn, vpn + 0x100, 0, nullptr, nullptr); }
+    void fill(uint64_t vpn) { gmmu_tlb_fill_ex(&t, 0, vpn, vpn + 0x100, 0, 0, 0, nullptr); }
     std::vector<gmmu_tlb_access> run(std::vector<uint64_t> vpns, uint64_t now = 0,
                                      gmmu_tlb_batch_result *res = nullptr,
                                      gmmu_tlb_miss_fn fn = nullptr, void *ctx = nullptr)
@@ -261,7 +261,7 @@ TEST(TlbMshrTest, TargetLimitMakesExtraRequestsWaitForTheFill)
     Rig r(c, 1);
     auto fill_cb = [](void *ctx, uint16_t asid, uint64_t vpn, uint64_t, uint32_t *lat) {
         // The walker resolves the miss and fills the TLB.
-        gmmu_tlb_fill(static_cast<gmmu_tlb *>(ctx), asid, vpn, vpn + 0x100, 0, nullptr, nullptr);
+        gmmu_tlb_fill_ex(static_cast<gmmu_tlb *>(ctx), asid, vpn, vpn + 0x100, 0, 0, 0, nullptr);
         *lat = 100;
         return GMMU_OK;
     };

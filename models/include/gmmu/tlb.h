@@ -189,11 +189,6 @@ bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_ent
  * hits can wait for it (gmmu_tlb_result.ready). Returns false if no entry
  * maps the page. */
 bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready);
-/* Insert a translation (replacing an existing one for the same vpn/asid).
- * If an entry was evicted, *victim (if non-NULL) gets it and *evicted = true.
- * Same as gmmu_tlb_fill_ex with flags 0: one single-page entry. */
-gmmu_status gmmu_tlb_fill(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
-                          gmmu_tlb_entry *victim, bool *evicted);
 void gmmu_tlb_invalidate_all(gmmu_tlb *t);
 /* Invalidate the entry mapping vpn for asid; returns whether one was removed. */
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn);
@@ -204,9 +199,9 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
 /* The same for every ASID. */
 uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi);
 
-/* ---- fills with options, the generation rule, geometry queries ----------- */
+/* ---- fill, the generation rule, geometry queries ------------------------ */
 
-/* Fill flags for gmmu_tlb_fill_ex. */
+/* Fill flags for gmmu_tlb_fill_ex (0: one single-page demand entry). */
 #define GMMU_TLB_FILL_CONTIG 1u    /* the caller checked the page table: the aligned block of
                                     * fill_pages x 2^(coverage_shift - page_shift) pages holding
                                     * vpn maps to contiguous frames (page vpn - k -> ppn - k)
@@ -224,8 +219,9 @@ typedef struct gmmu_tlb_fill_out {
     gmmu_tlb_entry victims[GMMU_TLB_MAX_FILL_PAGES];
 } gmmu_tlb_fill_out;
 
-/* Fill with options. Without GMMU_TLB_FILL_CONTIG one entry for page vpn is
- * installed. With it, the TLB installs fill_pages entries (the aligned group
+/* Insert a translation, replacing an existing one for the same vpn/asid (the
+ * one fill function of the model). Without GMMU_TLB_FILL_CONTIG one entry
+ * for page vpn is installed. With it, the TLB installs fill_pages entries (the aligned group
  * holding vpn, vpn's own entry last so it is the most recent), each spanning
  * one coverage region (2^coverage_shift bytes) or, without coverage, one page.
  * out may be NULL. Returns GMMU_EINVAL for a NULL/uninitialised TLB or a
@@ -235,16 +231,11 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
                              gmmu_tlb_fill_out *out);
 
 /* Invalidation generation: incremented by every invalidate_* call. A walker
- * samples it when the walk starts and passes it to gmmu_tlb_fill_checked (or
- * fill_ex with GMMU_TLB_FILL_CHECK_GEN); a fill whose walk overlapped an
+ * samples it when the walk starts and passes it to gmmu_tlb_fill_ex with
+ * GMMU_TLB_FILL_CHECK_GEN; a fill whose walk overlapped an
  * invalidation is dropped, so a flush during a walk never refills the stale
  * translation. */
 uint64_t gmmu_tlb_generation(const gmmu_tlb *t);
-/* gmmu_tlb_fill with a generation check; *dropped (if non-NULL) says whether
- * the fill was dropped as stale. */
-gmmu_status gmmu_tlb_fill_checked(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
-                                  uint64_t perms, uint64_t gen, gmmu_tlb_entry *victim,
-                                  bool *evicted, bool *dropped);
 
 /* ---- access decisions (what a TLB component asks the model) ------------- */
 
