@@ -280,6 +280,16 @@ uint64_t gmmu_tlb_mshr_first_miss_cycle(const gmmu_tlb_mshr *m, uint64_t now)
     return c;
 }
 
+uint32_t gmmu_tlb_mshr_miss_latency(uint64_t ask, uint64_t issue, uint32_t lookup_cycles,
+                                    uint64_t ready, uint64_t queued)
+{
+    const uint64_t asked = (ask < issue ? ask : issue) + lookup_cycles;
+    const uint64_t looked = issue + lookup_cycles;
+    const uint64_t own = ready > asked + queued ? ready - asked - queued : 1;
+    const uint64_t arrives = ready > looked + own ? ready : looked + own;
+    return (uint32_t)(arrives > looked ? arrives - looked : 1);
+}
+
 bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now)
 {
     bool exact = false;

@@ -219,19 +219,12 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         self->resolved.push_back(q);
         m = &self->resolved.back();
     }
-    // Pass 1 asked the next level for the batch's misses together, so the
-    // walker's queue already holds them behind earlier misses. A miss that
-    // waited for an MSHR starts its walk only then: it takes at least its
-    // walk's own time (the answer's latency without the wait for a walker)
-    // from the lookup that took the MSHR, and arrives no earlier than the
-    // answer; the wait for the MSHR and the walker's queue are not added.
+    // Pass 1 asked the next level for the batch's misses together; the
+    // model says what that answer costs a miss that took its MSHR at issue.
     const uint64_t ready = (sc_core::sc_time_stamp() + m->ready).value() / clk.value();
     const uint64_t queued = m->queued.value() / clk.value();
-    const uint64_t asked = std::min(self->batch_ask, issue) + self->p.model.lookup_cycles;
-    const uint64_t looked = issue + self->p.model.lookup_cycles;
-    const uint64_t own = ready > asked + queued ? ready - asked - queued : 1;
-    const uint64_t arrives = std::max(ready, looked + own);
-    *latency = uint32_t(arrives > looked ? arrives - looked : 1);
+    *latency = gmmu_tlb_mshr_miss_latency(self->batch_ask, issue, self->p.model.lookup_cycles,
+                                          ready, queued);
     self->fill_from(*m);
     return GMMU_OK;
 }

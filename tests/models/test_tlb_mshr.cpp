@@ -428,3 +428,26 @@ TEST(TlbMshrTest, FirstMissCycleIsWhereALoneMissIssues)
         ASSERT_EQ(a[0].issue, predicted) << "seed " << seed << " it " << it;
     }
 }
+
+// The latency of a miss answered by a batch request made at the batch's
+// first allocation (lookup 2 cycles, asked at cycle 10 + 2 = 12).
+TEST(TlbMshrTest, MissLatencyChargesOwnWalkFromItsOwnMshr)
+{
+    // The miss that took the first MSHR: the answer's arrival, from its lookup.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 10, 2, 112, 0), 100u);
+    // Same, but 30 of those cycles were a wait for a walker: still the arrival.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 10, 2, 112, 30), 100u);
+    // A miss that waited for an MSHR until cycle 60: its own walk (100 cycles)
+    // starts from its lookup, so it arrives at 162, not at the answer's 112.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 60, 2, 112, 0), 100u);
+    // The walker queue's 30 cycles are not charged again: own walk is 70.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 60, 2, 112, 30), 70u);
+    // A late MSHR whose own walk would end before the answer: the answer.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 20, 2, 300, 250), 278u);
+    // Issued before the batch's ask (an earlier miss's MSHR): from min(ask, issue).
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 5, 2, 112, 0), 105u);
+    // Issued long after the answer came back: still its own walk.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 200, 2, 112, 0), 100u);
+    // An answer that took no time: at least one cycle.
+    EXPECT_EQ(gmmu_tlb_mshr_miss_latency(10, 10, 2, 12, 0), 1u);
+}

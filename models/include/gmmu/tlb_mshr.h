@@ -141,6 +141,20 @@ uint64_t gmmu_tlb_mshr_first_miss_cycle(const gmmu_tlb_mshr *m, uint64_t now);
  * need not ask the next level for it). */
 bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now);
 
+/* The latency (gmmu_tlb_miss_fn's *latency) of a miss whose lookup issued
+ * at cycle issue, when the caller asked the next level for the batch's
+ * misses together, at cycle ask + lookup_cycles (ask: the batch's first
+ * MSHR allocation, gmmu_tlb_mshr_first_miss_cycle), and the answer arrives
+ * at cycle ready after waiting queued cycles for a walker. The next level's
+ * queue already holds the miss behind earlier ones, so a miss that waited
+ * for an MSHR (issue > ask) starts its walk only then: it takes at least
+ * its walk's own time (ready - asked - queued, where asked = min(ask,
+ * issue) + lookup_cycles) from its own lookup, and arrives no earlier than
+ * the answer; the wait for the MSHR and the walker's queue are not added
+ * again. At least 1. */
+uint32_t gmmu_tlb_mshr_miss_latency(uint64_t ask, uint64_t issue, uint32_t lookup_cycles,
+                                    uint64_t ready, uint64_t queued);
+
 #ifdef __cplusplus
 }
 #endif
