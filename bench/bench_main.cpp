@@ -12,6 +12,7 @@
 //   pwc_cpwc_lookups_per_s      gmmu_pwc_lookup of a warm 5,280-bit CPWC over the same VAs
 // Each figure is the best of several repetitions. Writes --out FILE (JSON).
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -275,7 +276,13 @@ int main(int argc, char **argv)
         wb.pwc = std::max(wb.pwc, x.pwc);
     }
     std::string sim = (std::filesystem::path(argv[0]).parent_path() / "gmmu-sim").string();
-    std::string tmp = (std::filesystem::temp_directory_path() / "gmmu-bench").string();
+    // A directory of this run's own: benches run side by side do not share outputs.
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gmmu-bench.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
+        std::perror("gmmu-bench: mkdtemp");
+        return 1;
+    }
+    const std::string tmp = tmpl;
     double mmu = 0, nommu = 0;
     for (int r = 0; r < std::min(reps, 3); r++) {
         mmu = std::max(mmu, platform_rate(sim, false, tmp + "/mmu"));
@@ -306,7 +313,24 @@ int main(int argc, char **argv)
                     {"issue_sm_slowdown_vs_nommu_max", 1.5}};
     j["checksum"] = sink & 0xFFFF;
     j["tlb_hit_rate"] = tlb_hit_rate;
-    std::ofstream(out) << j.dump(2) << "\n";
+    std::error_code ec;
+    std::filesystem::remove_all(tmp, ec);
+    // Written whole or not at all: a temporary file beside out, then renamed.
+    const std::string part = out + ".part";
+    {
+        std::ofstream f(part);
+        f << j.dump(2) << "\n";
+        f.close();
+        if (!f) {
+            std::fprintf(stderr, "gmmu-bench: cannot write %s\n", part.c_str());
+            return 1;
+        }
+    }
+    std::filesystem::rename(part, out, ec);
+    if (ec) {
+        std::fprintf(stderr, "gmmu-bench: cannot write %s: %s\n", out.c_str(), ec.message().c_str());
+        return 1;
+    }
     std::printf("TLB model        %12.0f lookups/s\n", tlb);
     std::printf("hash probe       %12.0f lookups/s   model slowdown %.2fx (target <= 1.5)\n", hash,
                 hash / tlb);
