@@ -13,7 +13,7 @@
 
 #include "gmmu/components/fault_handler.h"
 #include "gmmu/gpu/platform.h"
-#include "gmmu/gpu/sm_core.h"
+#include "gmmu/gpu/sm_core_config.h"
 
 #include "sim_run.h"
 

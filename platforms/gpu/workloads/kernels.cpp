@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/gpu/sm_core.h"
+#include "gmmu/gpu/sm_core_config.h"
 #include "gmmu/gpu/workload.h"
 
 namespace gmmu {

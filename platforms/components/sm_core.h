@@ -1,5 +1,7 @@
 // gmmu — sm_core: the issue/commit SM model of tanasic-micro17 (§3)
-// as a platform SM (`sm.model=issue`). One SC_THREAD steps the
+// as a TLM initiator component (the GPU platform's `sm.model=issue`, built
+// from its config by platforms/gpu/sm_core_config.cpp; any platform can
+// instantiate one with a gmmu_sm_config, a kernel_source and a checker). One SC_THREAD steps the
 // gmmu_sm C model at the cycles it asks for (tlm_quantumkeeper for temporal
 // decoupling); the model's environment goes through TLM:
 //  * translate: each coalesced 128-B request is one b_transport of a warp
@@ -15,13 +17,19 @@
 //    DMI granted through the L1 TLB (VA-addressed page regions), else debug
 //    transport through the L1 TLB.
 //  * next_block/block_done: the kernel workload's global block scheduler and
-//    its register check.
+//    its register check (kernel_source below).
+// Sockets: isock (warp payloads to the L1 TLB, or to memory when bypassed)
+// and fault_isock (fault reports, components/fault_handler.h), both bound.
+// When the SM has finished, on_finish (if set) is called: the GPU platform
+// uses it to check the final memory once the last SM is done.
 // The platform memory is the only copy of the kernel's data: what the SM
 // writes through translated addresses is what it and every other SM read.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <systemc>
@@ -30,7 +38,6 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "gmmu/components/fault_handler.h"
-#include "gmmu/gpu/config.h"
 #include "gmmu/components/sm.h"
 
 extern "C" {
@@ -40,8 +47,6 @@ extern "C" {
 }
 
 namespace gmmu {
-
-class gpu_platform;
 
 // What sm_core needs of its workload (platforms/gpu/workloads/kernels.cpp).
 class kernel_source {
@@ -61,19 +66,21 @@ class kernel_source {
     virtual void verify_memory(data_checker &chk) = 0;
 };
 
-// The SM model config from `sm.*` keys (tanasic17 defaults for the rest).
-gmmu_sm_config sm_core_config(const config &c);
-// The fault-handler config from `fault.*` keys.
-gmmu_fault_handler_config fault_handler_config(const config &c);
-
 class sm_core : public sm_base {
   public:
     tlm_utils::simple_initiator_socket<sm_core> isock;       // to the L1 TLB
     tlm_utils::simple_initiator_socket<sm_core> fault_isock; // to the fault handler
 
     SC_HAS_PROCESS(sm_core);
+    // cfg is checked by the model (gmmu_sm_init) and the kernel launched at
+    // cycle 0; a refusal throws model_error naming the gmmu_sm_config field.
     sm_core(sc_core::sc_module_name name, const sm_params &p, const gmmu_sm_config &cfg,
-            kernel_source &ks, gpu_platform &gpu);
+            kernel_source &ks, data_checker &chk);
+    struct model_error : std::runtime_error {
+        model_error(const std::string &field, const std::string &msg);
+        std::string field;
+    };
+    std::function<void()> on_finish;
     ~sm_core() override;
 
     tlm::tlm_initiator_socket<> &socket() override { return isock; }
@@ -104,7 +111,7 @@ class sm_core : public sm_base {
 
     sm_params p;
     kernel_source &ks;
-    gpu_platform &gpu;
+    data_checker &checker;
     gmmu_sm sm{};
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload gp, fgp;
