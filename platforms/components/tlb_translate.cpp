@@ -91,6 +91,19 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
     return take_answers(reqs, gen, t_lookup, done);
 }
 
+// The next level's answer m to request r (its time is the caller's).
+static void copy_answer(xlate_req &r, const xlate_req &m)
+{
+    r.done = m.done;
+    r.fault = m.done ? m.fault : GMMU_FAULT_NOT_PRESENT;
+    r.pa = m.pa;
+    r.page_shift = m.page_shift;
+    r.perms = m.perms;
+    r.contig_log2 = m.contig_log2; // the upper level's coverage fill needs the PTE's hint
+    r.level_hit = m.level_hit;
+    r.queued = m.queued;
+}
+
 // Copy the next level's answers into their requests and fill the model.
 sc_core::sc_time tlb::take_answers(std::vector<xlate_req> &reqs, uint64_t gen,
                                    const sc_core::sc_time &t_lookup, sc_core::sc_time done)
@@ -98,14 +111,7 @@ sc_core::sc_time tlb::take_answers(std::vector<xlate_req> &reqs, uint64_t gen,
     for (size_t k = 0; k < miss_idx.size(); k++) {
         xlate_req &r = reqs[miss_idx[k]];
         const xlate_req &m = miss_ext.reqs[k];
-        r.done = m.done;
-        r.fault = m.done ? m.fault : GMMU_FAULT_NOT_PRESENT;
-        r.pa = m.pa;
-        r.page_shift = m.page_shift;
-        r.perms = m.perms;
-        r.contig_log2 = m.contig_log2; // the upper level's coverage fill needs the PTE's hint
-        r.level_hit = m.level_hit;
-        r.queued = m.queued;
+        copy_answer(r, m);
         r.ready = m.ready;
         if (r.ready > done)
             done = r.ready;
@@ -150,15 +156,7 @@ void tlb::translate_dbg(std::vector<xlate_req> &reqs)
     miss_isock->transport_dbg(miss_gp);
     for (size_t k = 0; k < miss_idx.size(); k++) {
         xlate_req &r = reqs[miss_idx[k]];
-        const xlate_req &m = miss_ext.reqs[k];
-        r.done = m.done;
-        r.fault = m.done ? m.fault : GMMU_FAULT_NOT_PRESENT;
-        r.pa = m.pa;
-        r.page_shift = m.page_shift;
-        r.perms = m.perms;
-        r.contig_log2 = m.contig_log2;
-        r.level_hit = m.level_hit;
-        r.queued = m.queued;
+        copy_answer(r, miss_ext.reqs[k]);
         r.ready = sc_core::SC_ZERO_TIME;
     }
 }
