@@ -86,7 +86,6 @@ def run(sim, tmp, tag, sets):
         "walks": sum(v.get("walks", 0) for k, v in g.items() if k.startswith("ptw")),
         "l1_hits_under_fill": sum(v.get("hits_under_fill", 0) for k, v in g.items() if k.startswith("l1_tlb")),
         "l1_hits": sum(v.get("hits", 0) for k, v in g.items() if k.startswith("l1_tlb")),
-        "issued": sum(s["issued"] for s in sms),
         "mem_insns": sum(s["mem_insns"] for s in sms),
         "blocks": sum(s["blocks_started"] for s in sms),
     }
