@@ -24,6 +24,12 @@ BASE = {"name": "x", "config": "default", "workloads": ["random-sample", "stream
         "set": {"sm.count": 2}, "grid": {"ptw.pwc": ["none", "tpc"]},
         "zip": {"l1_tlb.entries": [32, 64], "l1_tlb.ways": [32, 64]}, "seeds": [1, 2],
         "stats": ["sim_time_ns"], "timeout_s": 10}
+# A spec of explicit points (instead of workloads).
+BASE_POINTS = {"name": "y", "config": "default", "set": {"sm.count": 2}, "grid": {"ptw.pwc": ["none", "tpc"]},
+               "points": [{"label": "a", "workload": "stream", "set": {"sm.warps": 4}},
+                          {"label": "b", "config": "k80", "set": {"l1_tlb.entries": 64}},
+                          {}],
+               "seeds": [1]}
 
 
 def load_tool(path):
@@ -58,12 +64,12 @@ def rand_value(r, depth=0):
 def mutate(r, spec):
     s = json.loads(json.dumps(spec))
     for _ in range(1 + r.randrange(4)):
-        op = r.randrange(6)
+        op = r.randrange(7)
         keys = list(s)
         if op == 0 and keys:
             del s[r.choice(keys)]
         elif op == 1:
-            s[r.choice(["bogus", "Grid", "seed", "sets", "stat"] + list(BASE))] = rand_value(r)
+            s[r.choice(["bogus", "Grid", "seed", "sets", "stat", "points"] + list(BASE))] = rand_value(r)
         elif op == 2 and keys:
             s[r.choice(keys)] = rand_value(r)
         elif op == 3 and isinstance(s.get("grid"), dict):
@@ -72,6 +78,13 @@ def mutate(r, spec):
             s["zip"][r.choice(list(KNOWN))] = [r.randrange(3) for _ in range(r.randrange(4))]
         elif op == 5:
             s["repetitions"] = rand_scalar(r)
+        elif op == 6 and isinstance(s.get("points"), list) and s["points"]:
+            i = r.randrange(len(s["points"]))
+            pt = s["points"][i]
+            if isinstance(pt, dict) and r.random() < 0.7:
+                pt[r.choice(["label", "config", "workload", "set", "seed", "bogus"])] = rand_value(r, 1)
+            else:
+                s["points"][i] = rand_value(r, 1)
     return s
 
 
@@ -104,11 +117,11 @@ def main():
     counts = {"ok": 0, "refused": 0}
     path = "fuzz-spec.json"
     for i in range(a.iterations):
-        spec = mutate(r, BASE)
+        spec = mutate(r, BASE if i % 2 else BASE_POINTS)
         counts[check_one(tool, spec, path)] += 1
     # Raw files through the loader: JSON and TOML text, truncated or garbled.
     with tempfile.TemporaryDirectory() as d:
-        texts = [json.dumps(BASE), 'workloads = ["stream"]\nseeds = [1, 2]\n']
+        texts = [json.dumps(BASE), json.dumps(BASE_POINTS), 'workloads = ["stream"]\nseeds = [1, 2]\n']
         for i in range(a.iterations // 20):
             t = r.choice(texts)
             cut = r.randrange(len(t) + 1)

@@ -140,6 +140,66 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("line 2", p.stderr)
 
+    def test_explicit_points_carry_their_own_config_workload_and_values(self):
+        fixed = {k: v for k, v in SMALL.items() if k != "sm.warps"}
+        spec = self.spec({"set": fixed, "stats": ["gpu.ptw.walks"], "seeds": [2],
+                          "points": [{"label": "base", "workload": "stream"},
+                                     {"label": "no-mmu", "workload": "stream", "set": {"mmu.bypass": True}},
+                                     {"label": "big", "config": "pichai14", "workload": "random-sample",
+                                      "set": {"l1_tlb.entries": 64}}],
+                          "grid": {"sm.warps": [1, 2]}})
+        out = os.path.join(self.dir, "out")
+        sweep("run", spec, "--out", out, "--sim", ARGS.sim, "-j", "2", "--quiet")
+        sweep("merge", out)
+        rows = self.table(out)
+        self.assertEqual([(r["label"], r["sm.warps"]) for r in rows],
+                         [("base", "1"), ("base", "2"), ("no-mmu", "1"), ("no-mmu", "2"),
+                          ("big", "1"), ("big", "2")])
+        self.assertEqual(list(rows[0])[:6], ["id", "index", "label", "config", "workload", "seed"])
+        for r in rows:
+            self.assertEqual(r["status"], "ok")
+            self.assertEqual(r["seed"], "2")
+            with open(os.path.join(out, "points", r["id"], "config.json")) as f:
+                cfg = json.load(f)
+            with open(os.path.join(out, "points", r["id"], "point.json")) as f:
+                pt = json.load(f)
+            self.assertEqual(pt["config"], r["config"])
+            self.assertEqual(pt["workload"], r["workload"])
+            self.assertEqual(cfg["mmu"]["bypass"], r["label"] == "no-mmu")
+            self.assertEqual(r["mmu.bypass"], "True" if r["label"] == "no-mmu" else "")
+            if r["label"] == "big":
+                self.assertEqual(r["config"], "pichai14")
+                self.assertEqual(cfg["l1_tlb"]["entries"], 64)
+            else:
+                self.assertEqual(r["config"], "default")
+        cases = [({"workloads": ["stream"], "points": [{}]}, "give workloads or points"),
+                 ({"points": []}, "'points': a non-empty list"),
+                 ({"points": [{"sets": {}}]}, "'points[0].sets': unknown"),
+                 ({"points": [{"label": "a"}, {"label": "a", "workload": "stream"}]}, "'a' names two points"),
+                 ({"points": [{"set": {"sm.nope": 1}}]}, "'points[0].set.sm.nope'"),
+                 ({"points": [{"set": {"sm.count": 1}}], "grid": {"sm.count": [2]}}, "'sm.count' is swept and set"),
+                 ({"points": [{"workload": 3}]}, "'points[0].workload': a non-empty string")]
+        for bad, msg in cases:
+            path = self.spec(bad, "bad.json")
+            p = sweep("run", path, "--out", os.path.join(self.dir, "bad"), "--sim", ARGS.sim, check=False)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(msg, p.stderr)
+
+    def test_another_gmmu_sim_build_reruns_every_point(self):
+        sim = os.path.join(self.dir, "gmmu-sim")
+        shutil.copy(ARGS.sim, sim)
+        spec = self.spec({"set": SMALL, "grid": {"l1_tlb.entries": [32, 64]}})
+        out = os.path.join(self.dir, "out")
+        sweep("run", spec, "--out", out, "--sim", sim, "--quiet")
+        p = sweep("run", spec, "--out", out, "--sim", sim)
+        self.assertIn("2 already complete, 0 to run", p.stderr)
+        with open(sim, "ab") as f:  # another build: the same program with one more byte
+            f.write(b"\0")
+        p = sweep("run", spec, "--out", out, "--sim", sim)
+        self.assertIn("another gmmu-sim build", p.stderr)
+        self.assertIn("0 already complete, 2 to run", p.stderr)
+
     def test_toml_specs_and_repetitions(self):
         path = os.path.join(self.dir, "spec.toml")
         with open(path, "w") as f:
