@@ -12,9 +12,11 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ARGS = None
@@ -97,6 +99,40 @@ class SweepTest(unittest.TestCase):
         p = sweep("run", other, "--out", out, "--sim", ARGS.sim, check=False)
         self.assertEqual(p.returncode, 2)
         self.assertIn("another sweep", p.stderr)
+
+    def test_an_interrupted_sweep_stops_at_once_and_a_rerun_runs_only_the_rest(self):
+        spec = self.spec({"workloads": ["stream"], "set": SMALL, "repetitions": 400})
+        out = os.path.join(self.dir, "out")
+        pts = os.path.join(out, "points")
+
+        def done():
+            if not os.path.isdir(pts):
+                return {}
+            return {i: os.stat(os.path.join(pts, i, "done")).st_mtime_ns for i in os.listdir(pts)
+                    if os.path.exists(os.path.join(pts, i, "done"))}
+        # Ctrl-C on a terminal: SIGINT to gmmu-sweep and the gmmu-sim runs it started.
+        p = subprocess.Popen([sys.executable, ARGS.sweep, "run", spec, "--out", out, "--sim", ARGS.sim,
+                              "-j", "2"], start_new_session=True, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while len(done()) < 20 and time.time() < deadline and p.poll() is None:
+            time.sleep(0.02)
+        os.killpg(p.pid, signal.SIGINT)
+        t0 = time.time()
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertLess(time.time() - t0, 5, "stopped at once, not after the queued points")
+        self.assertIn("interrupted", err)
+        before = done()
+        self.assertGreaterEqual(len(before), 20)
+        self.assertLess(len(before), 400, "the sweep stopped early")
+        self.assertFalse(any(os.path.exists(os.path.join(pts, i, "failed.json")) for i in os.listdir(pts)),
+                         "an interrupted point is not a failure")
+        r = sweep("run", spec, "--out", out, "--sim", ARGS.sim, "-j", "2")
+        self.assertIn("%d already complete, %d to run" % (len(before), 400 - len(before)), r.stderr)
+        after = done()
+        self.assertEqual(len(after), 400)
+        for i, t in before.items():
+            self.assertEqual(after[i], t, "a complete point is not run again")
 
     def test_a_failing_point_is_recorded_and_the_rest_run(self):
         # l1_tlb.ways above l1_tlb.entries: gmmu-sim refuses that point (exit 2).
