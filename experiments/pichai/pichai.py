@@ -10,36 +10,26 @@ Issue/commit SM section: the ISA kernels of the six benchmarks with their
 Sensitivity rows: compute_percent 0 and 200; latency_step_cycles 0 and 2.
 Performance is 1 / simulated time; speedups are against mmu.bypass (no TLB).
 """
-import concurrent.futures as cf
-import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import sweeplib  # noqa: E402
 
 sim, out_dir = sys.argv[1], sys.argv[2]
 os.makedirs(out_dir, exist_ok=True)
 jobs = int(os.environ.get("JOBS", "2"))
 
 BENCHES = ["bfs", "kmeans", "mummergpu", "streamcluster", "pathfinder", "memcached"]
-COMMON = ["--workload", "pichai-bench", "--set", "workload.region_bytes=1073741824",
-          "--set", "workload.accesses=96", "--seed", "1"]
+COMMON = ["workload.region_bytes=1073741824", "workload.accesses=96"]
 
 
 # The same machines with the issue/commit SM running the ISA kernels of the
 # six benchmarks (docs/simt.md): each kernel's default grid and trip count.
 KERNELS = ["bfs-like", "kmeans-like", "mummer-like", "streamcluster-like", "pathfinder-like",
            "memcached-like"]
-ISSUE = ["--set", "sm.model=issue", "--workload", "kernel", "--seed", "1"]
-
-
-def run(args, tmp):
-    out = tempfile.mkdtemp(dir=tmp)
-    common = ISSUE if any(a.startswith("workload.kernel=") for a in args) else COMMON
-    subprocess.run([sim, "--quiet", "--out", out] + common + args, check=True)
-    with open(os.path.join(out, "stats.json")) as f:
-        return json.load(f)
+ISSUE = ["sm.model=issue"]
 
 
 def key(cfg, bench, extra):
@@ -82,17 +72,14 @@ for k in KERNELS:
     plan.append(("pichai14", k, ["mmu.bypass=true", "workload.grid_blocks=1024"]))
 plan = list(dict.fromkeys((c, b, tuple(e)) for c, b, e in plan))
 
-res = {}
-with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(jobs) as ex:
-    futs = {}
-    for c, b, e in plan:
-        what = f"workload.kernel={b}" if b in KERNELS else f"workload.bench={b}"
-        args = ["--config", c, "--set", what]
-        for s in e:
-            args += ["--set", s]
-        futs[ex.submit(run, args, tmp)] = (c, b, e)
-    for f in cf.as_completed(futs):
-        res[futs[f]] = f.result()
+# Every run goes through gmmu-sweep (experiments/sweeplib.py), seed 1.
+points = {}
+for c, b, e in plan:
+    if b in KERNELS:
+        points[(c, b, e)] = (c, "kernel", [f"workload.kernel={b}"] + ISSUE + list(e))
+    else:
+        points[(c, b, e)] = (c, "pichai-bench", [f"workload.bench={b}"] + COMMON + list(e))
+res = {k: sweeplib.stats(d) for k, d in sweeplib.run_points(sim, "pichai", points, jobs).items()}
 
 
 def t(c, b, *e):

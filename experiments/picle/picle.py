@@ -1,51 +1,49 @@
 """Runs gmmu-sim on the picle config and writes docs/results/picle.{md,png}."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import sweeplib  # noqa: E402
 
 sim, out_dir = sys.argv[1], sys.argv[2]
 os.makedirs(out_dir, exist_ok=True)
 
 workloads = {
-    "shared hot set (shared-hot: 8 hot pages, 50%)": [
-        "--workload", "shared-hot", "--set", "sm.warps=1", "--set", "workload.hot_pages=8",
-        "--set", "workload.hot_percent=50", "--set", "workload.accesses=256"],
-    "private loop + shared stream (shared-hot: 4 private pages/CU, 50% sequential shared)": [
-        "--workload", "shared-hot", "--set", "sm.warps=1", "--set", "workload.hot_percent=50",
-        "--set", "workload.hot_order=sequential", "--set", "workload.hot_pages=4096",
-        "--set", "workload.private_pages=4", "--set", "workload.accesses=256"],
-    "private pages only (stream, 1 warp/CU)": [
-        "--workload", "stream", "--set", "sm.warps=1", "--set", "workload.region_bytes=8388608"],
+    "shared hot set (shared-hot: 8 hot pages, 50%)": ("shared-hot", [
+        "sm.warps=1", "workload.hot_pages=8", "workload.hot_percent=50", "workload.accesses=256"]),
+    "private loop + shared stream (shared-hot: 4 private pages/CU, 50% sequential shared)": ("shared-hot", [
+        "sm.warps=1", "workload.hot_percent=50", "workload.hot_order=sequential",
+        "workload.hot_pages=4096", "workload.private_pages=4", "workload.accesses=256"]),
+    "private pages only (stream, 1 warp/CU)": ("stream", [
+        "sm.warps=1", "workload.region_bytes=8388608"]),
 }
 modes = {
-    "no prefetch": ["--set", "picle.enabled=false"],
-    "PICLE": ["--set", "picle.enabled=true"],
-    "PICLE + Valkyrie probes": ["--set", "picle.enabled=true", "--set", "picle.probe=true"],
+    "no prefetch": ["picle.enabled=false"],
+    "PICLE": ["picle.enabled=true"],
+    "PICLE + Valkyrie probes": ["picle.enabled=true", "picle.probe=true"],
 }
 
+# Every run goes through gmmu-sweep (experiments/sweeplib.py), seed 3.
+points = {(wname, mname): ("picle", wl, wsets + msets)
+          for wname, (wl, wsets) in workloads.items() for mname, msets in modes.items()}
+dirs = sweeplib.run_points(sim, "picle", points, seed=3)
 rows = []
-with tempfile.TemporaryDirectory() as tmp:
-    for wname, wargs in workloads.items():
-        for mname, margs in modes.items():
-            out = os.path.join(tmp, f"{len(rows)}")
-            subprocess.run([sim, "--config", "picle", "--quiet", "--seed", "3", "--out", out]
-                           + wargs + margs, check=True)
-            st = json.load(open(os.path.join(out, "stats.json")))
-            g = st["gpu"]
-            acc = sum(v["accesses"] for k, v in g.items() if k.startswith("l1_tlb"))
-            miss = sum(v["misses"] for k, v in g.items() if k.startswith("l1_tlb"))
-            pf = [v.get("prefetch", {}) for k, v in g.items() if k.startswith("l1_tlb")]
-            rows.append({
-                "workload": wname, "mode": mname,
-                "l1_miss_rate": miss / acc if acc else 0.0,
-                "sim_time_ns": st["sim_time_ns"],
-                "pushed": g.get("ldt", {}).get("prefetches_issued", 0),
-                "used": sum(p.get("used_before_eviction", 0) for p in pf),
-                "evicted_useful": sum(p.get("evicted_a_useful_entry", 0) for p in pf),
-                "probe_hits": g.get("ldt", {}).get("probe_hits", 0),
-            })
+for wname in workloads:
+    for mname in modes:
+        st = sweeplib.stats(dirs[(wname, mname)])
+        g = st["gpu"]
+        acc = sum(v["accesses"] for k, v in g.items() if k.startswith("l1_tlb"))
+        miss = sum(v["misses"] for k, v in g.items() if k.startswith("l1_tlb"))
+        pf = [v.get("prefetch", {}) for k, v in g.items() if k.startswith("l1_tlb")]
+        rows.append({
+            "workload": wname, "mode": mname,
+            "l1_miss_rate": miss / acc if acc else 0.0,
+            "sim_time_ns": st["sim_time_ns"],
+            "pushed": g.get("ldt", {}).get("prefetches_issued", 0),
+            "used": sum(p.get("used_before_eviction", 0) for p in pf),
+            "evicted_useful": sum(p.get("evicted_a_useful_entry", 0) for p in pf),
+            "probe_hits": g.get("ldt", {}).get("probe_hits", 0),
+        })
 
 with open(os.path.join(out_dir, "picle.md"), "w") as f:
     f.write("# PICLE / Valkyrie on the `picle` machine\n\n")

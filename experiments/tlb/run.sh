@@ -4,7 +4,8 @@
 #  2. tlb-share on both, with the levels the probe found: sharing matrices;
 #  3. random-sample and hash-group over table/region sizes 64 MiB..16 GiB,
 #     plain and TLB-conscious (workload.tlb_scope = 128 MiB and 2 GiB).
-# Uses the already built $BUILD_DIR (default: build/ at the repository root).
+# Uses the already built $BUILD_DIR (default: build/ at the repository root);
+# the runs go through gmmu-sweep (tlb.py).
 # Env: SIZES_MIB (region sizes), K80_WARPS/K80_ACCESSES, P100_WARPS/P100_ACCESSES
 # (warps per SM and accesses per warp and phase; see docs/tlb_probe.md).
 set -euo pipefail
@@ -26,36 +27,12 @@ out=$root/docs/results
 work=$build/tlb-results
 rm -rf "$work"
 mkdir -p "$out" "$work"
-sizes=${SIZES_MIB:-"64 96 128 192 256 512 1024 1536 2048 3072 4096 8192 16384"}
-scopes="0 134217728 2147483648"
-t0=$(date +%s)
-
+# The runs go through gmmu-sweep (tlb.py; experiments/sweeplib.py); their
+# folders are linked into $work under the names report.py reads.
+secs=$("$py" "$here/tlb.py" "$sim" "$work" | tail -1)
 for gpu in k80 p100; do
-  echo "== $gpu: tlb-probe"
-  "$sim" --config "$gpu" --workload tlb-probe --quiet --out "$work/probe_$gpu"
   "$py" "$root/scripts/plot_tlb_probe.py" "$work/probe_$gpu" "$out/tlb_probe_$gpu.png" "$gpu"
-  echo "== $gpu: tlb-share (levels from the probe)"
-  "$sim" --config "$gpu" --workload tlb-share --quiet --out "$work/share_$gpu" \
-    --set workload.share_from="$work/probe_$gpu/tlb_probe.json"
 done
 
-for gpu in k80 p100; do
-  if [ "$gpu" = k80 ]; then warps=${K80_WARPS:-16}; acc=${K80_ACCESSES:-16}
-  else warps=${P100_WARPS:-8}; acc=${P100_ACCESSES:-8}; fi
-  for wl in random-sample hash-group; do
-    echo "== $gpu: $wl over $(echo $sizes | wc -w) sizes (warps/SM $warps, accesses/warp $acc)"
-    for mib in $sizes; do
-      bytes=$((mib << 20))
-      for scope in $scopes; do
-        # A scope as large as the region is the plain run.
-        if [ "$scope" != 0 ] && [ "$scope" -ge "$bytes" ]; then continue; fi
-        "$sim" --config "$gpu" --workload "$wl" --quiet --out "$work/${wl}_${gpu}_${scope}_${mib}" \
-          --set sm.warps="$warps" --set workload.accesses="$acc" \
-          --set workload.region_bytes="$bytes" --set workload.tlb_scope="$scope"
-      done
-    done
-  done
-done
-
-"$py" "$here/report.py" "$work" "$out" "$(( $(date +%s) - t0 ))"
-echo "wrote $out/tlb.md and $out/tlb_*.png ($(( $(date +%s) - t0 )) s)"
+"$py" "$here/report.py" "$work" "$out" "$secs"
+echo "wrote $out/tlb.md and $out/tlb_*.png ($secs s of gmmu-sim time)"

@@ -1,39 +1,27 @@
 """What warp_sched.py and tbc.py share: the machines, the kernels, running a
-plan of gmmu-sim points in a thread pool (every run must pass its data
+plan of gmmu-sim points through gmmu-sweep (every run must pass its data
 check), the geometric mean and atomic output."""
-import concurrent.futures as cf
-import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import sweeplib  # noqa: E402
 
 KERNELS = ["bfs-like", "kmeans-like", "mummer-like", "streamcluster-like", "pathfinder-like",
            "memcached-like"]
-COMMON = ["--set", "sm.model=issue", "--workload", "kernel", "--seed", "1"]
 NOTLB = ("pichai14", ("mmu.bypass=true",))
 NAIVE = ("pichai14-naive", ())
 AUG = ("pichai14", ())
 
 
-def _run(sim, m, k, s, tmp):
-    out = tempfile.mkdtemp(dir=tmp)
-    args = [sim, "--quiet", "--out", out, "--config", m[0], "--set", f"workload.kernel={k}"] + COMMON
-    for x in m[1] + s:
-        args += ["--set", x]
-    subprocess.run(args, check=True)
-    with open(os.path.join(out, "stats.json")) as f:
-        return json.load(f)
-
-
-def run_plan(sim, plan, jobs):
-    """{(machine, kernel, settings): stats.json} for every point of plan."""
-    res = {}
-    with tempfile.TemporaryDirectory() as tmp, cf.ThreadPoolExecutor(jobs) as ex:
-        futs = {ex.submit(_run, sim, m, k, s, tmp): (m, k, s) for m, k, s in plan}
-        for f in cf.as_completed(futs):
-            res[futs[f]] = f.result()
+def run_plan(sim, plan, jobs, name):
+    """{(machine, kernel, settings): stats.json} for every point of plan, run
+    through gmmu-sweep as the sweep NAME (experiments/sweeplib.py)."""
+    points = {(m, k, s): (m[0], "kernel", [f"workload.kernel={k}", "sm.model=issue"] + list(m[1]) + list(s))
+              for m, k, s in plan}
+    dirs = sweeplib.run_points(sim, name, points, jobs)
+    res = {key: sweeplib.stats(d) for key, d in dirs.items()}
     for key, st in res.items():
         if st["data_check"]["mismatches"]:
             sys.exit(f"data check failed: {key}")

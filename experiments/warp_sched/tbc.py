@@ -46,7 +46,7 @@ for k in KERNELS:
         plan.append((AUG, k, aware(3, fl)))
 
 
-res = run_plan(sim, plan, jobs)
+res = run_plan(sim, plan, jobs, "tbc")
 
 
 def t(m, k, s):

@@ -56,7 +56,7 @@ for k in KERNELS:
 plan = list(dict.fromkeys(plan))
 
 
-res = run_plan(sim, plan, jobs)
+res = run_plan(sim, plan, jobs, "warp_sched")
 
 
 def t(m, k, s):
