@@ -65,20 +65,20 @@ double bench_tlb(const std::vector<uint64_t> &t, uint64_t &sink)
     c.page_shift = 12;
     c.repl = GMMU_TLB_REPL_LRU;
     c.lookup_cycles = 10;
-    gmmu_tlb tlb;
-    if (gmmu_tlb_init(&tlb, &c, nullptr) != GMMU_OK)
+    gmmu_tlb *tlb = nullptr;
+    if (gmmu_tlb_create(&c, &tlb, nullptr) != GMMU_OK)
         std::abort();
     auto t0 = clk::now();
     for (uint64_t vpn : t) {
         gmmu_tlb_result r;
-        gmmu_tlb_lookup(&tlb, 0, vpn, &r);
+        gmmu_tlb_lookup(tlb, 0, vpn, &r);
         if (!r.hit)
-            gmmu_tlb_fill_ex(&tlb, 0, vpn, vpn ^ 0x5555, GMMU_PTE_W, 0, 0, nullptr);
+            gmmu_tlb_fill_ex(tlb, 0, vpn, vpn ^ 0x5555, GMMU_PTE_W, 0, 0, nullptr);
         sink += r.ppn;
     }
     double s = std::chrono::duration<double>(clk::now() - t0).count();
-    tlb_hit_rate = double(tlb.st.hits) / double(tlb.st.accesses);
-    gmmu_tlb_destroy(&tlb);
+    tlb_hit_rate = double(gmmu_tlb_stats_of(tlb)->hits) / double(gmmu_tlb_stats_of(tlb)->accesses);
+    gmmu_tlb_destroy(tlb);
     return double(t.size()) / s;
 }
 

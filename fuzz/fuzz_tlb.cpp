@@ -40,11 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.page_shift = 12;
     c.lookup_cycles = 1;
     c.seed = in.u8();
-    gmmu_tlb t{};
+    gmmu_tlb *t = nullptr;
     gmmu_error err{};
     if (gmmu_tlb_config_check(&c, &err) != GMMU_OK)
         return 0; // a geometry the model refuses (e.g. PLRU on 3 ways)
-    if (gmmu_tlb_init(&t, &c, &err) != GMMU_OK)
+    if (gmmu_tlb_create(&c, &t, &err) != GMMU_OK)
         return 0;
     std::map<std::pair<uint16_t, uint64_t>, std::pair<uint64_t, uint64_t>> ref;
     const uint64_t page_space = 1 + in.below(256); // few pages: many hits and conflicts
@@ -57,7 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 1: { // fill
             const uint64_t ppn = in.u32() & 0xffffff;
             const uint64_t perms = GMMU_PTE_P | (in.u8() & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_A | GMMU_PTE_D));
-            if (gmmu_tlb_fill_ex(&t, asid, vpn, ppn, perms, 0, 0, nullptr) != GMMU_OK)
+            if (gmmu_tlb_fill_ex(t, asid, vpn, ppn, perms, 0, 0, nullptr) != GMMU_OK)
                 mismatch("fill refused", asid, vpn);
             ref[{asid, vpn}] = {ppn, perms};
             break;
@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             gmmu_tlb_answer a;
             const bool write = in.u8() & 1;
             const bool debug = in.u8() & 1;
-            const gmmu_tlb_verdict v = gmmu_tlb_answer_access(&t, asid, vpn, write, debug, &a);
+            const gmmu_tlb_verdict v = gmmu_tlb_answer_access(t, asid, vpn, write, debug, &a);
             auto it = ref.find({asid, vpn});
             if (v != GMMU_TLB_MISSED) {
                 if (it == ref.end())
@@ -80,12 +80,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     mismatch("write verdict disagrees with gmmu_tlb_write_needs_walk", asid, vpn);
             }
             gmmu_tlb_entry e;
-            if (gmmu_tlb_probe(&t, asid, vpn, &e) != (v != GMMU_TLB_MISSED))
+            if (gmmu_tlb_probe(t, asid, vpn, &e) != (v != GMMU_TLB_MISSED))
                 mismatch("probe and answer disagree", asid, vpn);
             break;
         }
         case 5: { // invalidate one page
-            gmmu_tlb_invalidate_page(&t, asid, vpn);
+            gmmu_tlb_invalidate_page(t, asid, vpn);
             ref.erase({asid, vpn});
             break;
         }
@@ -93,9 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const uint64_t lo = vpn << 12, hi = lo + (uint64_t(in.below(64)) << 12) + 4095;
             const bool all = in.u8() & 1;
             if (all)
-                gmmu_tlb_invalidate_range_all_asids(&t, lo, hi);
+                gmmu_tlb_invalidate_range_all_asids(t, lo, hi);
             else
-                gmmu_tlb_invalidate_range(&t, asid, lo, hi);
+                gmmu_tlb_invalidate_range(t, asid, lo, hi);
             for (auto it = ref.begin(); it != ref.end();) {
                 const uint64_t va = it->first.second << 12;
                 if ((all || it->first.first == asid) && va <= hi && va + 4095 >= lo)
@@ -107,19 +107,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         default: { // invalidate an ASID, or everything
             if (in.u8() & 1) {
-                gmmu_tlb_invalidate_asid(&t, asid);
+                gmmu_tlb_invalidate_asid(t, asid);
                 for (auto it = ref.begin(); it != ref.end();)
                     it = it->first.first == asid ? ref.erase(it) : std::next(it);
             } else {
-                gmmu_tlb_invalidate_all(&t);
+                gmmu_tlb_invalidate_all(t);
                 ref.clear();
             }
             break;
         }
         }
-        if (gmmu_tlb_occupancy(&t) > c.entries)
+        if (gmmu_tlb_occupancy(t) > c.entries)
             mismatch("more valid entries than the TLB has", asid, vpn);
     }
-    gmmu_tlb_destroy(&t);
+    gmmu_tlb_destroy(t);
     return 0;
 }

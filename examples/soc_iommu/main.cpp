@@ -214,7 +214,7 @@ int sc_main(int, char **)
     sc_core::sc_start();
     const nlohmann::json st = gmmu::collect_stats();
     std::printf("%s: %llu IOTLB misses, %llu page-table reads\n", bad ? "FAILED" : "OK",
-                (unsigned long long)iotlb.model().st.misses,
+                (unsigned long long)gmmu_tlb_stats_of(iotlb.model())->misses,
                 st["walker"]["pt_reads"].get<unsigned long long>());
     return bad ? 1 : 0;
 }

@@ -58,6 +58,6 @@ int sc_main(int, char **)
     drv.map(0x40000000ull, 64 * 4096, 12);
     sc_core::sc_start();
     std::printf("%s: %llu TLB misses, simulated %s\n", c.ok ? "OK" : "FAILED",
-                (unsigned long long)tbu.model().st.misses, sc_core::sc_time_stamp().to_string().c_str());
+                (unsigned long long)gmmu_tlb_stats_of(tbu.model())->misses, sc_core::sc_time_stamp().to_string().c_str());
     return c.ok ? 0 : 1;
 }

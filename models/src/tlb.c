@@ -1,23 +1,15 @@
-#include "gmmu/tlb.h"
+/* gmmu — set-associative TLB golden model (gmmu/tlb.h). The state is in
+ * tlb_internal.h; the fingerprint fast path, taken by the usual geometries,
+ * is in tlb_fast.h, and every operation here falls back to a general path
+ * that scans a set way by way. */
 #include "gmmu/pagetable.h"
+#include "tlb_fast.h"
+#include "tlb_internal.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-/* The SWAR code maps byte k of a loaded word to array element k. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "gmmu tlb.c assumes a little-endian host"
-#endif
-
-#define RANK8_MAX_WAYS 128u
-#define LANES 0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
 
 bool gmmu_tlb_write_needs_walk(uint64_t perms)
 {
@@ -212,92 +204,12 @@ static void rank_drop(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
         t->rank32[base + w] = nways - 1;
 }
 
-/* ---- fast-path byte groups -------------------------------------------------
- * The fast path (uniform power-of-two sets of <= 64 ways, byte ranks) keeps a
- * set's fingerprints and ranks as `chunks` groups of 16 bytes and works on a
- * whole group at once (SSE2 where the host has it, a plain loop otherwise).
- * Groups may reach into the next set's bytes (or the 16 bytes of padding at
- * the end of the arrays): compare results are masked with way_mask, and rank
- * updates leave bytes outside the set unchanged. */
 
-#define GROUP 16u
 
-/* Bit w of the result: byte w of the set's `chunks` groups equals v. */
-static inline uint64_t group_match(const uint8_t *p, uint8_t v, uint32_t chunks)
+static void tlb_release(gmmu_tlb *t);
+
+static gmmu_status tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err)
 {
-    uint64_t m = 0;
-#if defined(__SSE2__)
-    const __m128i pat = _mm_set1_epi8((char)v);
-    for (uint32_t c = 0; c < chunks; c++) {
-        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + GROUP * c));
-        m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, pat)) << (GROUP * c);
-    }
-#else
-    for (uint32_t k = 0; k < GROUP * chunks; k++)
-        m |= (uint64_t)(p[k] == v) << k;
-#endif
-    return m;
-}
-
-/* Ranks of a set (n ways, n <= 64, so every rank < 128) below d move down one
- * place (+1): a hit or fill of the way of rank d. */
-static inline void group_rank_up(uint8_t *rk, uint32_t d, uint32_t chunks, uint32_t tail_lanes)
-{
-#if defined(__SSE2__)
-    const __m128i dv = _mm_set1_epi8((char)d);
-    for (uint32_t c = 0; c < chunks; c++) {
-        __m128i *q = (__m128i *)(void *)(rk + GROUP * c);
-        const __m128i v = _mm_loadu_si128(q);
-        __m128i lt = _mm_cmpgt_epi8(dv, v); /* -1 where v < d */
-        if (c == chunks - 1 && tail_lanes < GROUP)
-            lt = _mm_and_si128(lt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
-                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                11, 12, 13, 14, 15)));
-        _mm_storeu_si128(q, _mm_sub_epi8(v, lt));
-    }
-#else
-    const uint32_t n = GROUP * (chunks - 1) + tail_lanes;
-    for (uint32_t k = 0; k < n; k++)
-        rk[k] = (uint8_t)(rk[k] + (rk[k] < d));
-#endif
-}
-
-/* Ranks above d move up one place (-1): the way of rank d was freed. */
-static inline void group_rank_down(uint8_t *rk, uint32_t d, uint32_t chunks, uint32_t tail_lanes)
-{
-#if defined(__SSE2__)
-    const __m128i dv = _mm_set1_epi8((char)d);
-    for (uint32_t c = 0; c < chunks; c++) {
-        __m128i *q = (__m128i *)(void *)(rk + GROUP * c);
-        const __m128i v = _mm_loadu_si128(q);
-        __m128i gt = _mm_cmpgt_epi8(v, dv); /* -1 where v > d */
-        if (c == chunks - 1 && tail_lanes < GROUP)
-            gt = _mm_and_si128(gt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
-                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                11, 12, 13, 14, 15)));
-        _mm_storeu_si128(q, _mm_add_epi8(v, gt));
-    }
-#else
-    const uint32_t n = GROUP * (chunks - 1) + tail_lanes;
-    for (uint32_t k = 0; k < n; k++)
-        rk[k] = (uint8_t)(rk[k] - (rk[k] > d));
-#endif
-}
-
-/* 8-bit filter of (tag, asid): the tag bits just above the set index (the
- * bits that tell apart the tags of one set) folded with the ASID. Cheap on
- * purpose: it sits on the lookup's critical path. Collisions cost a check of
- * the entry, never a wrong answer. */
-static inline uint8_t fingerprint(const gmmu_tlb *t, uint64_t tag, uint16_t asid)
-{
-    const uint64_t x = tag >> t->fp_shift;
-    return (uint8_t)(x ^ (x >> 8) ^ asid ^ (asid >> 8));
-}
-
-gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err)
-{
-    if (!t)
-        return gmmu_error_set(err, "tlb", "TLB pointer is NULL");
     gmmu_status s = gmmu_tlb_config_check(cfg, err);
     if (s != GMMU_OK)
         return s;
@@ -326,25 +238,18 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
     }
     reset_ranks(t);
     t->fp_shift = t->set_pow2 ? gmmu_log2_u64(t->sets) : 0;
-    if (t->set_pow2 && t->last_set_ways == cfg->ways && cfg->ways <= 64 && t->rank8) {
-        t->vmask = calloc(t->sets, sizeof *t->vmask);
-        if (!t->vmask) {
-            free_arrays(t);
-            return GMMU_ENOMEM;
-        }
-        t->fast = true;
-        t->chunks = (cfg->ways + GROUP - 1) / GROUP;
-        t->tail_lanes = cfg->ways - GROUP * (t->chunks - 1);
-        t->way_mask = cfg->ways == 64 ? ~0ull : (1ull << cfg->ways) - 1;
+    if (!fast_setup(t)) {
+        free_arrays(t);
+        return GMMU_ENOMEM;
     }
     t->rng = cfg->seed ? cfg->seed : 0x9E3779B97F4A7C15ull;
     for (unsigned i = 0; i < GMMU_TLB_MAX_LARGE && cfg->large[i].entries; i++) {
         gmmu_tlb_config lc;
         large_config(cfg, i, &lc);
         gmmu_tlb *l = calloc(1, sizeof *l);
-        if (!l || gmmu_tlb_init(l, &lc, err) != GMMU_OK) {
+        if (!l || tlb_init(l, &lc, err) != GMMU_OK) {
             free(l);
-            gmmu_tlb_destroy(t);
+            tlb_release(t);
             return GMMU_ENOMEM;
         }
         t->large[t->nlarge++] = l;
@@ -352,17 +257,81 @@ gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *e
     return GMMU_OK;
 }
 
-void gmmu_tlb_destroy(gmmu_tlb *t)
+/* Free what tlb_init allocated (not t itself). */
+static void tlb_release(gmmu_tlb *t)
 {
-    if (!t)
-        return;
     for (uint32_t i = 0; i < t->nlarge; i++) {
-        gmmu_tlb_destroy(t->large[i]);
+        tlb_release(t->large[i]);
         free(t->large[i]);
         t->large[i] = NULL;
     }
     t->nlarge = 0;
     free_arrays(t);
+}
+
+gmmu_status gmmu_tlb_create(const gmmu_tlb_config *cfg, gmmu_tlb **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "tlb", "output pointer is NULL");
+    *out = NULL;
+    gmmu_tlb *t = calloc(1, sizeof *t);
+    if (!t)
+        return GMMU_ENOMEM;
+    const gmmu_status s = tlb_init(t, cfg, err);
+    if (s != GMMU_OK) {
+        free(t);
+        return s;
+    }
+    *out = t;
+    return GMMU_OK;
+}
+
+void gmmu_tlb_destroy(gmmu_tlb *t)
+{
+    if (!t)
+        return;
+    tlb_release(t);
+    free(t);
+}
+
+const gmmu_tlb_stats *gmmu_tlb_stats_of(const gmmu_tlb *t)
+{
+    return t ? &t->st : NULL;
+}
+
+const gmmu_tlb_config *gmmu_tlb_config_of(const gmmu_tlb *t)
+{
+    return t ? &t->cfg : NULL;
+}
+
+uint32_t gmmu_tlb_sets(const gmmu_tlb *t)
+{
+    return t ? t->sets : 0;
+}
+
+bool gmmu_tlb_fast_path(const gmmu_tlb *t)
+{
+    return t && t->fast;
+}
+
+gmmu_status gmmu_tlb_use_general_path(gmmu_tlb *t)
+{
+    if (!t || gmmu_tlb_occupancy(t) != 0)
+        return GMMU_EINVAL;
+    t->fast = false; /* the general path keeps no valid-way mask */
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        t->large[i]->fast = false;
+    return GMMU_OK;
+}
+
+const gmmu_tlb *gmmu_tlb_large_array(const gmmu_tlb *t, unsigned shift)
+{
+    if (!t)
+        return NULL;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        if (t->cfg.large[i].shift == shift)
+            return t->large[i];
+    return NULL;
 }
 
 /* TLB pages per page of large-page array i (log2). */
@@ -410,19 +379,6 @@ static inline uint32_t nways_of(const gmmu_tlb *t, uint32_t set)
     return set == t->sets - 1 ? t->last_set_ways : t->cfg.ways;
 }
 
-/* asid and valid are adjacent: one 32-bit load checks both (the byte after
- * valid, `prefetched`, is masked off). */
-_Static_assert(offsetof(gmmu_tlb_entry, valid) == offsetof(gmmu_tlb_entry, asid) + 2,
-               "asid and valid must be adjacent");
-
-static inline bool entry_maps(const gmmu_tlb_entry *e, uint16_t asid, uint64_t vpn)
-{
-    uint32_t av;
-    memcpy(&av, &e->asid, sizeof av);
-    const uint32_t want = (uint32_t)asid | 0x10000u; /* valid == true (byte 1) */
-    /* One test instead of three branches. */
-    return (((vpn ^ e->vpn) >> e->span_shift) | (uint64_t)((av & 0xFFFFFFu) ^ want)) == 0;
-}
 
 uint32_t gmmu_tlb_set_of(const gmmu_tlb *t, uint64_t vpn)
 {
@@ -457,25 +413,6 @@ uint64_t gmmu_tlb_generation(const gmmu_tlb *t)
 
 /* ---- tree-PLRU ------------------------------------------------------------ */
 
-/* Bit i of the tree is node i (heap order, root = 1). A set bit means "the
- * victim is in the right half". Touching way w points every node on its path
- * away from w. */
-static inline void plru_touch(uint64_t *bits, uint32_t ways, uint32_t way)
-{
-    uint32_t node = 1, lo = 0, hi = ways;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (way < mid) {
-            *bits |= 1ull << node; /* victim to the right */
-            node = 2 * node;
-            hi = mid;
-        } else {
-            *bits &= ~(1ull << node);
-            node = 2 * node + 1;
-            lo = mid;
-        }
-    }
-}
 
 static uint32_t plru_victim(uint64_t bits, uint32_t ways)
 {
@@ -495,94 +432,13 @@ static uint32_t plru_victim(uint64_t bits, uint32_t ways)
 
 /* ---- lookup ----------------------------------------------------------------- */
 
-static inline uint32_t ctz64(uint64_t m)
-{
-#if defined(__GNUC__)
-    return (uint32_t)__builtin_ctzll(m);
-#else
-    uint32_t n = 0;
-    while (!(m & 1)) {
-        m >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
 
 static inline uint64_t gather_highs(uint64_t z)
 {
     return ((z >> 7) * 0x0102040810204080ull) >> 56; /* byte high bits -> 8-bit mask */
 }
 
-/* Hit bookkeeping shared by both lookup paths. */
-static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint32_t nways,
-                              uint32_t w, uint64_t now)
-{
-    if (t->cfg.repl == GMMU_TLB_REPL_LRU)
-        e->stamp = now;
-    else if (t->cfg.repl == GMMU_TLB_REPL_PLRU)
-        plru_touch(&t->plru[set], nways, w);
-    e->hits += e->hits != UINT32_MAX; /* saturating */
-    if (e->prefetched) {
-        e->prefetched = false;
-        t->st.prefetch_hits++;
-    }
-    t->st.hits++;
-}
 
-/* Hot path, for the usual geometry (uniform power-of-two set count, <= 64
- * ways, byte ranks). The filter compares the set's 8-bit fingerprints 16 at
- * a time (one SSE2 compare and movemask per group) into a bit mask of
- * candidate ways without a branch per way; only candidates touch the entry
- * array, where valid bit, ASID and page are checked. */
-static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
-                                      gmmu_tlb_result *r)
-{
-    const uint64_t tag = vpn >> t->cov_k;
-    const uint32_t set = (uint32_t)(tag & t->set_mask);
-    const uint32_t base = set * t->cfg.ways;
-    const uint8_t f = fingerprint(t, tag, asid);
-    const uint8_t *fp = t->fp + base;
-    uint64_t m;
-    r->cycles = t->cfg.lookup_cycles;
-    t->st.accesses++;
-    switch (t->chunks) { /* constant group counts unrolled: <= 16 and 32 ways are the usual TLBs */
-    case 1: m = group_match(fp, f, 1); break;
-    case 2: m = group_match(fp, f, 2); break;
-    default: m = group_match(fp, f, t->chunks); break;
-    }
-    m &= t->way_mask;
-    while (m) {
-        const uint32_t w = ctz64(m);
-        m &= m - 1;
-        gmmu_tlb_entry *e = &t->e[base + w];
-        if (!entry_maps(e, asid, vpn))
-            continue;
-        uint8_t *rk = t->rank8 + base;
-        const uint32_t d = rk[w];
-        r->hit = true;
-        r->ppn = e->ppn + (vpn - e->vpn);
-        r->perms = e->perms;
-        r->ready = e->ready;
-        r->lru_depth = d;
-        switch (t->chunks) {
-        case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;
-        case 2: group_rank_up(rk, d, 2, t->tail_lanes); break;
-        default: group_rank_up(rk, d, t->chunks, t->tail_lanes); break;
-        }
-        rk[w] = 0;
-        hit_update(t, e, set, t->cfg.ways, w, ++t->clock);
-        return GMMU_OK;
-    }
-    t->clock++;
-    r->hit = false;
-    r->ppn = 0;
-    r->perms = 0;
-    r->ready = 0;
-    r->lru_depth = 0;
-    t->st.misses++;
-    return GMMU_OK;
-}
 
 /* General lookup: any geometry (non-uniform sets, non-power-of-two set
  * counts, sets of more than 64 ways, 32-bit ranks). Same filter as the fast
@@ -690,19 +546,10 @@ static bool probe_main(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_
     const uint32_t nways = nways_of(t, set);
     const gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
     if (t->fast) { /* the lookup's filter, valid ways only */
-        uint64_t m = group_match(t->fp + (uint64_t)set * t->cfg.ways,
-                                 fingerprint(t, tag, asid), t->chunks) &
-                     t->vmask[set];
-        while (m) {
-            const uint32_t w = ctz64(m);
-            m &= m - 1;
-            if (entry_maps(&b[w], asid, vpn)) {
-                if (out)
-                    *out = b[w];
-                return true;
-            }
-        }
-        return false;
+        const int w = fast_find(t, set, fingerprint(t, tag, asid), asid, vpn);
+        if (w >= 0 && out)
+            *out = b[w];
+        return w >= 0;
     }
     for (uint32_t w = 0; w < nways; w++)
         if (entry_maps(&b[w], asid, vpn)) {
@@ -741,18 +588,10 @@ static bool set_ready_main(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t re
     const uint32_t nways = nways_of(t, set);
     gmmu_tlb_entry *b = t->e + (uint64_t)set * t->cfg.ways;
     if (t->fast) { /* the lookup's filter, valid ways only */
-        uint64_t m = group_match(t->fp + (uint64_t)set * t->cfg.ways,
-                                 fingerprint(t, tag, asid), t->chunks) &
-                     t->vmask[set];
-        while (m) {
-            const uint32_t w = ctz64(m);
-            m &= m - 1;
-            if (entry_maps(&b[w], asid, vpn)) {
-                b[w].ready = ready;
-                return true;
-            }
-        }
-        return false;
+        const int w = fast_find(t, set, fingerprint(t, tag, asid), asid, vpn);
+        if (w >= 0)
+            b[w].ready = ready;
+        return w >= 0;
     }
     for (uint32_t w = 0; w < nways; w++)
         if (entry_maps(&b[w], asid, vpn)) {
@@ -790,15 +629,10 @@ static void clear_slot(gmmu_tlb *t, uint32_t base, uint32_t nways, uint32_t w)
 {
     t->e[base + w].valid = false;
     t->e[base + w].prefetched = false;
-    if (t->fast) {
-        uint8_t *rk = t->rank8 + base;
-        const uint32_t d = rk[w];
-        t->vmask[base / t->cfg.ways] &= ~(1ull << w);
-        group_rank_down(rk, d, t->chunks, t->tail_lanes);
-        rk[w] = (uint8_t)(nways - 1);
-    } else {
+    if (t->fast)
+        fast_clear(t, base, nways, w);
+    else
         rank_drop(t, base, nways, w);
-    }
 }
 
 /* An entry of the set that overlaps pages [vpn, last] of asid: 0 = it does not
@@ -851,7 +685,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
      * the valid ways whose fingerprint matches, in way order like the full
      * scan of the general path. */
     if (t->fast) {
-        uint64_t m = group_match(t->fp + base, f, t->chunks) & t->vmask[set];
+        uint64_t m = fast_candidates(t, set, f);
         while (m) {
             const uint32_t w = ctz64(m);
             m &= m - 1;
@@ -878,9 +712,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     t->st.fills++;
     if (slot == nways) {
         if (t->fast) {
-            const uint64_t free_ways = ~t->vmask[set] & t->way_mask;
-            if (free_ways)
-                slot = ctz64(free_ways);
+            slot = fast_free_way(t, set, nways);
         } else {
             for (uint32_t w = 0; w < nways; w++)
                 if (!b[w].valid) {
@@ -899,8 +731,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
             break;
         case GMMU_TLB_REPL_LRU:
             if (t->fast) {
-                slot = ctz64(group_match(t->rank8 + base, (uint8_t)(nways - 1), t->chunks) &
-                             t->way_mask);
+                slot = fast_lru_way(t, base, nways);
                 break;
             }
             for (uint32_t w = 0; w < nways; w++)
@@ -943,10 +774,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->ready = 0;
     t->fp[base + slot] = f;
     if (t->fast) {
-        uint8_t *rk = t->rank8 + base;
-        group_rank_up(rk, rk[slot], t->chunks, t->tail_lanes);
-        rk[slot] = 0;
-        t->vmask[set] |= 1ull << slot;
+        fast_install(t, base, set, slot);
     } else {
         rank_touch(t, base, nways, slot, rank_get(t, base + slot));
     }

@@ -129,12 +129,12 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
                                   gmmu_tlb_access *acc, uint32_t n, uint64_t now,
                                   gmmu_tlb_miss_fn miss, void *ctx, gmmu_tlb_batch_result *res)
 {
-    if (!m || !m->e || !t || !t->e || (n && !acc))
+    if (!m || !m->e || !t || (n && !acc))
         return GMMU_EINVAL;
     gmmu_tlb_batch_result r;
     memset(&r, 0, sizeof r);
     r.first_issue = r.last_issue = r.done = now;
-    const uint32_t lookup = t->cfg.lookup_cycles;
+    const uint32_t lookup = gmmu_tlb_config_of(t)->lookup_cycles;
     uint64_t c = now;
     uint32_t used = 0; /* ports taken in cycle c */
     gmmu_status status = GMMU_OK;

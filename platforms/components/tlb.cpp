@@ -9,14 +9,25 @@
 
 namespace gmmu {
 
+namespace {
+
+gmmu_tlb *create_model(const char *name, const gmmu_tlb_config &c)
+{
+    gmmu_tlb *t = nullptr;
+    gmmu_error err{};
+    if (gmmu_tlb_create(&c, &t, &err) != GMMU_OK)
+        report_error("tlb", std::string(name) + ": " + err.field + ": " + err.msg);
+    return t;
+}
+
+} // namespace
+
 tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     : sc_module(name), tsock("tsock"), isock("isock"), miss_isock("miss_isock"),
       ldt_isock("ldt_isock"), shootdown_tsock("shootdown_tsock"), p(params),
-      peers(ldt_isock, t, params.model.page_shift, params.cu)
+      t(create_model(this->name(), params.model)), peers(ldt_isock, t, params.model.page_shift, params.cu)
 {
     gmmu_error err{};
-    if (gmmu_tlb_init(&t, &p.model, &err) != GMMU_OK)
-        report_error("tlb", std::string(this->name()) + ": " + err.field + ": " + err.msg);
     if (p.ports == 0)
         report_error("tlb", std::string(this->name()) + ": ports: must be at least 1");
     page_mask = (1ull << p.model.page_shift) - 1;
@@ -42,7 +53,7 @@ tlb::~tlb()
     miss_gp.clear_extension(&miss_ext);
     if (use_mshr)
         gmmu_tlb_mshr_destroy(&mshr);
-    gmmu_tlb_destroy(&t);
+    gmmu_tlb_destroy(t);
 }
 
 void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
@@ -177,19 +188,19 @@ void tlb::invalidate(const xlate_ext::inv_desc &inv)
     using scope = xlate_ext::inv_desc::scope;
     switch (inv.kind) {
     case scope::all:
-        gmmu_tlb_invalidate_all(&t);
+        gmmu_tlb_invalidate_all(t);
         revoke_dmi(0, ~0ull);
         break;
     case scope::asid:
-        gmmu_tlb_invalidate_asid(&t, inv.asid);
+        gmmu_tlb_invalidate_asid(t, inv.asid);
         revoke_dmi(0, ~0ull); // DMI regions are not tagged by ASID
         break;
     case scope::range:
     case scope::asid_range:
         if (inv.kind == scope::range)
-            gmmu_tlb_invalidate_range_all_asids(&t, inv.va_lo, inv.va_hi);
+            gmmu_tlb_invalidate_range_all_asids(t, inv.va_lo, inv.va_hi);
         else
-            gmmu_tlb_invalidate_range(&t, inv.asid, inv.va_lo, inv.va_hi);
+            gmmu_tlb_invalidate_range(t, inv.asid, inv.va_lo, inv.va_hi);
         revoke_dmi(inv.va_lo & ~page_mask, inv.va_hi | page_mask);
         break;
     }
@@ -234,7 +245,7 @@ void tlb::shootdown(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
     }
     uint64_t v = 0;
     if (gp.is_read()) {
-        v = off == 0x10 ? sd_lo : off == 0x18 ? sd_hi : off == 0x28 ? gmmu_tlb_generation(&t) : 0;
+        v = off == 0x10 ? sd_lo : off == 0x18 ? sd_hi : off == 0x28 ? gmmu_tlb_generation(t) : 0;
         std::memcpy(gp.get_data_ptr(), &v, 8);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
@@ -270,31 +281,27 @@ const stat_table<tlb> &tlb::stats_table()
     const auto l1_role = [](const T &c) { return c.warp_accesses != 0; };
     const auto overlapping = [](const T &c) { return c.p.overlap_cache_access; };
     const auto prefetching = [](const T &c) {
-        return c.t.st.prefetch_fills || c.peers.prefetches_received || c.peers.probes_answered || c.peers.probe_fills;
+        return gmmu_tlb_stats_of(c.t)->prefetch_fills || c.peers.prefetches_received || c.peers.probes_answered || c.peers.probe_fills;
     };
     // The large-page array of a page size, if this TLB has one.
-    static const auto array_of = [](const T &c, unsigned shift) -> const gmmu_tlb * {
-        for (uint32_t i = 0; i < c.t.nlarge; i++)
-            if (c.p.model.large[i].shift == shift)
-                return c.t.large[i];
-        return nullptr;
-    };
+    static const auto array_of = [](const T &c, unsigned shift) { return gmmu_tlb_large_array(c.t, shift); };
     const auto has_2m = [](const T &c) { return array_of(c, 21) != nullptr; };
     const auto has_1g = [](const T &c) { return array_of(c, 30) != nullptr; };
     static const stat_table<tlb> table(
         20, "TLB (`gpu.l1_tlbN`, `gpu.l2_tlbN`, `gpu.l3_tlb`)", "",
         {
             {"accesses", "model lookups (one per unique page of a warp access at L1; one per request of a miss batch below); `accesses = hits + misses`",
-             [](const T &c) { return json(c.t.st.accesses); }},
-            {"hits", "lookups that found an entry", [](const T &c) { return json(c.t.st.hits); }},
-            {"misses", "lookups that found none", [](const T &c) { return json(c.t.st.misses); }},
+             [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->accesses); }},
+            {"hits", "lookups that found an entry", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->hits); }},
+            {"misses", "lookups that found none", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->misses); }},
             {"hit_rate", "`hits / accesses`",
              [](const T &c) {
-                 return json(c.t.st.accesses ? double(c.t.st.hits) / double(c.t.st.accesses) : 0.0);
+                 const gmmu_tlb_stats *s = gmmu_tlb_stats_of(c.t);
+                 return json(s->accesses ? double(s->hits) / double(s->accesses) : 0.0);
              }},
-            {"fills", "entries written", [](const T &c) { return json(c.t.st.fills); }},
-            {"evictions", "valid entries replaced", [](const T &c) { return json(c.t.st.evictions); }},
-            {"invalidations", "entries invalidated", [](const T &c) { return json(c.t.st.invalidations); }},
+            {"fills", "entries written", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->fills); }},
+            {"evictions", "valid entries replaced", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->evictions); }},
+            {"invalidations", "entries invalidated", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->invalidations); }},
             {"invalidations_forwarded", "invalidation requests passed on to the next level (`xlate_ext` op=invalidate)",
              [](const T &c) { return json(c.invalidations_forwarded); }},
             {"entries", "geometry: entries", [](const T &c) { return json(c.p.model.entries); }},
@@ -305,21 +312,21 @@ const stat_table<tlb> &tlb::stats_table()
             {"page_bytes", "geometry: bytes one entry translates",
              [](const T &c) { return json(1ull << c.p.model.page_shift); }},
             {"large_pages.2M.entries", "geometry of the 2 MiB entries (with `entries_2m`)",
-             [](const T &c) { return json(array_of(c, 21)->cfg.entries); }, has_2m},
+             [](const T &c) { return json(gmmu_tlb_config_of(array_of(c, 21))->entries); }, has_2m},
             {"large_pages.2M.hits", "lookups a 2 MiB entry answered (counted in `hits` too)",
-             [](const T &c) { return json(array_of(c, 21)->st.hits); }, has_2m},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 21))->hits); }, has_2m},
             {"large_pages.2M.fills", "2 MiB entries written (not in `fills`)",
-             [](const T &c) { return json(array_of(c, 21)->st.fills); }, has_2m},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 21))->fills); }, has_2m},
             {"large_pages.2M.evictions", "2 MiB entries replaced",
-             [](const T &c) { return json(array_of(c, 21)->st.evictions); }, has_2m},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 21))->evictions); }, has_2m},
             {"large_pages.1G.entries", "geometry of the 1 GiB entries (with `entries_1g`)",
-             [](const T &c) { return json(array_of(c, 30)->cfg.entries); }, has_1g},
+             [](const T &c) { return json(gmmu_tlb_config_of(array_of(c, 30))->entries); }, has_1g},
             {"large_pages.1G.hits", "lookups a 1 GiB entry answered (counted in `hits` too)",
-             [](const T &c) { return json(array_of(c, 30)->st.hits); }, has_1g},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 30))->hits); }, has_1g},
             {"large_pages.1G.fills", "1 GiB entries written (not in `fills`)",
-             [](const T &c) { return json(array_of(c, 30)->st.fills); }, has_1g},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 30))->fills); }, has_1g},
             {"large_pages.1G.evictions", "1 GiB entries replaced",
-             [](const T &c) { return json(array_of(c, 30)->st.evictions); }, has_1g},
+             [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 30))->evictions); }, has_1g},
             {"mshr.mshrs", "L1 MSHR model (with `l1_tlb.mshrs` > 0): MSHRs",
              [](const T &c) { return json(c.p.mshr.mshrs); }, with_mshr},
             {"mshr.allocated", "misses that took an MSHR", [](const T &c) { return json(c.mshr.st.misses); }, with_mshr},
@@ -348,13 +355,13 @@ const stat_table<tlb> &tlb::stats_table()
              [](const T &c) { return json(c.shootdowns); }},
             {"prefetch.received", "PICLE pushes received (L1, with `picle.enabled`)",
              [](const T &c) { return json(c.peers.prefetches_received); }, prefetching},
-            {"prefetch.fills", "entries PICLE pushes installed", [](const T &c) { return json(c.t.st.prefetch_fills); }, prefetching},
+            {"prefetch.fills", "entries PICLE pushes installed", [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->prefetch_fills); }, prefetching},
             {"prefetch.used_before_eviction", "prefetched entries hit at least once before eviction",
-             [](const T &c) { return json(c.t.st.prefetch_hits); }, prefetching},
+             [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->prefetch_hits); }, prefetching},
             {"prefetch.evicted_unused", "prefetched entries evicted without a hit",
-             [](const T &c) { return json(c.t.st.prefetch_evicted_unused); }, prefetching},
+             [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->prefetch_evicted_unused); }, prefetching},
             {"prefetch.evicted_a_useful_entry", "prefetch fills whose victim had been hit since its own fill (pollution)",
-             [](const T &c) { return json(c.t.st.prefetch_victim_useful); }, prefetching},
+             [](const T &c) { return json(gmmu_tlb_stats_of(c.t)->prefetch_victim_useful); }, prefetching},
             {"prefetch.peer_probes_answered", "Valkyrie probes this L1 answered",
              [](const T &c) { return json(c.peers.probes_answered); }, prefetching},
             {"prefetch.filled_from_peer_probe", "misses this L1 filled from a peer",

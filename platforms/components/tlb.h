@@ -95,7 +95,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     // Observer of every data-path translation (lane VA -> PA); for checkers.
     std::function<void(uint16_t asid, uint64_t va, uint64_t pa, bool write)> on_translate;
 
-    const gmmu_tlb &model() const { return t; }
+    const gmmu_tlb *model() const { return t; }
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<tlb> &stats_table();
@@ -200,7 +200,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     warp_ext *cur_warp = nullptr;
 
     tlb_params p;
-    gmmu_tlb t{};
+    gmmu_tlb *t; // the model (gmmu_tlb_create), owned
     uint64_t page_mask;
     // PICLE / Valkyrie (tlb_peers.h): the hooks to the LDT unit.
     tlb_peer_link peers;

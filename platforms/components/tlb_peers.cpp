@@ -2,7 +2,7 @@
 
 namespace gmmu {
 
-tlb_peer_link::tlb_peer_link(port &s, gmmu_tlb &model, unsigned page_shift, unsigned cu_)
+tlb_peer_link::tlb_peer_link(port &s, gmmu_tlb *model, unsigned page_shift, unsigned cu_)
     : sock(s), t(model), shift(page_shift), cu(cu_)
 {
     gp.set_command(tlm::TLM_IGNORE_COMMAND);
@@ -55,11 +55,11 @@ size_t tlb_peer_link::fill_from_peers(std::vector<xlate_req> &reqs, std::vector<
         const xlate_req &pr = ext.reqs[k];
         uint32_t plan = 0;
         if (pr.done && pr.fault == GMMU_FAULT_NONE && !gmmu_tlb_needs_walk(pr.perms, access_of(pr)) &&
-            gmmu_tlb_fill_plan(&t, pr.page_shift, 0, &plan)) {
+            gmmu_tlb_fill_plan(t, pr.page_shift, 0, &plan)) {
             xlate_req &r = reqs[idx[k]];
             r = pr;
             r.level_hit = 1;
-            gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, r.pa >> shift, r.perms, 0, 0, nullptr);
+            gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms, 0, 0, nullptr);
             probe_fills++;
             if (r.ready > done)
                 done = r.ready;
@@ -81,7 +81,7 @@ void tlb_peer_link::receive(xlate_ext &x)
         for (auto &r : x.reqs) {
             if (r.page_shift < shift)
                 continue;
-            gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
+            gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
                              GMMU_TLB_FILL_PREFETCH, 0, nullptr);
             prefetches_received++;
         }
@@ -91,7 +91,7 @@ void tlb_peer_link::receive(xlate_ext &x)
         for (auto &r : x.reqs) {
             gmmu_tlb_entry e;
             probes_answered++;
-            if (!gmmu_tlb_probe(&t, r.asid, r.va >> shift, &e))
+            if (!gmmu_tlb_probe(t, r.asid, r.va >> shift, &e))
                 continue;
             r.done = true;
             r.fault = GMMU_FAULT_NONE;

@@ -35,7 +35,7 @@ class tlb_peer_link {
     using port = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
     // sock: the TLB's optional LDT initiator socket; t: its model (filled by
     // pushes and probe answers); cu: the compute unit this TLB serves.
-    tlb_peer_link(port &sock, gmmu_tlb &t, unsigned page_shift, unsigned cu);
+    tlb_peer_link(port &sock, gmmu_tlb *t, unsigned page_shift, unsigned cu);
     ~tlb_peer_link();
     tlb_peer_link(const tlb_peer_link &) = delete;
     tlb_peer_link &operator=(const tlb_peer_link &) = delete;
@@ -58,7 +58,7 @@ class tlb_peer_link {
   private:
     void send(xlate_ext::op_kind op, sc_core::sc_time &delay);
     port &sock;
-    gmmu_tlb &t;
+    gmmu_tlb *t;
     unsigned shift;
     unsigned cu;
     tlm::tlm_generic_payload gp;

@@ -32,7 +32,7 @@ sc_core::sc_time tlb::look_up(std::vector<xlate_req> &reqs, const sc_core::sc_ti
     for (size_t i = 0; i < reqs.size(); i++) {
         xlate_req &r = reqs[i];
         gmmu_tlb_answer a;
-        const gmmu_tlb_verdict v = gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, access_of(r), debug, &a);
+        const gmmu_tlb_verdict v = gmmu_tlb_answer_access(t, r.asid, r.va >> shift, access_of(r), debug, &a);
         if (v != GMMU_TLB_SERVED) {
             if (v == GMMU_TLB_REWALK && !debug)
                 perm_upgrades++;
@@ -80,7 +80,7 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         peers.fill_from_peers(reqs, miss_idx, miss_ext.reqs, t_lookup, done) == 0)
         return done;
     // A TLB invalidation while the misses are out makes their fills stale.
-    const uint64_t gen = gmmu_tlb_generation(&t);
+    const uint64_t gen = gmmu_tlb_generation(t);
     miss_ext.debug = false;
     miss_ext.op = xlate_ext::op_kind::translate;
     miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -126,18 +126,18 @@ void tlb::fill_answer(const xlate_req &r, const xlate_req &m, uint64_t gen,
 {
     const unsigned shift = p.model.page_shift;
     uint32_t flags = 0;
-    if (!gmmu_tlb_fill_plan(&t, m.page_shift, m.contig_log2, &flags)) {
+    if (!gmmu_tlb_fill_plan(t, m.page_shift, m.contig_log2, &flags)) {
         uncacheable++; // the page-table page is smaller than this TLB's page
         return;
     }
     flags |= GMMU_TLB_FILL_CHECK_GEN;
-    gmmu_tlb_fill_ex(&t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen, &fill_out);
+    gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen, &fill_out);
     if (p.level == 1 && cur_warp)
         note_owners(r, shift);
     if (r.ready > t_lookup) {
         // The model keeps the absolute arrival time, in time-resolution units.
         const sc_core::sc_time at = sc_core::sc_time_stamp() + r.ready;
-        gmmu_tlb_set_ready(&t, r.asid, r.va >> shift, at.value());
+        gmmu_tlb_set_ready(t, r.asid, r.va >> shift, at.value());
     }
     // PICLE: tell the LDT what this shared TLB evicted.
     if (p.level >= 2 && peers.bound() && fill_out.nvictims)
@@ -174,11 +174,11 @@ void tlb::fill_from(const xlate_req &m)
     if (!m.done || m.fault != GMMU_FAULT_NONE)
         return;
     uint32_t flags = 0;
-    if (!gmmu_tlb_fill_plan(&t, m.page_shift, m.contig_log2, &flags)) {
+    if (!gmmu_tlb_fill_plan(t, m.page_shift, m.contig_log2, &flags)) {
         uncacheable++;
         return;
     }
-    gmmu_tlb_fill_ex(&t, m.asid, m.va >> shift, m.pa >> shift, m.perms,
+    gmmu_tlb_fill_ex(t, m.asid, m.va >> shift, m.pa >> shift, m.perms,
                      flags | GMMU_TLB_FILL_CHECK_GEN, batch_gen, &fill_out);
     if (p.level == 1 && cur_warp)
         note_owners(m, shift);
@@ -232,7 +232,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     const unsigned shift = p.model.page_shift;
     const sc_core::sc_time clk = p.clock;
     batch_now = (sc_core::sc_time_stamp() + delay).value() / clk.value();
-    batch_gen = gmmu_tlb_generation(&t);
+    batch_gen = gmmu_tlb_generation(t);
     batch_ctx = reqs.empty() ? xlate_req{} : miss_of(reqs[0]);
     // The misses go down when the MSHR model lets the batch's first miss
     // allocate (a blocking TLB releases it only once the misses in flight are
@@ -242,7 +242,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     miss_ext.reqs.clear();
     for (auto &r : reqs) {
         gmmu_tlb_answer a;
-        if (gmmu_tlb_answer_access(&t, r.asid, r.va >> shift, access_of(r), true, &a) == GMMU_TLB_SERVED)
+        if (gmmu_tlb_answer_access(t, r.asid, r.va >> shift, access_of(r), true, &a) == GMMU_TLB_SERVED)
             continue;
         if (gmmu_tlb_mshr_pending(&mshr, r.asid, r.va >> shift, batch_now))
             continue; // its translation is already on the way
@@ -263,7 +263,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     for (size_t i = 0; i < reqs.size(); i++)
         acc[i].vpn = reqs[i].va >> shift;
     const uint16_t asid = reqs.empty() ? 0 : reqs[0].asid;
-    gmmu_tlb_access_batch(&mshr, &t, asid, acc.data(), uint32_t(acc.size()), batch_now,
+    gmmu_tlb_access_batch(&mshr, t, asid, acc.data(), uint32_t(acc.size()), batch_now,
                           &tlb::mshr_miss_cb, this, nullptr);
     sc_core::sc_time done = delay;
     for (size_t i = 0; i < reqs.size(); i++) {
@@ -293,7 +293,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
             // Merged into an earlier batch's miss, or a write to a page cached
             // read-only: the translation is in the TLB now, or the walker decides.
             gmmu_tlb_answer now_in;
-            if (gmmu_tlb_answer_access(&t, r.asid, a.vpn, access_of(r), true, &now_in) == GMMU_TLB_SERVED) {
+            if (gmmu_tlb_answer_access(t, r.asid, a.vpn, access_of(r), true, &now_in) == GMMU_TLB_SERVED) {
                 r.pa = (now_in.ppn << shift) | (r.va & page_mask);
                 r.perms = now_in.perms;
                 r.page_shift = shift;

@@ -158,9 +158,9 @@ TEST_F(LargePageTest, OneEntryAnswersForEveryAddressOfALargePage)
         EXPECT_EQ(mem.read64(P1 + off), off);
     }
     EXPECT_EQ(walks(), 2u) << "one walk per large page";
-    EXPECT_EQ(l1.model().large[0]->st.fills, 1u);
-    EXPECT_EQ(l1.model().large[1]->st.fills, 1u);
-    EXPECT_EQ(l1.model().st.fills, 0u) << "no 4 KiB entry was spent on them";
+    EXPECT_EQ(gmmu_tlb_stats_of(gmmu_tlb_large_array(l1.model(), 21))->fills, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(gmmu_tlb_large_array(l1.model(), 30))->fills, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->fills, 0u) << "no 4 KiB entry was spent on them";
     nlohmann::json j;
     l1.dump_stats(j);
     EXPECT_EQ(j["large_pages"]["2M"]["hits"].get<uint64_t>(), 1u * ((2u << 20) / 0x11000));

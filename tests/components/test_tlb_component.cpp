@@ -66,9 +66,9 @@ TEST_F(TlbComponentTest, PlainPayloadIsTranslatedAsOneLaneWarp)
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x3008, &back, 8, d), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(back, v);
     EXPECT_EQ(d - t1, sc_time(1 + mem_lat, SC_NS));
-    EXPECT_EQ(l1.model().st.hits, 1u);
-    EXPECT_EQ(l1.model().st.misses, 1u);
-    EXPECT_EQ(l2.model().st.misses, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->hits, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->misses, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l2.model())->misses, 1u);
 }
 
 TEST_F(TlbComponentTest, L2HitAvoidsTheWalk)
@@ -99,7 +99,7 @@ TEST_F(TlbComponentTest, HitOnAFillInFlightWaitsForTheFill)
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 0x5008, &v, 8, d2), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(d1, sc_time(1 + 5 + 4 * mem_lat + mem_lat, SC_NS));
     EXPECT_EQ(d2, d1); // waits for the walk, then its own data access
-    EXPECT_EQ(l1.model().st.hits, 1u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->hits, 1u);
     nlohmann::json j;
     l1.dump_stats(j);
     EXPECT_EQ(j["hits_under_fill"], 1u);
@@ -124,7 +124,7 @@ TEST_F(TlbComponentTest, WarpIsCoalescedIntoUniquePagesAndBatched)
         EXPECT_EQ(ext.pa[l], drv.translate(ext.va[l])) << "lane " << l;
         EXPECT_EQ(mem.read64(ext.pa[l]), 100u + l);
     }
-    EXPECT_EQ(l1.model().st.accesses, 4u);
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->accesses, 4u);
     nlohmann::json j;
     l1.dump_stats(j);
     EXPECT_EQ(j["miss_batches"], 1u); // the four misses went down as one batch
@@ -153,14 +153,14 @@ TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)
     uint64_t v = 77, back = 0;
     sc_time d;
     ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, base + 0x5000, &v, 8, d), tlm::TLM_OK_RESPONSE);
-    gmmu_tlb_stats before = l1.model().st;
+    gmmu_tlb_stats before = *gmmu_tlb_stats_of(l1.model());
     EXPECT_EQ(ini.debug(tlm::TLM_READ_COMMAND, base + 0x5000, &back, 8), 8u);
     EXPECT_EQ(back, 77u);
     uint64_t w = 99;
     EXPECT_EQ(ini.debug(tlm::TLM_WRITE_COMMAND, base + 0x9000, &w, 8), 8u); // an L1 miss, walked
     EXPECT_EQ(mem.read64(drv.translate(base + 0x9000)), 99u);
-    EXPECT_EQ(l1.model().st.accesses, before.accesses);
-    EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x9000) >> 12, nullptr));
+    EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->accesses, before.accesses);
+    EXPECT_FALSE(gmmu_tlb_probe(l1.model(), 0, (base + 0x9000) >> 12, nullptr));
 }
 
 // Debug transport has its own path (tlb::debug_access, tlb::translate_dbg):
@@ -210,8 +210,8 @@ TEST_F(TlbComponentTest, DebugPathChangesNoCounterAnywhere)
     EXPECT_EQ(x.pa[3], drv.translate(x.va[3]));
     EXPECT_EQ(snapshot(), before);
     for (uint64_t page : {0xa000ull, 0xc000ull, 0xd000ull, 0x7000ull, 0x9000ull, 0xb000ull}) {
-        EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + page) >> 12, nullptr)) << page;
-        EXPECT_FALSE(gmmu_tlb_probe(&l2.model(), 0, (base + page) >> 12, nullptr)) << page;
+        EXPECT_FALSE(gmmu_tlb_probe(l1.model(), 0, (base + page) >> 12, nullptr)) << page;
+        EXPECT_FALSE(gmmu_tlb_probe(l2.model(), 0, (base + page) >> 12, nullptr)) << page;
     }
 }
 
@@ -250,9 +250,9 @@ TEST_F(TlbComponentTest, InvalidationDropsEntriesAndRevokesDmiUpstream)
     gp.set_address(base + 0x4000);
     tlm::tlm_dmi dmi;
     ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
-    ASSERT_TRUE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x4000) >> 12, nullptr));
+    ASSERT_TRUE(gmmu_tlb_probe(l1.model(), 0, (base + 0x4000) >> 12, nullptr));
     l1.invalidate_page(0, base + 0x4000);
-    EXPECT_FALSE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x4000) >> 12, nullptr));
+    EXPECT_FALSE(gmmu_tlb_probe(l1.model(), 0, (base + 0x4000) >> 12, nullptr));
     ASSERT_EQ(ini.invalidations.size(), 1u);
     EXPECT_EQ(ini.invalidations[0].first, base + 0x4000);
     EXPECT_EQ(ini.invalidations[0].second, base + 0x4fff);
@@ -278,7 +278,7 @@ struct ShootdownTest : TlbComponentTest {
         sc_time d;
         ASSERT_EQ(cpu.access(tlm::TLM_WRITE_COMMAND, off, &v, 8, d), tlm::TLM_OK_RESPONSE);
     }
-    bool cached(uint64_t va) { return gmmu_tlb_probe(&l1.model(), 0, va >> 12, nullptr); }
+    bool cached(uint64_t va) { return gmmu_tlb_probe(l1.model(), 0, va >> 12, nullptr); }
     void touch(uint64_t va)
     {
         uint64_t v = 0;
@@ -438,7 +438,7 @@ TEST(TlbCoverageDebugTest, DebugReadThroughACoverageEntryReachesItsOwnPage)
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, base + 8, &v, 8, d), tlm::TLM_OK_RESPONSE);
     ASSERT_EQ(v, 1000u);
     gmmu_tlb_entry e{};
-    ASSERT_TRUE(gmmu_tlb_probe(&l1.model(), 0, (base + 0x5000) >> 12, &e))
+    ASSERT_TRUE(gmmu_tlb_probe(l1.model(), 0, (base + 0x5000) >> 12, &e))
         << "the first access filled one entry for the 16 pages";
     ASSERT_EQ(e.span_shift, 4);
     for (uint64_t pg = 1; pg < 16; pg++) {

@@ -168,8 +168,8 @@ TEST(LdtTest, StorageBitsCountTagBitmapValidAndLru)
 // A small PICLE machine (garg-picle's geometry: L1 TLB 4 sets x 1
 // way per CU, shared L2 TLB 16 sets x 1 way) driving the LDT.
 struct Picle {
-    std::vector<gmmu_tlb> l1;
-    gmmu_tlb l2{};
+    std::vector<gmmu_tlb *> l1;
+    gmmu_tlb *l2 = nullptr;
     Ldt ldt;
     bool prefetch;
     explicit Picle(uint32_t cus, bool on) : l1(cus), ldt(lcfg(64, 4, cus)), prefetch(on)
@@ -179,15 +179,15 @@ struct Picle {
         c.entries = 4;
         c.ways = 1;
         for (auto &t : l1)
-            EXPECT_EQ(gmmu_tlb_init(&t, &c, nullptr), GMMU_OK);
+            EXPECT_EQ(gmmu_tlb_create(&c, &t, nullptr), GMMU_OK);
         c.entries = 16;
-        EXPECT_EQ(gmmu_tlb_init(&l2, &c, nullptr), GMMU_OK);
+        EXPECT_EQ(gmmu_tlb_create(&c, &l2, nullptr), GMMU_OK);
     }
     ~Picle()
     {
         for (auto &t : l1)
-            gmmu_tlb_destroy(&t);
-        gmmu_tlb_destroy(&l2);
+            gmmu_tlb_destroy(t);
+        gmmu_tlb_destroy(l2);
     }
     // Returns whether the L1 TLB of `cu` hit.
     bool access(uint32_t cu, uint64_t vpn)
@@ -196,19 +196,19 @@ struct Picle {
         if (prefetch)
             ldt.touch(vpn, cu);
         gmmu_tlb_result r{};
-        gmmu_tlb_lookup(&l1[cu], 0, vpn, &r);
+        gmmu_tlb_lookup(l1[cu], 0, vpn, &r);
         if (r.hit)
             return true;
-        gmmu_tlb_lookup(&l2, 0, vpn, &r);
+        gmmu_tlb_lookup(l2, 0, vpn, &r);
         if (!r.hit) {
             gmmu_tlb_fill_out out{};
-            gmmu_tlb_fill_ex(&l2, 0, vpn, ppn, 0, 0, 0, &out);
+            gmmu_tlb_fill_ex(l2, 0, vpn, ppn, 0, 0, 0, &out);
             for (uint32_t v = 0; prefetch && v < out.nvictims; v++)
                 for (uint32_t target : ldt.evict(out.victims[v].vpn))
-                    gmmu_tlb_fill_ex(&l1[target], 0, out.victims[v].vpn, out.victims[v].ppn,
+                    gmmu_tlb_fill_ex(l1[target], 0, out.victims[v].vpn, out.victims[v].ppn,
                                      out.victims[v].perms, GMMU_TLB_FILL_PREFETCH, 0, nullptr);
         }
-        gmmu_tlb_fill_ex(&l1[cu], 0, vpn, ppn, 0, 0, 0, nullptr);
+        gmmu_tlb_fill_ex(l1[cu], 0, vpn, ppn, 0, 0, 0, nullptr);
         return false;
     }
 };
@@ -226,10 +226,10 @@ TEST(LdtTest, PushAfterL2EvictionTurnsAPeerL1MissIntoAHit)
         EXPECT_EQ(hit, on);
         if (on) {
             EXPECT_EQ(m.ldt.l.st.pushes, 2u);
-            EXPECT_EQ(m.l1[1].st.prefetch_fills, 1u);
-            EXPECT_EQ(m.l1[0].st.prefetch_redundant, 1u); // CU0 still had P
-            EXPECT_EQ(m.l1[1].st.prefetch_hits, 1u);      // used before eviction
-            EXPECT_EQ(m.l1[1].st.prefetch_victim_useful, 0u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_fills, 1u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[0])->prefetch_redundant, 1u); // CU0 still had P
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_hits, 1u);      // used before eviction
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_victim_useful, 0u);
         }
     }
 }
@@ -249,10 +249,10 @@ TEST(LdtTest, PushIntoAFullL1CanEvictAUsefulEntry)
         misses[on] += !m.access(1, P + 4);
         m.access(1, P + 8); // same L1 set again
         if (on) {
-            EXPECT_EQ(m.l1[1].st.prefetch_fills, 1u);
-            EXPECT_EQ(m.l1[1].st.prefetch_victim_useful, 1u);
-            EXPECT_EQ(m.l1[1].st.prefetch_evicted_unused, 1u);
-            EXPECT_EQ(m.l1[1].st.prefetch_hits, 0u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_fills, 1u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_victim_useful, 1u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_evicted_unused, 1u);
+            EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_hits, 0u);
         }
     }
     EXPECT_EQ(misses[0], 0u);

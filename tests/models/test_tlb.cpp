@@ -30,44 +30,48 @@ gmmu_tlb_config cfg(uint32_t entries, uint32_t ways, gmmu_tlb_repl repl = GMMU_T
 }
 
 struct Tlb {
-    gmmu_tlb t{};
+    gmmu_tlb *t = nullptr;
     explicit Tlb(const gmmu_tlb_config &c)
     {
         gmmu_error err{};
-        EXPECT_EQ(gmmu_tlb_init(&t, &c, &err), GMMU_OK) << err.field << ": " << err.msg;
+        EXPECT_EQ(gmmu_tlb_create(&c, &t, &err), GMMU_OK) << err.field << ": " << err.msg;
     }
-    ~Tlb() { gmmu_tlb_destroy(&t); }
+    ~Tlb() { gmmu_tlb_destroy(t); }
+    Tlb(const Tlb &) = delete;
+    Tlb &operator=(const Tlb &) = delete;
+    const gmmu_tlb_stats &st() const { return *gmmu_tlb_stats_of(t); }
     bool hit(uint64_t vpn, uint16_t asid = 0)
     {
         gmmu_tlb_result r{};
-        EXPECT_EQ(gmmu_tlb_lookup(&t, asid, vpn, &r), GMMU_OK);
+        EXPECT_EQ(gmmu_tlb_lookup(t, asid, vpn, &r), GMMU_OK);
         return r.hit;
     }
     gmmu_tlb_result look(uint64_t vpn, uint16_t asid = 0)
     {
         gmmu_tlb_result r{};
-        EXPECT_EQ(gmmu_tlb_lookup(&t, asid, vpn, &r), GMMU_OK);
+        EXPECT_EQ(gmmu_tlb_lookup(t, asid, vpn, &r), GMMU_OK);
         return r;
     }
     bool fill(uint64_t vpn, uint64_t ppn = 0, uint16_t asid = 0, gmmu_tlb_entry *victim = nullptr)
     {
         gmmu_tlb_fill_out out{};
-        EXPECT_EQ(gmmu_tlb_fill_ex(&t, asid, vpn, ppn ? ppn : vpn + 0x1000, 0, 0, 0, &out), GMMU_OK);
+        EXPECT_EQ(gmmu_tlb_fill_ex(t, asid, vpn, ppn ? ppn : vpn + 0x1000, 0, 0, 0, &out), GMMU_OK);
         if (out.nvictims && victim)
             *victim = out.victims[0];
         return out.nvictims != 0;
     }
-    bool present(uint64_t vpn, uint16_t asid = 0) { return gmmu_tlb_probe(&t, asid, vpn, nullptr); }
+    bool present(uint64_t vpn, uint16_t asid = 0) { return gmmu_tlb_probe(t, asid, vpn, nullptr); }
 };
 
 std::string bad_field(gmmu_tlb_config c)
 {
     gmmu_error err{};
-    gmmu_tlb t{};
-    if (gmmu_tlb_init(&t, &c, &err) == GMMU_OK) {
-        gmmu_tlb_destroy(&t);
+    gmmu_tlb *t = nullptr;
+    if (gmmu_tlb_create(&c, &t, &err) == GMMU_OK) {
+        gmmu_tlb_destroy(t);
         return "(accepted)";
     }
+    EXPECT_EQ(t, nullptr);
     return err.field;
 }
 
@@ -104,7 +108,7 @@ TEST(TlbTest, ConfigValidationNamesTheBadField)
     c = cfg(64, 8);
     c.lookup_cycles = 2000000;
     EXPECT_EQ(bad_field(c), "lookup_cycles");
-    EXPECT_EQ(gmmu_tlb_init(nullptr, &c, nullptr), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_tlb_create(&c, nullptr, nullptr), GMMU_EINVAL);
 }
 
 TEST(TlbTest, NonUniformSixtyFiveEntrySets)
@@ -112,13 +116,13 @@ TEST(TlbTest, NonUniformSixtyFiveEntrySets)
     auto c = cfg(65, 8);
     c.sets = 7; // Mei & Chu: 6 sets x 8 ways + 1 set x 17 ways
     Tlb t(c);
-    EXPECT_EQ(t.t.sets, 7u);
+    EXPECT_EQ(gmmu_tlb_sets(t.t), 7u);
     for (uint32_t s = 0; s < 6; s++)
-        EXPECT_EQ(gmmu_tlb_set_ways(&t.t, s), 8u) << "set " << s;
-    EXPECT_EQ(gmmu_tlb_set_ways(&t.t, 6), 17u);
+        EXPECT_EQ(gmmu_tlb_set_ways(t.t, s), 8u) << "set " << s;
+    EXPECT_EQ(gmmu_tlb_set_ways(t.t, 6), 17u);
     // 17 pages of the big set fit without eviction; the 18th evicts.
     for (uint64_t i = 0; i < 17; i++) {
-        EXPECT_EQ(gmmu_tlb_set_of(&t.t, 6 + 7 * i), 6u);
+        EXPECT_EQ(gmmu_tlb_set_of(t.t, 6 + 7 * i), 6u);
         EXPECT_FALSE(t.fill(6 + 7 * i)) << i;
     }
     EXPECT_TRUE(t.fill(6 + 7 * 17));
@@ -129,8 +133,8 @@ TEST(TlbTest, NonUniformSixtyFiveEntrySets)
 
     // Without `sets` the old rule applies: 65 / 8 = 8 sets, last set 9 ways.
     Tlb old(cfg(65, 8));
-    EXPECT_EQ(old.t.sets, 8u);
-    EXPECT_EQ(gmmu_tlb_set_ways(&old.t, 7), 9u);
+    EXPECT_EQ(gmmu_tlb_sets(old.t), 8u);
+    EXPECT_EQ(gmmu_tlb_set_ways(old.t, 7), 9u);
 }
 
 TEST(TlbTest, ResidueIndexFillsAllSixtyFiveEntriesWithConsecutivePages)
@@ -141,12 +145,12 @@ TEST(TlbTest, ResidueIndexFillsAllSixtyFiveEntriesWithConsecutivePages)
     Tlb t(c);
     std::vector<uint32_t> per_set(7);
     for (uint64_t v = 0; v < 65; v++)
-        per_set[gmmu_tlb_set_of(&t.t, 1000 + v)]++;
+        per_set[gmmu_tlb_set_of(t.t, 1000 + v)]++;
     for (uint32_t s = 0; s < 7; s++)
-        EXPECT_EQ(per_set[s], gmmu_tlb_set_ways(&t.t, s)) << "set " << s;
+        EXPECT_EQ(per_set[s], gmmu_tlb_set_ways(t.t, s)) << "set " << s;
     for (uint64_t v = 0; v < 65; v++)
         EXPECT_FALSE(t.fill(1000 + v));
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 65u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 65u);
     for (uint64_t v = 0; v < 65; v++)
         EXPECT_TRUE(t.hit(1000 + v));
 
@@ -181,16 +185,16 @@ TEST(TlbTest, ResidueIndexWithSmallLastSetCoversEveryEntry)
     c.sets = 4; // 8 + 8 + 8 + 6
     c.index = GMMU_TLB_INDEX_RESIDUE;
     Tlb t(c);
-    EXPECT_EQ(gmmu_tlb_set_ways(&t.t, 3), 6u);
+    EXPECT_EQ(gmmu_tlb_set_ways(t.t, 3), 6u);
     for (uint64_t v = 0; v < 30; v++)
         EXPECT_FALSE(t.fill(v * 7 + 7 * 30)) << v; // 30 tags with distinct residues mod 30
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 30u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 30u);
 }
 
 TEST(TlbTest, ThousandThirtyTwoEntriesHoldThatManyConsecutivePages)
 {
     Tlb t(cfg(1032, 8)); // 129 sets of 8
-    EXPECT_EQ(t.t.sets, 129u);
+    EXPECT_EQ(gmmu_tlb_sets(t.t), 129u);
     for (uint64_t v = 0; v < 1032; v++)
         EXPECT_FALSE(t.fill(v));
     EXPECT_TRUE(t.fill(1032));
@@ -205,7 +209,7 @@ TEST(TlbTest, FullyAssociativeHoldsAnyPages)
     Tlb t(cfg(16, 16));
     for (uint64_t i = 0; i < 16; i++)
         EXPECT_FALSE(t.fill(i * 4096 + 3)); // all congruent mod any small power of two
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 16u);
     gmmu_tlb_entry v{};
     EXPECT_TRUE(t.fill(99, 0, 0, &v));
     EXPECT_EQ(v.vpn, 3u); // least recently used
@@ -336,11 +340,11 @@ TEST(TlbTest, LruMatchesReferenceModelOnRandomTrace)
         }
         const uint64_t span = geo >= 3 ? 1500 : 200;
         Tlb t(c);
-        std::vector<std::list<std::pair<uint16_t, uint64_t>>> ref(t.t.sets);
+        std::vector<std::list<std::pair<uint16_t, uint64_t>>> ref(gmmu_tlb_sets(t.t));
         for (int i = 0; i < 20000; i++) {
             uint64_t vpn = rng() % span;
             uint16_t asid = uint16_t(rng() % 2 ? 0x101 : 0); // fingerprints of both ASIDs agree
-            uint32_t s = gmmu_tlb_set_of(&t.t, vpn);
+            uint32_t s = gmmu_tlb_set_of(t.t, vpn);
             auto &l = ref[s];
             auto it = std::find(l.begin(), l.end(), std::make_pair(asid, vpn));
             gmmu_tlb_result r = t.look(vpn, asid);
@@ -352,7 +356,7 @@ TEST(TlbTest, LruMatchesReferenceModelOnRandomTrace)
             } else {
                 gmmu_tlb_entry v{};
                 bool ev = t.fill(vpn, 0, asid, &v);
-                ASSERT_EQ(ev, l.size() == gmmu_tlb_set_ways(&t.t, s));
+                ASSERT_EQ(ev, l.size() == gmmu_tlb_set_ways(t.t, s));
                 if (ev) {
                     ASSERT_EQ(v.vpn, l.back().second);
                     ASSERT_EQ(v.asid, l.back().first);
@@ -370,7 +374,7 @@ TEST(TlbTest, FingerprintCollisionsNeverHit)
 {
     Tlb t(cfg(16, 4)); // 4 sets: fingerprint from tag bits above bit 2
     const uint64_t a = 0x10, b = a ^ (0x101ull << 2);
-    ASSERT_EQ(gmmu_tlb_set_of(&t.t, a), gmmu_tlb_set_of(&t.t, b));
+    ASSERT_EQ(gmmu_tlb_set_of(t.t, a), gmmu_tlb_set_of(t.t, b));
     t.fill(a, 0x500, 0);
     EXPECT_FALSE(t.hit(b, 0));
     EXPECT_FALSE(t.hit(a, 0x101));
@@ -388,8 +392,8 @@ TEST(TlbTest, FillOfPresentPageRefreshesInPlace)
     for (uint64_t v : {1, 2, 3, 4})
         t.fill(v);
     EXPECT_FALSE(t.fill(2, 0x777));
-    EXPECT_EQ(t.t.st.evictions, 0u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 4u);
+    EXPECT_EQ(t.st().evictions, 0u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 4u);
     EXPECT_EQ(t.look(2).ppn, 0x777u);
 }
 
@@ -401,9 +405,9 @@ TEST(TlbTest, CoverageEntryMapsContiguousRegion)
     c.coverage_shift = 21;
     Tlb t(c);
     gmmu_tlb_fill_out out{};
-    ASSERT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 0x25, 0x1005, 7, GMMU_TLB_FILL_CONTIG, 0, &out), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(t.t, 0, 0x25, 0x1005, 7, GMMU_TLB_FILL_CONTIG, 0, &out), GMMU_OK);
     EXPECT_EQ(out.installed, 1u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 1u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 1u);
     for (uint64_t v = 0x20; v < 0x30; v++) {
         auto r = t.look(v);
         EXPECT_TRUE(r.hit) << v;
@@ -412,9 +416,9 @@ TEST(TlbTest, CoverageEntryMapsContiguousRegion)
     }
     EXPECT_FALSE(t.hit(0x30));
     EXPECT_FALSE(t.hit(0x1f));
-    EXPECT_EQ(t.t.st.coverage_fills, 1u);
+    EXPECT_EQ(t.st().coverage_fills, 1u);
     // First frame of the run would be negative: rejected.
-    EXPECT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 0x45, 0x2, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr),
+    EXPECT_EQ(gmmu_tlb_fill_ex(t.t, 0, 0x45, 0x2, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr),
               GMMU_EINVAL);
 }
 
@@ -427,8 +431,8 @@ TEST(TlbTest, NonContiguousFillOfCoverageTlbMapsOnePage)
     EXPECT_TRUE(t.hit(0x25));
     EXPECT_FALSE(t.hit(0x26));
     // A contiguous fill of the same region replaces the single-page entry.
-    gmmu_tlb_fill_ex(&t.t, 0, 0x26, 0x1006, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 1u);
+    gmmu_tlb_fill_ex(t.t, 0, 0x26, 0x1006, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 1u);
     EXPECT_TRUE(t.hit(0x25));
     EXPECT_TRUE(t.hit(0x2f));
 }
@@ -448,7 +452,7 @@ TEST(TlbTest, CoverageReachIsEntriesTimesRegion)
                 if (!t.hit(v)) {
                     if (pass == 1)
                         misses++;
-                    gmmu_tlb_fill_ex(&t.t, 0, v, v + 0x10000, 0, GMMU_TLB_FILL_CONTIG, 0,
+                    gmmu_tlb_fill_ex(t.t, 0, v, v + 0x10000, 0, GMMU_TLB_FILL_CONTIG, 0,
                                      nullptr);
                 }
         if (mib == 32) {
@@ -477,7 +481,7 @@ TEST(TlbTest, PointerChaseFindsK80L2ReachAtEveryStride)
                 uint64_t vpn = va >> 17;
                 if (!t.hit(vpn)) {
                     misses += pass;
-                    gmmu_tlb_fill_ex(&t.t, 0, vpn, vpn + 0x100000, 0, GMMU_TLB_FILL_CONTIG, 0,
+                    gmmu_tlb_fill_ex(t.t, 0, vpn, vpn + 0x100000, 0, GMMU_TLB_FILL_CONTIG, 0,
                                      nullptr);
                 }
             }
@@ -500,23 +504,23 @@ TEST(TlbTest, MultiPageFillInstallsSeparateEntries)
     c.fill_pages = 16;
     Tlb t(c);
     gmmu_tlb_fill_out out{};
-    gmmu_tlb_fill_ex(&t.t, 0, 0x25, 0x1005, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 0x25, 0x1005, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
     EXPECT_EQ(out.installed, 16u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 16u);
     for (uint64_t v = 0x20; v < 0x30; v++)
         EXPECT_EQ(t.look(v).ppn, 0x1000 + (v - 0x20)) << v;
-    EXPECT_EQ(t.t.st.coverage_fills, 0u);
+    EXPECT_EQ(t.st().coverage_fills, 0u);
     // The missing page itself is the most recent of the group.
     gmmu_tlb_entry e{};
-    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 0x25, &e));
+    ASSERT_TRUE(gmmu_tlb_probe(t.t, 0, 0x25, &e));
     EXPECT_EQ(e.span_shift, 0u);
     // One page can be invalidated alone.
-    EXPECT_TRUE(gmmu_tlb_invalidate_page(&t.t, 0, 0x27));
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 15u);
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(t.t, 0, 0x27));
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 15u);
     // A non-contiguous fill installs one page only.
-    gmmu_tlb_fill_ex(&t.t, 0, 0x45, 0x2000, 0, 0, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 0x45, 0x2000, 0, 0, 0, &out);
     EXPECT_EQ(out.installed, 1u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 16u);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 16u);
 }
 
 TEST(TlbTest, MultiPageFillReportsEveryVictim)
@@ -527,7 +531,7 @@ TEST(TlbTest, MultiPageFillReportsEveryVictim)
     for (uint64_t v = 0; v < 16; v++)
         t.fill(100 + v);
     gmmu_tlb_fill_out out{};
-    gmmu_tlb_fill_ex(&t.t, 0, 0x203, 0x5003, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 0x203, 0x5003, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
     EXPECT_EQ(out.installed, 8u);
     ASSERT_EQ(out.nvictims, 8u);
     for (uint32_t i = 0; i < 8; i++)
@@ -541,7 +545,7 @@ TEST(TlbTest, CoverageCombinedWithMultiFillInstallsGroupOfRegions)
     c.fill_pages = 4;                            // 4 regions per miss
     Tlb t(c);
     gmmu_tlb_fill_out out{};
-    gmmu_tlb_fill_ex(&t.t, 0, 5 * 32 + 3, 0x4000 + 5 * 32 + 3, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 5 * 32 + 3, 0x4000 + 5 * 32 + 3, 0, GMMU_TLB_FILL_CONTIG, 0, &out);
     EXPECT_EQ(out.installed, 4u);
     for (uint64_t v = 4 * 32; v < 8 * 32; v++)
         EXPECT_EQ(t.look(v).ppn, 0x4000 + v) << v;
@@ -553,19 +557,19 @@ TEST(TlbTest, RangeInvalidationRemovesOverlappingCoverageEntries)
     auto c = cfg(16, 16, GMMU_TLB_REPL_LRU, 17);
     c.coverage_shift = 21;
     Tlb t(c);
-    gmmu_tlb_fill_ex(&t.t, 0, 0x20, 0x1000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x20..0x2f
-    gmmu_tlb_fill_ex(&t.t, 0, 0x40, 0x2000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x40..0x4f
-    gmmu_tlb_fill_ex(&t.t, 1, 0x20, 0x3000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // other ASID
+    gmmu_tlb_fill_ex(t.t, 0, 0x20, 0x1000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x20..0x2f
+    gmmu_tlb_fill_ex(t.t, 0, 0x40, 0x2000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // 0x40..0x4f
+    gmmu_tlb_fill_ex(t.t, 1, 0x20, 0x3000, 0, GMMU_TLB_FILL_CONTIG, 0, nullptr); // other ASID
     // Range covering only the last 128 KiB page of the first region.
     uint64_t lo = 0x2Full << 17, hi = (0x30ull << 17) - 1;
-    EXPECT_EQ(gmmu_tlb_invalidate_range(&t.t, 0, lo, hi), 1u);
+    EXPECT_EQ(gmmu_tlb_invalidate_range(t.t, 0, lo, hi), 1u);
     EXPECT_FALSE(t.hit(0x20));
     EXPECT_TRUE(t.hit(0x40));
     EXPECT_TRUE(t.hit(0x20, 1));
     // A range between the regions removes nothing.
-    EXPECT_EQ(gmmu_tlb_invalidate_range(&t.t, 0, 0x30ull << 17, (0x40ull << 17) - 1), 0u);
+    EXPECT_EQ(gmmu_tlb_invalidate_range(t.t, 0, 0x30ull << 17, (0x40ull << 17) - 1), 0u);
     // Invalidating one page of a coverage entry drops the whole entry.
-    EXPECT_TRUE(gmmu_tlb_invalidate_page(&t.t, 0, 0x4c));
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(t.t, 0, 0x4c));
     EXPECT_FALSE(t.hit(0x40));
 }
 
@@ -578,13 +582,13 @@ TEST(TlbTest, AsidsIsolateTranslationsAndInvalidateSeparately)
     EXPECT_EQ(t.look(5, 2).ppn, 0x200u);
     EXPECT_FALSE(t.hit(5, 3));
     t.fill(6, 0, 1);
-    EXPECT_EQ(gmmu_tlb_invalidate_asid(&t.t, 1), 2u);
+    EXPECT_EQ(gmmu_tlb_invalidate_asid(t.t, 1), 2u);
     EXPECT_FALSE(t.present(5, 1));
     EXPECT_TRUE(t.present(5, 2));
-    EXPECT_EQ(t.t.st.invalidations, 2u);
-    gmmu_tlb_invalidate_all(&t.t);
-    EXPECT_EQ(gmmu_tlb_occupancy(&t.t), 0u);
-    EXPECT_EQ(t.t.st.invalidations, 3u);
+    EXPECT_EQ(t.st().invalidations, 2u);
+    gmmu_tlb_invalidate_all(t.t);
+    EXPECT_EQ(gmmu_tlb_occupancy(t.t), 0u);
+    EXPECT_EQ(t.st().invalidations, 3u);
     EXPECT_FALSE(t.fill(5, 0, 2)); // freed slots are reused, no eviction
 }
 
@@ -594,28 +598,28 @@ TEST(TlbTest, FlushDuringWalkDropsTheStaleFill)
 {
     Tlb t(cfg(16, 4));
     for (int kind = 0; kind < 4; kind++) {
-        uint64_t gen = gmmu_tlb_generation(&t.t);
+        uint64_t gen = gmmu_tlb_generation(t.t);
         switch (kind) { // the shootdown, while the walk is in flight
-        case 0: gmmu_tlb_invalidate_all(&t.t); break;
-        case 1: gmmu_tlb_invalidate_asid(&t.t, 0); break;
-        case 2: gmmu_tlb_invalidate_page(&t.t, 0, 9); break;
-        case 3: gmmu_tlb_invalidate_range(&t.t, 0, 9ull << 12, (10ull << 12) - 1); break;
+        case 0: gmmu_tlb_invalidate_all(t.t); break;
+        case 1: gmmu_tlb_invalidate_asid(t.t, 0); break;
+        case 2: gmmu_tlb_invalidate_page(t.t, 0, 9); break;
+        case 3: gmmu_tlb_invalidate_range(t.t, 0, 9ull << 12, (10ull << 12) - 1); break;
         }
-        EXPECT_NE(gmmu_tlb_generation(&t.t), gen);
+        EXPECT_NE(gmmu_tlb_generation(t.t), gen);
         gmmu_tlb_fill_out out{};
-        ASSERT_EQ(gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out), GMMU_OK);
+        ASSERT_EQ(gmmu_tlb_fill_ex(t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out), GMMU_OK);
         EXPECT_TRUE(out.dropped) << kind;
         EXPECT_EQ(out.installed, 0u);
         EXPECT_EQ(out.nvictims, 0u);
         EXPECT_FALSE(t.present(9)) << kind;
-        gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out);
+        gmmu_tlb_fill_ex(t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gen, &out);
         EXPECT_TRUE(out.dropped);
         EXPECT_FALSE(t.present(9));
     }
-    EXPECT_EQ(t.t.st.stale_fills_dropped, 8u);
+    EXPECT_EQ(t.st().stale_fills_dropped, 8u);
     // A walk that saw no invalidation fills normally.
     gmmu_tlb_fill_out out{};
-    gmmu_tlb_fill_ex(&t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gmmu_tlb_generation(&t.t), &out);
+    gmmu_tlb_fill_ex(t.t, 0, 9, 0x99, 0, GMMU_TLB_FILL_CHECK_GEN, gmmu_tlb_generation(t.t), &out);
     EXPECT_FALSE(out.dropped);
     EXPECT_TRUE(t.present(9));
 }
@@ -624,56 +628,64 @@ TEST(TlbTest, PrefetchCountersTrackUseAndPollution)
 {
     Tlb t(cfg(4, 4));
     const uint32_t P = GMMU_TLB_FILL_PREFETCH;
-    gmmu_tlb_fill_ex(&t.t, 0, 1, 0x11, 0, P, 0, nullptr);
+    gmmu_tlb_fill_ex(t.t, 0, 1, 0x11, 0, P, 0, nullptr);
     gmmu_tlb_entry e{};
-    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 1, &e));
+    ASSERT_TRUE(gmmu_tlb_probe(t.t, 0, 1, &e));
     EXPECT_TRUE(e.prefetched);
-    EXPECT_EQ(t.t.st.prefetch_fills, 1u);
+    EXPECT_EQ(t.st().prefetch_fills, 1u);
     EXPECT_TRUE(t.hit(1));
     EXPECT_TRUE(t.hit(1));
-    EXPECT_EQ(t.t.st.prefetch_hits, 1u); // first use only
+    EXPECT_EQ(t.st().prefetch_hits, 1u); // first use only
     // Redundant prefetch of a present translation: no change.
     gmmu_tlb_fill_out out{};
-    gmmu_tlb_fill_ex(&t.t, 0, 1, 0x11, 0, P, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 1, 0x11, 0, P, 0, &out);
     EXPECT_EQ(out.installed, 0u);
-    EXPECT_EQ(t.t.st.prefetch_redundant, 1u);
-    ASSERT_TRUE(gmmu_tlb_probe(&t.t, 0, 1, &e));
+    EXPECT_EQ(t.st().prefetch_redundant, 1u);
+    ASSERT_TRUE(gmmu_tlb_probe(t.t, 0, 1, &e));
     EXPECT_FALSE(e.prefetched);
     // Fill the rest: 2 demand (one hit later), 3 prefetched and never used.
     t.fill(2);
     t.fill(3);
     EXPECT_TRUE(t.hit(2));
-    gmmu_tlb_fill_ex(&t.t, 0, 4, 0x44, 0, P, 0, nullptr); // set full now: 1,2,3,4
+    gmmu_tlb_fill_ex(t.t, 0, 4, 0x44, 0, P, 0, nullptr); // set full now: 1,2,3,4
     // Least recent first: 1 (last hit before the fills of 2 and 3), 3, 2, 4.
     // Prefetch evicting 1 (hit twice): a useful victim.
-    gmmu_tlb_fill_ex(&t.t, 0, 5, 0x55, 0, P, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 5, 0x55, 0, P, 0, &out);
     ASSERT_EQ(out.nvictims, 1u);
     EXPECT_EQ(out.victims[0].vpn, 1u);
-    EXPECT_EQ(t.t.st.prefetch_victim_useful, 1u);
+    EXPECT_EQ(t.st().prefetch_victim_useful, 1u);
     // Prefetch evicting 3 (never hit): not a useful victim.
-    gmmu_tlb_fill_ex(&t.t, 0, 6, 0x66, 0, P, 0, &out);
+    gmmu_tlb_fill_ex(t.t, 0, 6, 0x66, 0, P, 0, &out);
     EXPECT_EQ(out.victims[0].vpn, 3u);
-    EXPECT_EQ(t.t.st.prefetch_victim_useful, 1u);
+    EXPECT_EQ(t.st().prefetch_victim_useful, 1u);
     // Demand fills now evict 2 then the unused prefetch 4.
     t.fill(7);
     t.fill(8);
-    EXPECT_EQ(t.t.st.prefetch_evicted_unused, 1u);
-    EXPECT_EQ(t.t.st.prefetch_fills, 4u);
+    EXPECT_EQ(t.st().prefetch_evicted_unused, 1u);
+    EXPECT_EQ(t.st().prefetch_fills, 4u);
 }
 
-TEST(TlbTest, LookupOfNullArgumentsIsAnError)
+TEST(TlbTest, NullArgumentsAreErrors)
 {
     gmmu_tlb_result r{};
     EXPECT_EQ(gmmu_tlb_lookup(nullptr, 0, 0, &r), GMMU_EINVAL);
-    gmmu_tlb t{};
-    EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
-    EXPECT_EQ(gmmu_tlb_fill_ex(&t, 0, 0, 0, 0, 0, 0, nullptr), GMMU_EINVAL);
-    EXPECT_FALSE(gmmu_tlb_probe(&t, 0, 0, nullptr));
-    // A destroyed TLB (fast-path geometry) is rejected too.
+    EXPECT_EQ(gmmu_tlb_fill_ex(nullptr, 0, 0, 0, 0, 0, 0, nullptr), GMMU_EINVAL);
+    EXPECT_FALSE(gmmu_tlb_probe(nullptr, 0, 0, nullptr));
+    EXPECT_EQ(gmmu_tlb_stats_of(nullptr), nullptr);
+    EXPECT_EQ(gmmu_tlb_use_general_path(nullptr), GMMU_EINVAL);
+    gmmu_tlb_destroy(nullptr); // ignored
     auto c = cfg(64, 8);
-    ASSERT_EQ(gmmu_tlb_init(&t, &c, nullptr), GMMU_OK);
-    gmmu_tlb_destroy(&t);
-    EXPECT_EQ(gmmu_tlb_lookup(&t, 0, 0, &r), GMMU_EINVAL);
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_tlb_create(&c, nullptr, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_tlb_create(nullptr, nullptr, &err), GMMU_EINVAL);
+    gmmu_tlb *t = reinterpret_cast<gmmu_tlb *>(uintptr_t(1));
+    EXPECT_NE(gmmu_tlb_create(nullptr, &t, &err), GMMU_OK);
+    EXPECT_EQ(t, nullptr) << "a refused create leaves no handle";
+    // The general path can only be chosen while the TLB is empty.
+    Tlb k(c);
+    k.fill(3);
+    EXPECT_EQ(gmmu_tlb_use_general_path(k.t), GMMU_EINVAL);
+    EXPECT_TRUE(gmmu_tlb_fast_path(k.t));
 }
 
 } // namespace
@@ -691,14 +703,14 @@ TEST(TlbTest, ReadyTimeOfAFillInFlightIsReturnedByHitsUntilTheEntryIsRefilled)
         Tlb k(c);
         k.fill(7);
         EXPECT_EQ(k.look(7).ready, 0u); // a plain fill is there at once
-        EXPECT_TRUE(gmmu_tlb_set_ready(&k.t, 0, 7, 5000));
+        EXPECT_TRUE(gmmu_tlb_set_ready(k.t, 0, 7, 5000));
         gmmu_tlb_result r = k.look(7);
         EXPECT_TRUE(r.hit);
         EXPECT_EQ(r.ready, 5000u);
-        EXPECT_FALSE(gmmu_tlb_set_ready(&k.t, 0, 8, 1)); // no entry maps page 8
-        EXPECT_FALSE(gmmu_tlb_set_ready(&k.t, 1, 7, 1)); // nor page 7 of ASID 1
+        EXPECT_FALSE(gmmu_tlb_set_ready(k.t, 0, 8, 1)); // no entry maps page 8
+        EXPECT_FALSE(gmmu_tlb_set_ready(k.t, 1, 7, 1)); // nor page 7 of ASID 1
         EXPECT_EQ(k.look(8).ready, 0u);                  // a miss has no ready time
-        gmmu_tlb_invalidate_page(&k.t, 0, 7);
+        gmmu_tlb_invalidate_page(k.t, 0, 7);
         k.fill(7);
         EXPECT_EQ(k.look(7).ready, 0u); // a refill starts over
     }
@@ -713,26 +725,26 @@ TEST(TlbDecisionTest, VerdictsServeMissOrSendAWriteToTheWalker)
     Tlb tl(cfg(16, 4));
     const uint64_t rw = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D, ro = GMMU_PTE_A,
                    clean = GMMU_PTE_W | GMMU_PTE_A;
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x11, 0x91, ro, 0, 0, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x12, 0x92, clean, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x11, 0x91, ro, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x12, 0x92, clean, 0, 0, nullptr), GMMU_OK);
     gmmu_tlb_answer a;
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x10, true, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x10, true, false, &a), GMMU_TLB_SERVED);
     EXPECT_EQ(a.ppn, 0x90u);
     EXPECT_EQ(a.perms, rw);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x11, false, false, &a), GMMU_TLB_SERVED);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x11, true, false, &a), GMMU_TLB_REWALK)
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x11, false, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x11, true, false, &a), GMMU_TLB_REWALK)
         << "a write to a read-only entry: the walker decides";
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x12, true, false, &a), GMMU_TLB_REWALK)
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x12, true, false, &a), GMMU_TLB_REWALK)
         << "a first write to a clean page: the walker sets D";
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 2, 0x10, false, false, &a), GMMU_TLB_MISSED)
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 2, 0x10, false, false, &a), GMMU_TLB_MISSED)
         << "another ASID";
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x13, false, false, &a), GMMU_TLB_MISSED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x13, false, false, &a), GMMU_TLB_MISSED);
     // A debug answer changes no counter.
-    const gmmu_tlb_stats before = tl.t.st;
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x10, false, true, &a), GMMU_TLB_SERVED);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x13, false, true, &a), GMMU_TLB_MISSED);
-    EXPECT_EQ(std::memcmp(&before, &tl.t.st, sizeof before), 0);
+    const gmmu_tlb_stats before = tl.st();
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x10, false, true, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x13, false, true, &a), GMMU_TLB_MISSED);
+    EXPECT_EQ(std::memcmp(&before, &tl.st(), sizeof before), 0);
 }
 
 TEST(TlbDecisionTest, AnUnprivilegedAccessToAnEntryWithoutUGoesToTheWalker)
@@ -742,15 +754,15 @@ TEST(TlbDecisionTest, AnUnprivilegedAccessToAnEntryWithoutUGoesToTheWalker)
     Tlb tl(cfg(16, 4));
     const uint64_t sup = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D,
                    user = sup | GMMU_PTE_U;
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x20, 0xa0, sup, 0, 0, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x21, 0xa1, user, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x20, 0xa0, sup, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x21, 0xa1, user, 0, 0, nullptr), GMMU_OK);
     gmmu_tlb_answer a;
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, 0, false, &a), GMMU_TLB_SERVED);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_WRITE, false, &a), GMMU_TLB_SERVED);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_USER, false, &a), GMMU_TLB_REWALK);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x20, GMMU_ACC_USER | GMMU_ACC_WRITE, true, &a),
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x20, 0, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x20, GMMU_ACC_WRITE, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x20, GMMU_ACC_USER, false, &a), GMMU_TLB_REWALK);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x20, GMMU_ACC_USER | GMMU_ACC_WRITE, true, &a),
               GMMU_TLB_REWALK);
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, 0x21, GMMU_ACC_USER | GMMU_ACC_WRITE, false, &a),
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, 0x21, GMMU_ACC_USER | GMMU_ACC_WRITE, false, &a),
               GMMU_TLB_SERVED);
     EXPECT_TRUE(gmmu_tlb_needs_walk(sup, GMMU_ACC_USER));
     EXPECT_FALSE(gmmu_tlb_needs_walk(sup, 0));
@@ -765,12 +777,12 @@ TEST(TlbDecisionTest, DebugAndTimedAnswersAgreeInsideACoverageEntry)
     c.coverage_shift = 16;
     Tlb tl(c);
     const uint64_t perms = GMMU_PTE_W | GMMU_PTE_A | GMMU_PTE_D;
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 0, 0x125, 0x7125, perms, GMMU_TLB_FILL_CONTIG, 0, nullptr),
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 0, 0x125, 0x7125, perms, GMMU_TLB_FILL_CONTIG, 0, nullptr),
               GMMU_OK);
     for (uint64_t vpn = 0x120; vpn < 0x130; vpn++) {
         gmmu_tlb_answer d, l;
-        ASSERT_EQ(gmmu_tlb_answer_access(&tl.t, 0, vpn, false, true, &d), GMMU_TLB_SERVED) << vpn;
-        ASSERT_EQ(gmmu_tlb_answer_access(&tl.t, 0, vpn, false, false, &l), GMMU_TLB_SERVED) << vpn;
+        ASSERT_EQ(gmmu_tlb_answer_access(tl.t, 0, vpn, false, true, &d), GMMU_TLB_SERVED) << vpn;
+        ASSERT_EQ(gmmu_tlb_answer_access(tl.t, 0, vpn, false, false, &l), GMMU_TLB_SERVED) << vpn;
         EXPECT_EQ(d.ppn, 0x7000 + vpn) << "debug answer, page " << vpn;
         EXPECT_EQ(l.ppn, 0x7000 + vpn) << "lookup, page " << vpn;
         EXPECT_EQ(d.span_shift, 4);
@@ -785,19 +797,19 @@ TEST(TlbDecisionTest, FillPlanCachesOnlyWhatFitsAndTrustsTheContiguityHint)
     c.fill_pages = 2;                                        // a contiguous fill: 512 KiB
     Tlb tl(c);
     uint32_t flags = 99;
-    EXPECT_FALSE(gmmu_tlb_fill_plan(&tl.t, 12, 7, &flags)) << "4 KiB page under a 64 KiB TLB page";
+    EXPECT_FALSE(gmmu_tlb_fill_plan(tl.t, 12, 7, &flags)) << "4 KiB page under a 64 KiB TLB page";
     EXPECT_EQ(flags, 0u);
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 0, &flags));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 16, 0, &flags));
     EXPECT_EQ(flags, 0u) << "no hint: one entry";
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 2, &flags));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 16, 2, &flags));
     EXPECT_EQ(flags, 0u) << "the hint covers 256 KiB, the fill would install 512 KiB";
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 16, 3, &flags));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 16, 3, &flags));
     EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG));
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 21, 0, &flags));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 21, 0, &flags));
     EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG)) << "a 2 MiB page holds the whole block";
     // Single-page entries, one per fill: never contiguous.
     Tlb plain(cfg(16, 4));
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&plain.t, 21, 7, &flags));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(plain.t, 21, 7, &flags));
     EXPECT_EQ(flags, 0u);
 }
 
@@ -818,8 +830,9 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
         gmmu_tlb_config c = cfg(g.entries, g.ways, g.repl);
         c.coverage_shift = g.cov;
         Tlb fast(c), plain(c);
-        ASSERT_TRUE(fast.t.fast) << g.entries << "x" << g.ways;
-        plain.t.fast = false;
+        ASSERT_TRUE(gmmu_tlb_fast_path(fast.t)) << g.entries << "x" << g.ways;
+        ASSERT_EQ(gmmu_tlb_use_general_path(plain.t), GMMU_OK);
+        ASSERT_FALSE(gmmu_tlb_fast_path(plain.t));
         std::mt19937_64 rng(g.entries * 131 + g.ways);
         for (int i = 0; i < 60000; i++) {
             const uint16_t asid = uint16_t(rng() % 3);
@@ -827,8 +840,8 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
             const unsigned op = unsigned(rng() % 10);
             if (op < 5) {
                 gmmu_tlb_result a{}, b{};
-                ASSERT_EQ(gmmu_tlb_lookup(&fast.t, asid, vpn, &a), GMMU_OK);
-                ASSERT_EQ(gmmu_tlb_lookup(&plain.t, asid, vpn, &b), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_lookup(fast.t, asid, vpn, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_lookup(plain.t, asid, vpn, &b), GMMU_OK);
                 ASSERT_EQ(a.hit, b.hit) << "op " << i;
                 ASSERT_EQ(a.ppn, b.ppn) << "op " << i;
                 ASSERT_EQ(a.perms, b.perms) << "op " << i;
@@ -837,8 +850,8 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
                 const uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
                 const uint64_t ppn = (vpn ^ 0x5000) + 1000 * asid;
                 gmmu_tlb_fill_out a{}, b{};
-                ASSERT_EQ(gmmu_tlb_fill_ex(&fast.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &a), GMMU_OK);
-                ASSERT_EQ(gmmu_tlb_fill_ex(&plain.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &b), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_fill_ex(fast.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_fill_ex(plain.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &b), GMMU_OK);
                 ASSERT_EQ(a.installed, b.installed) << "op " << i;
                 ASSERT_EQ(a.nvictims, b.nvictims) << "op " << i;
                 for (uint32_t v = 0; v < a.nvictims; v++) {
@@ -849,24 +862,25 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
                 const unsigned kind = unsigned(rng() % 20); // ASID flushes rarely: they empty the TLB
                 switch (kind < 10 ? 0 : kind < 19 ? 1 : 2) {
                 case 0:
-                    gmmu_tlb_invalidate_page(&fast.t, asid, vpn);
-                    gmmu_tlb_invalidate_page(&plain.t, asid, vpn);
+                    gmmu_tlb_invalidate_page(fast.t, asid, vpn);
+                    gmmu_tlb_invalidate_page(plain.t, asid, vpn);
                     break;
                 case 1:
-                    gmmu_tlb_invalidate_range(&fast.t, asid, vpn << 12, (vpn + 7) << 12);
-                    gmmu_tlb_invalidate_range(&plain.t, asid, vpn << 12, (vpn + 7) << 12);
+                    gmmu_tlb_invalidate_range(fast.t, asid, vpn << 12, (vpn + 7) << 12);
+                    gmmu_tlb_invalidate_range(plain.t, asid, vpn << 12, (vpn + 7) << 12);
                     break;
                 default:
-                    gmmu_tlb_invalidate_asid(&fast.t, asid);
-                    gmmu_tlb_invalidate_asid(&plain.t, asid);
+                    gmmu_tlb_invalidate_asid(fast.t, asid);
+                    gmmu_tlb_invalidate_asid(plain.t, asid);
                     break;
                 }
             }
-            ASSERT_EQ(gmmu_tlb_occupancy(&fast.t), gmmu_tlb_occupancy(&plain.t)) << "op " << i;
+            ASSERT_EQ(gmmu_tlb_occupancy(fast.t), gmmu_tlb_occupancy(plain.t)) << "op " << i;
         }
-        EXPECT_EQ(fast.t.st.hits, plain.t.st.hits);
-        EXPECT_EQ(fast.t.st.evictions, plain.t.st.evictions);
-        EXPECT_GT(fast.t.st.hits, 1000u) << "too few hits to compare";
+        EXPECT_EQ(std::memcmp(&fast.st(), &plain.st(), sizeof(gmmu_tlb_stats)), 0) << "every counter";
+        EXPECT_EQ(fast.st().hits, plain.st().hits);
+        EXPECT_EQ(fast.st().evictions, plain.st().evictions);
+        EXPECT_GT(fast.st().hits, 1000u) << "too few hits to compare";
     }
 }
 
@@ -887,58 +901,58 @@ TEST(TlbLargePageTest, PagesOfThreeSizesLiveSideBySide)
 {
     Tlb tl(mixed_cfg());
     uint32_t f = 0;
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 12, 0, &f));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 12, 0, &f));
     EXPECT_EQ(f, 0u);
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 21, 0, &f));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 21, 0, &f));
     EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(0));
-    EXPECT_TRUE(gmmu_tlb_fill_plan(&tl.t, 30, 0, &f));
+    EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 30, 0, &f));
     EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(1));
     const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
     // A 4 KiB page, a 2 MiB page (filled from an address inside it) and a
     // 1 GiB page.
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr), GMMU_OK);
     const uint64_t v2 = 3 * k2m, p2 = 40 * k2m;
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, v2 + 7, p2 + 7, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, v2 + 7, p2 + 7, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
               GMMU_OK);
     const uint64_t v1 = 5 * k1g, p1 = 2 * k1g;
-    ASSERT_EQ(gmmu_tlb_fill_ex(&tl.t, 1, v1 + 12345, p1 + 12345, rw, GMMU_TLB_FILL_LARGE(1), 0,
+    ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, v1 + 12345, p1 + 12345, rw, GMMU_TLB_FILL_LARGE(1), 0,
                                nullptr),
               GMMU_OK);
-    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 3u);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 3u);
     gmmu_tlb_result r;
-    gmmu_tlb_lookup(&tl.t, 1, 0x10, &r);
+    gmmu_tlb_lookup(tl.t, 1, 0x10, &r);
     EXPECT_TRUE(r.hit);
     EXPECT_EQ(r.page_shift, 12);
     for (uint64_t off : {uint64_t(0), uint64_t(1), uint64_t(300), k2m - 1}) {
-        gmmu_tlb_lookup(&tl.t, 1, v2 + off, &r);
+        gmmu_tlb_lookup(tl.t, 1, v2 + off, &r);
         ASSERT_TRUE(r.hit) << off;
         EXPECT_EQ(r.ppn, p2 + off);
         EXPECT_EQ(r.page_shift, 21);
     }
-    gmmu_tlb_lookup(&tl.t, 1, v2 + k2m, &r);
+    gmmu_tlb_lookup(tl.t, 1, v2 + k2m, &r);
     EXPECT_FALSE(r.hit) << "the next 2 MiB page";
-    gmmu_tlb_lookup(&tl.t, 2, v2, &r);
+    gmmu_tlb_lookup(tl.t, 2, v2, &r);
     EXPECT_FALSE(r.hit) << "another ASID";
     for (uint64_t off : {uint64_t(0), k2m + 3, k1g - 1}) {
-        gmmu_tlb_lookup(&tl.t, 1, v1 + off, &r);
+        gmmu_tlb_lookup(tl.t, 1, v1 + off, &r);
         ASSERT_TRUE(r.hit) << off;
         EXPECT_EQ(r.ppn, p1 + off);
         EXPECT_EQ(r.page_shift, 30);
     }
-    EXPECT_EQ(tl.t.st.hits, 1u + 4u + 3u);
-    EXPECT_EQ(tl.t.st.misses, 2u);
+    EXPECT_EQ(tl.st().hits, 1u + 4u + 3u);
+    EXPECT_EQ(tl.st().misses, 2u);
     // A probe and a debug answer report the large entry in TLB pages.
     gmmu_tlb_entry e;
-    ASSERT_TRUE(gmmu_tlb_probe(&tl.t, 1, v2 + 9, &e));
+    ASSERT_TRUE(gmmu_tlb_probe(tl.t, 1, v2 + 9, &e));
     EXPECT_EQ(e.vpn, v2);
     EXPECT_EQ(e.ppn, p2);
     EXPECT_EQ(e.large_shift, 21);
     gmmu_tlb_answer a;
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, v2 + 9, GMMU_ACC_USER, true, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, v2 + 9, GMMU_ACC_USER, true, &a), GMMU_TLB_SERVED);
     EXPECT_EQ(a.ppn, p2 + 9);
     EXPECT_EQ(a.page_shift, 21);
     EXPECT_EQ(a.span_shift, 0) << "not a coverage entry";
-    EXPECT_EQ(gmmu_tlb_answer_access(&tl.t, 1, v1 + 1, GMMU_ACC_USER, false, &a), GMMU_TLB_SERVED);
+    EXPECT_EQ(gmmu_tlb_answer_access(tl.t, 1, v1 + 1, GMMU_ACC_USER, false, &a), GMMU_TLB_SERVED);
     EXPECT_EQ(a.page_shift, 30);
 }
 
@@ -947,33 +961,33 @@ TEST(TlbLargePageTest, InvalidationReachesEveryArray)
     Tlb tl(mixed_cfg());
     const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
     auto fill_all = [&] {
-        gmmu_tlb_fill_ex(&tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr);
-        gmmu_tlb_fill_ex(&tl.t, 1, 3 * k2m, 40 * k2m, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr);
-        gmmu_tlb_fill_ex(&tl.t, 2, 5 * k1g, 2 * k1g, rw, GMMU_TLB_FILL_LARGE(1), 0, nullptr);
+        gmmu_tlb_fill_ex(tl.t, 1, 0x10, 0x90, rw, 0, 0, nullptr);
+        gmmu_tlb_fill_ex(tl.t, 1, 3 * k2m, 40 * k2m, rw, GMMU_TLB_FILL_LARGE(0), 0, nullptr);
+        gmmu_tlb_fill_ex(tl.t, 2, 5 * k1g, 2 * k1g, rw, GMMU_TLB_FILL_LARGE(1), 0, nullptr);
     };
     fill_all();
-    EXPECT_TRUE(gmmu_tlb_invalidate_page(&tl.t, 1, 3 * k2m + 100)) << "any page inside";
-    EXPECT_FALSE(gmmu_tlb_probe(&tl.t, 1, 3 * k2m, nullptr));
-    EXPECT_TRUE(gmmu_tlb_probe(&tl.t, 1, 0x10, nullptr));
+    EXPECT_TRUE(gmmu_tlb_invalidate_page(tl.t, 1, 3 * k2m + 100)) << "any page inside";
+    EXPECT_FALSE(gmmu_tlb_probe(tl.t, 1, 3 * k2m, nullptr));
+    EXPECT_TRUE(gmmu_tlb_probe(tl.t, 1, 0x10, nullptr));
     // A 4 KiB range inside the 1 GiB page drops it whole.
     const uint64_t va = (5 * k1g + 77) << 12;
-    EXPECT_EQ(gmmu_tlb_invalidate_range(&tl.t, 2, va, va + 4095), 1u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 1u);
+    EXPECT_EQ(gmmu_tlb_invalidate_range(tl.t, 2, va, va + 4095), 1u);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 1u);
     fill_all();
-    EXPECT_EQ(gmmu_tlb_invalidate_asid(&tl.t, 1), 2u);
-    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 1u);
+    EXPECT_EQ(gmmu_tlb_invalidate_asid(tl.t, 1), 2u);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 1u);
     fill_all();
-    EXPECT_EQ(gmmu_tlb_invalidate_range_all_asids(&tl.t, 0, ~0ull), 3u);
+    EXPECT_EQ(gmmu_tlb_invalidate_range_all_asids(tl.t, 0, ~0ull), 3u);
     fill_all();
-    const uint64_t gen = gmmu_tlb_generation(&tl.t);
-    gmmu_tlb_invalidate_all(&tl.t);
-    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 0u);
+    const uint64_t gen = gmmu_tlb_generation(tl.t);
+    gmmu_tlb_invalidate_all(tl.t);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 0u);
     // A fill that started before the invalidation is dropped, large or not.
     gmmu_tlb_fill_out out;
-    gmmu_tlb_fill_ex(&tl.t, 1, 3 * k2m, 40 * k2m, rw,
+    gmmu_tlb_fill_ex(tl.t, 1, 3 * k2m, 40 * k2m, rw,
                      GMMU_TLB_FILL_LARGE(0) | GMMU_TLB_FILL_CHECK_GEN, gen, &out);
     EXPECT_TRUE(out.dropped);
-    EXPECT_EQ(gmmu_tlb_occupancy(&tl.t), 0u);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 0u);
 }
 
 TEST(TlbLargePageTest, VictimsOfALargeArrayAreReportedInTlbPages)
@@ -981,7 +995,7 @@ TEST(TlbLargePageTest, VictimsOfALargeArrayAreReportedInTlbPages)
     Tlb tl(mixed_cfg());
     gmmu_tlb_fill_out out;
     for (uint64_t k = 0; k < 5; k++)
-        gmmu_tlb_fill_ex(&tl.t, 0, k * k2m, (100 + k) * k2m, GMMU_PTE_U, GMMU_TLB_FILL_LARGE(0),
+        gmmu_tlb_fill_ex(tl.t, 0, k * k2m, (100 + k) * k2m, GMMU_PTE_U, GMMU_TLB_FILL_LARGE(0),
                          0, &out);
     ASSERT_EQ(out.nvictims, 1u) << "4 entries: the fifth fill evicts the LRU one";
     EXPECT_EQ(out.victims[0].vpn, 0u);
@@ -989,7 +1003,7 @@ TEST(TlbLargePageTest, VictimsOfALargeArrayAreReportedInTlbPages)
     EXPECT_EQ(out.victims[0].span_shift, 9);
     EXPECT_EQ(out.victims[0].large_shift, 21);
     Tlb plain(cfg(16, 4));
-    EXPECT_EQ(gmmu_tlb_fill_ex(&plain.t, 0, 0, 0, 0, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
+    EXPECT_EQ(gmmu_tlb_fill_ex(plain.t, 0, 0, 0, 0, GMMU_TLB_FILL_LARGE(0), 0, nullptr),
               GMMU_EINVAL) << "no such array";
 }
 

@@ -14,7 +14,7 @@ extern "C" {
 namespace {
 
 struct Rig {
-    gmmu_tlb t{};
+    gmmu_tlb *t = nullptr;
     gmmu_tlb_mshr m{};
     Rig(gmmu_tlb_mshr_config mc, uint32_t lookup_cycles = 1, uint32_t entries = 64)
     {
@@ -24,15 +24,15 @@ struct Rig {
         c.page_shift = 12;
         c.lookup_cycles = lookup_cycles;
         gmmu_error err{};
-        EXPECT_EQ(gmmu_tlb_init(&t, &c, &err), GMMU_OK) << err.field;
+        EXPECT_EQ(gmmu_tlb_create(&c, &t, &err), GMMU_OK) << err.field;
         EXPECT_EQ(gmmu_tlb_mshr_init(&m, &mc, &err), GMMU_OK) << err.field << ": " << err.msg;
     }
     ~Rig()
     {
         gmmu_tlb_mshr_destroy(&m);
-        gmmu_tlb_destroy(&t);
+        gmmu_tlb_destroy(t);
     }
-    void fill(uint64_t vpn) { gmmu_tlb_fill_ex(&t, 0, vpn, vpn + 0x100, 0, 0, 0, nullptr); }
+    void fill(uint64_t vpn) { gmmu_tlb_fill_ex(t, 0, vpn, vpn + 0x100, 0, 0, 0, nullptr); }
     std::vector<gmmu_tlb_access> run(std::vector<uint64_t> vpns, uint64_t now = 0,
                                      gmmu_tlb_batch_result *res = nullptr,
                                      gmmu_tlb_miss_fn fn = nullptr, void *ctx = nullptr)
@@ -40,7 +40,7 @@ struct Rig {
         std::vector<gmmu_tlb_access> a(vpns.size());
         for (size_t i = 0; i < vpns.size(); i++)
             a[i].vpn = vpns[i];
-        EXPECT_EQ(gmmu_tlb_access_batch(&m, &t, 0, a.data(), uint32_t(a.size()), now, fn, ctx, res),
+        EXPECT_EQ(gmmu_tlb_access_batch(&m, t, 0, a.data(), uint32_t(a.size()), now, fn, ctx, res),
                   GMMU_OK);
         return a;
     }
@@ -235,7 +235,7 @@ TEST(TlbMshrTest, FullMshrsStallTheMissAndEverythingBehindIt)
     EXPECT_EQ(res.replays, 1u);
     EXPECT_EQ(r.m.st.max_in_flight, 2u);
     // The functional TLB saw each lookup once.
-    EXPECT_EQ(r.t.st.accesses, 5u);
+    EXPECT_EQ(gmmu_tlb_stats_of(r.t)->accesses, 5u);
 }
 
 TEST(TlbMshrTest, OutstandingLimitSerialisesMissesUnderMisses)
@@ -266,7 +266,7 @@ TEST(TlbMshrTest, TargetLimitMakesExtraRequestsWaitForTheFill)
         return GMMU_OK;
     };
     gmmu_tlb_batch_result res{};
-    auto a = r.run({5, 5, 5}, 0, &res, fill_cb, &r.t);
+    auto a = r.run({5, 5, 5}, 0, &res, fill_cb, r.t);
     EXPECT_EQ(a[0].kind, GMMU_TLB_ACCESS_MISS);
     EXPECT_EQ(a[1].kind, GMMU_TLB_ACCESS_MERGED);
     EXPECT_EQ(a[2].kind, GMMU_TLB_ACCESS_HIT);
@@ -302,7 +302,7 @@ TEST(TlbMshrTest, MissCallbackSeesIssueCycleAndErrorsAbort)
     EXPECT_EQ(a[1].done, 31u + 1 + 7);
     std::vector<gmmu_tlb_access> b(1);
     b[0].vpn = 99;
-    EXPECT_EQ(gmmu_tlb_access_batch(&r.m, &r.t, 0, b.data(), 1, 0, &Calls::fail, nullptr, nullptr),
+    EXPECT_EQ(gmmu_tlb_access_batch(&r.m, r.t, 0, b.data(), 1, 0, &Calls::fail, nullptr, nullptr),
               GMMU_EMEM);
     EXPECT_EQ(gmmu_tlb_access_batch(&r.m, nullptr, 0, b.data(), 1, 0, nullptr, nullptr, nullptr),
               GMMU_EINVAL);
@@ -338,10 +338,10 @@ TEST(TlbMshrTest, RandomBatchesKeepPortMshrAndOrderInvariants)
             per_cycle[a[i].issue]++;
             ASSERT_LE(per_cycle[a[i].issue], c.ports);
             if (a[i].kind == GMMU_TLB_ACCESS_HIT) {
-                ASSERT_EQ(a[i].done, a[i].issue + r.t.cfg.lookup_cycles);
+                ASSERT_EQ(a[i].done, a[i].issue + gmmu_tlb_config_of(r.t)->lookup_cycles);
             }
             if (a[i].kind == GMMU_TLB_ACCESS_MISS) {
-                ASSERT_EQ(a[i].done, a[i].issue + r.t.cfg.lookup_cycles + c.miss_cycles);
+                ASSERT_EQ(a[i].done, a[i].issue + gmmu_tlb_config_of(r.t)->lookup_cycles + c.miss_cycles);
             }
             if (a[i].kind == GMMU_TLB_ACCESS_MERGED) {
                 ASSERT_LE(a[i].issue, a[i].done);
@@ -374,7 +374,7 @@ TEST(TlbMshrTest, PendingNamesOnlyAMissOfThatPageStillInFlight)
     gmmu_tlb_access acc[2]{};
     acc[0].vpn = 0x40;
     acc[1].vpn = 0x41;
-    ASSERT_EQ(gmmu_tlb_access_batch(&r.m, &r.t, 3, acc, 2, 100, nullptr, nullptr, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_tlb_access_batch(&r.m, r.t, 3, acc, 2, 100, nullptr, nullptr, nullptr), GMMU_OK);
     EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 101));
     EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x41, 101));
     EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x42, 101)) << "another page";

@@ -119,36 +119,10 @@ typedef struct gmmu_tlb_stats {
     uint64_t stale_fills_dropped;     /* fills dropped: generation changed since walk start */
 } gmmu_tlb_stats;
 
-typedef struct gmmu_tlb {
-    gmmu_tlb_config cfg;
-    uint32_t sets;
-    uint32_t last_set_ways; /* ways of the last set */
-    gmmu_tlb_entry *e;      /* entries, set-major */
-    uint64_t *plru;         /* tree-PLRU bits per set */
-    uint64_t clock;
-    uint64_t rng;
-    gmmu_tlb_stats st;
-    /* Internal state (read-only for users): the lookup filter, recency ranks,
-     * the invalidation generation and the fast path's layout. */
-    uint8_t *fp;          /* per entry: 8-bit fingerprint of (tag, asid), the lookup filter */
-    uint8_t *rank8;       /* per entry: position in its set's recency stack (0 = MRU; free
-                           * entries at the bottom), when every set has <= 128 ways */
-    uint32_t *rank32;     /* the same for larger sets */
-    uint64_t gen;         /* invalidation generation, see gmmu_tlb_generation() */
-    uint64_t set_mask;    /* sets - 1 when sets is a power of two and the index is a mask */
-    bool set_pow2;
-    uint32_t cov_k;       /* coverage_shift - page_shift (0: no coverage entries) */
-    uint32_t min_ways;    /* smaller of ways and last_set_ways (RESIDUE index) */
-    bool fast;            /* uniform power-of-two sets of <= 64 ways: specialised lookup
-                           * and fill */
-    uint32_t chunks;      /* 16-byte groups per set in fp/rank8 (fast path) */
-    uint32_t tail_lanes;  /* ways in a set's last 16-byte group (fast path) */
-    uint64_t way_mask;    /* bit w set for every way w of a set (fast path) */
-    uint64_t *vmask;      /* per set: bit w = way w valid (fast path) */
-    uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
-    struct gmmu_tlb *large[GMMU_TLB_MAX_LARGE]; /* large-page arrays (their stats are theirs) */
-    uint32_t nlarge;
-} gmmu_tlb;
+/* A TLB: opaque, made by gmmu_tlb_create and freed by gmmu_tlb_destroy, as
+ * the page-walk caches are (gmmu_pwc_create); its counters are read with
+ * gmmu_tlb_stats_of. */
+typedef struct gmmu_tlb gmmu_tlb;
 
 /* Result of a lookup. */
 typedef struct gmmu_tlb_result {
@@ -177,8 +151,24 @@ bool gmmu_tlb_write_needs_walk(uint64_t perms);
 bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access);
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *cfg, gmmu_error *err);
-gmmu_status gmmu_tlb_init(gmmu_tlb *t, const gmmu_tlb_config *cfg, gmmu_error *err);
+/* A new TLB of configuration cfg in *out (checked first: an error names the
+ * field). gmmu_tlb_destroy frees it (NULL is ignored). */
+gmmu_status gmmu_tlb_create(const gmmu_tlb_config *cfg, gmmu_tlb **out, gmmu_error *err);
 void gmmu_tlb_destroy(gmmu_tlb *t);
+/* Its counters (the main array's; a large-page array's are its own, see
+ * gmmu_tlb_large_array), its configuration and its set count. */
+const gmmu_tlb_stats *gmmu_tlb_stats_of(const gmmu_tlb *t);
+const gmmu_tlb_config *gmmu_tlb_config_of(const gmmu_tlb *t);
+uint32_t gmmu_tlb_sets(const gmmu_tlb *t);
+/* The large-page array of pages of 2^shift bytes, or NULL if it has none. */
+const gmmu_tlb *gmmu_tlb_large_array(const gmmu_tlb *t, unsigned shift);
+/* Whether lookups and fills take the fingerprint fast path, which the
+ * geometry decides (uniform power-of-two sets of at most 64 ways).
+ * gmmu_tlb_use_general_path turns it off for an empty TLB (GMMU_EINVAL once
+ * an entry is valid): the same answers, victims and counters, more slowly,
+ * so a test can hold the two paths against each other. */
+bool gmmu_tlb_fast_path(const gmmu_tlb *t);
+gmmu_status gmmu_tlb_use_general_path(gmmu_tlb *t);
 
 /* Look up VPN (VA >> page_shift) for asid; updates replacement state and stats. */
 gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_result *r);

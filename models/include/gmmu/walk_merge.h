@@ -17,8 +17,8 @@
  * recording over an occupied slot only loses a merge opportunity. Times are
  * the caller's units (the TLM walker uses simulated picoseconds).
  *
- * Lifecycle, as every gmmu model: gmmu_wm_init into a caller-owned struct,
- * gmmu_wm_destroy. */
+ * Lifecycle, as the models whose state callers read: gmmu_wm_init into a
+ * caller-owned struct, gmmu_wm_destroy (docs/architecture.md, Models). */
 #ifndef GMMU_WALK_MERGE_H
 #define GMMU_WALK_MERGE_H
 
