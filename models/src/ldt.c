@@ -1,4 +1,5 @@
 #include "gmmu/ldt.h"
+#include "bitops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,19 +152,6 @@ gmmu_status gmmu_ldt_update(gmmu_ldt *l, uint16_t asid, uint64_t vpn, uint32_t c
     return GMMU_OK;
 }
 
-static inline uint32_t ctz64(uint64_t m)
-{
-#if defined(__GNUC__)
-    return (uint32_t)__builtin_ctzll(m);
-#else
-    uint32_t n = 0;
-    while (!(m & 1)) {
-        m >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
 
 static uint32_t list_cus(const gmmu_ldt *l, int i, uint32_t self, uint32_t *cus)
 {

@@ -4,6 +4,7 @@
 #ifndef GMMU_TLB_INTERNAL_H
 #define GMMU_TLB_INTERNAL_H
 
+#include "bitops.h"
 #include "gmmu/tlb.h"
 
 #include <stddef.h>
@@ -12,21 +13,6 @@
 /* The SWAR code maps byte k of a loaded word to array element k. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "gmmu tlb.c assumes a little-endian host"
-/* Index of the lowest set bit of m (m != 0). */
-static inline uint32_t ctz64(uint64_t m)
-{
-#if defined(__GNUC__)
-    return (uint32_t)__builtin_ctzll(m);
-#else
-    uint32_t n = 0;
-    while (!(m & 1)) {
-        m >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
 #endif
 
 #define RANK8_MAX_WAYS 128u
@@ -124,19 +110,5 @@ static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint
     t->st.hits++;
 }
 
-/* Index of the lowest set bit of m (m != 0). */
-static inline uint32_t ctz64(uint64_t m)
-{
-#if defined(__GNUC__)
-    return (uint32_t)__builtin_ctzll(m);
-#else
-    uint32_t n = 0;
-    while (!(m & 1)) {
-        m >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
 
 #endif
