@@ -2,7 +2,7 @@
 # The PWC experiment's streams through the whole platform: each headline
 # stream as a trace on the gtx480-cpwc machine (L1 TLB, walker, PWC, real
 # page tables), TPC vs CPWC at 5,280 bits -> docs/results/pwc_platform.md.
-# The gmmu-sim runs go through gmmu-sweep (platform.py).
+# The gmmu-sim runs go through gmmu-sweep (pwc_platform.py).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -11,4 +11,4 @@ traces=$build/pwc-platform-traces
 rm -rf "$traces"
 mkdir -p "$traces"
 "$build/bin/pwc_experiment" --accesses 20000 --out "$traces" --traces "$traces" --trace-len 20000 >/dev/null
-BUILD_DIR=$build /usr/bin/python3 "$here/platform.py" "$build/bin/gmmu-sim" "$traces" "$root/docs/results/pwc_platform.md"
+BUILD_DIR=$build /usr/bin/python3 "$here/pwc_platform.py" "$build/bin/gmmu-sim" "$traces" "$root/docs/results/pwc_platform.md"

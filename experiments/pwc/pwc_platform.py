@@ -1,6 +1,6 @@
 """The PWC experiment's headline streams through the whole platform.
 
-  platform.py SIM TRACE_DIR OUT_MD: each TRACE_DIR/*.trace (written by
+  pwc_platform.py SIM TRACE_DIR OUT_MD: each TRACE_DIR/*.trace (written by
   pwc_experiment) as a one-warp trace on --config gtx480-cpwc with a
   5,280-bit TPC and CPWC, run through gmmu-sweep (experiments/sweeplib.py),
   and the page-table reads of each side by side in OUT_MD.
