@@ -75,6 +75,14 @@ class SweeplibTest(unittest.TestCase):
             sweeplib.run_points(ARGS.sim, "f", points)
         self.assertIn("gmmu-sweep run failed", str(e.exception.code))
 
+    def test_no_experiment_file_shadows_a_standard_module(self):
+        # A script's folder comes first on sys.path: experiments/pwc/platform.py
+        # once replaced Python's platform module for plot_pwc.py.
+        for d, _, files in os.walk(os.path.join(ROOT, "experiments")):
+            for f in files:
+                if f.endswith(".py"):
+                    self.assertNotIn(f[:-3], sys.stdlib_module_names, os.path.join(d, f))
+
     def test_the_picle_experiment_end_to_end(self):
         out = os.path.join(self.dir, "results")
         p = subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "picle", "picle.py"),
