@@ -487,12 +487,7 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
             return GMMU_OK;
         }
     }
-    r->hit = false;
-    r->ppn = 0;
-    r->perms = 0;
-    r->ready = 0;
-    r->lru_depth = 0;
-    t->st.misses++;
+    miss_update(t, r);
     return GMMU_OK;
 }
 

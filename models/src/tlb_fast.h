@@ -46,6 +46,16 @@ static inline uint64_t group_match(const uint8_t *p, uint8_t v, uint32_t chunks)
     return m;
 }
 
+#if defined(__SSE2__)
+/* -1 in the first `lanes` bytes of a group, 0 after: a rank update of the
+ * set's last group leaves the next set's bytes alone. */
+static inline __m128i tail_mask(uint32_t lanes)
+{
+    return _mm_cmpgt_epi8(_mm_set1_epi8((char)lanes),
+                          _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+#endif
+
 /* Ranks of a set (n ways, n <= 64, so every rank < 128) below d move down one
  * place (+1): a hit or fill of the way of rank d. */
 static inline void group_rank_up(uint8_t *rk, uint32_t d, uint32_t chunks, uint32_t tail_lanes)
@@ -57,9 +67,7 @@ static inline void group_rank_up(uint8_t *rk, uint32_t d, uint32_t chunks, uint3
         const __m128i v = _mm_loadu_si128(q);
         __m128i lt = _mm_cmpgt_epi8(dv, v); /* -1 where v < d */
         if (c == chunks - 1 && tail_lanes < GROUP)
-            lt = _mm_and_si128(lt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
-                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                11, 12, 13, 14, 15)));
+            lt = _mm_and_si128(lt, tail_mask(tail_lanes));
         _mm_storeu_si128(q, _mm_sub_epi8(v, lt));
     }
 #else
@@ -79,9 +87,7 @@ static inline void group_rank_down(uint8_t *rk, uint32_t d, uint32_t chunks, uin
         const __m128i v = _mm_loadu_si128(q);
         __m128i gt = _mm_cmpgt_epi8(v, dv); /* -1 where v > d */
         if (c == chunks - 1 && tail_lanes < GROUP)
-            gt = _mm_and_si128(gt, _mm_cmpgt_epi8(_mm_set1_epi8((char)tail_lanes),
-                                                  _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                                11, 12, 13, 14, 15)));
+            gt = _mm_and_si128(gt, tail_mask(tail_lanes));
         _mm_storeu_si128(q, _mm_add_epi8(v, gt));
     }
 #else
@@ -207,12 +213,7 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         return GMMU_OK;
     }
     t->clock++;
-    r->hit = false;
-    r->ppn = 0;
-    r->perms = 0;
-    r->ready = 0;
-    r->lru_depth = 0;
-    t->st.misses++;
+    miss_update(t, r);
     return GMMU_OK;
 }
 

@@ -111,4 +111,15 @@ static inline void hit_update(gmmu_tlb *t, gmmu_tlb_entry *e, uint32_t set, uint
 }
 
 
+/* Miss bookkeeping shared by both lookup paths. */
+static inline void miss_update(gmmu_tlb *t, gmmu_tlb_result *r)
+{
+    r->hit = false;
+    r->ppn = 0;
+    r->perms = 0;
+    r->ready = 0;
+    r->lru_depth = 0;
+    t->st.misses++;
+}
+
 #endif
