@@ -2,6 +2,7 @@
 #include "gmmu/components/timeline.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "gmmu/components/rtl_plugin.h"
 
@@ -16,7 +17,11 @@ static pwc_rtl_factory &rtl_factory()
     static pwc_rtl_factory f;
     return f;
 }
-void set_pwc_rtl_factory(pwc_rtl_factory f) { rtl_factory() = std::move(f); }
+pwc_rtl_factory set_pwc_rtl_factory(pwc_rtl_factory f)
+{
+    std::swap(rtl_factory(), f);
+    return f;
+}
 bool have_pwc_rtl() { return rtl_factory() || (load_rtl_plugin() && rtl_factory()); }
 
 static ws_rtl_factory &sched_factory()
@@ -24,7 +29,11 @@ static ws_rtl_factory &sched_factory()
     static ws_rtl_factory f;
     return f;
 }
-void set_ws_rtl_factory(ws_rtl_factory f) { sched_factory() = std::move(f); }
+ws_rtl_factory set_ws_rtl_factory(ws_rtl_factory f)
+{
+    std::swap(sched_factory(), f);
+    return f;
+}
 bool have_ws_rtl() { return sched_factory() || (load_rtl_plugin() && sched_factory()); }
 bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why)
 {
@@ -99,6 +108,12 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         pwc_ = nullptr;
         if (!p.rtl_fst.empty() && !rtl->open_waveform(p.rtl_fst, &why))
             report_error("ptw", me + ": rtl_fst: " + why);
+        if (p.pwc_cosim && p.mismatch_cycles) {
+            std::unique_ptr<pwc_cycle_device> twin = rtl_factory()(p.pwc, &why);
+            if (!twin)
+                report_error("ptw", me + ": pwc_impl: " + why);
+            pwc_window.reset(new decltype(pwc_window)::element_type(std::move(twin), p.mismatch_cycles));
+        }
         if (p.pwc_rtl) {
             pwc_dev = std::move(rtl);
             if (p.pwc_cosim)
@@ -127,6 +142,12 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             if (!p.rtl_fst.empty() &&
                 !rtl->open_waveform(rtl_waveform_path(p.rtl_fst, pwc_dev != nullptr), &why))
                 report_error("ptw", me + ": rtl_fst: " + why);
+            if (p.sched_cosim && p.mismatch_cycles) {
+                std::unique_ptr<ws_step_device> twin = sched_factory()(p.sched, &why);
+                if (!twin)
+                    report_error("ptw", me + ": scheduler_impl: " + why);
+                ws_window.reset(new decltype(ws_window)::element_type(std::move(twin), p.mismatch_cycles));
+            }
             if (p.sched_rtl) {
                 ws_dev = std::move(rtl);
                 if (p.sched_cosim)
@@ -157,15 +178,53 @@ ptw::~ptw()
     delete ws;
 }
 
+// ---- lock-step: a waveform of the cycles before a mismatch -----------------------
+void ptw::pwc_replay(pwc_cycle_device &d, const gmmu_pwc_cycle_in &in)
+{
+    gmmu_pwc_cycle_out out;
+    (void)d.step(&in, &out); // the twin's answers were checked when the block gave them
+}
+
+void ptw::ws_replay(ws_step_device &d, const ws_event &e)
+{
+    gmmu_ws_out out;
+    if (e.skip_before)
+        d.skip(e.skip_before);
+    if (e.reset_before)
+        d.reset();
+    (void)d.step(&e.in, &out);
+}
+
+template <class W> std::string ptw::mismatch_waveform(W &w, const char *block)
+{
+    const uint64_t n = w.held(), last = w.recorded() - 1;
+    std::string why;
+    if (!w.dump(p.mismatch_fst, &why))
+        return "; no waveform of the last cycles: " + why;
+    char buf[200];
+    if constexpr (std::is_same_v<W, decltype(pwc_window)::element_type>)
+        snprintf(buf, sizeof buf, "; the RTL %s's last %llu cycles (PWC cycles %llu..%llu) are in ",
+                 block, (unsigned long long)n, (unsigned long long)(last + 1 - n),
+                 (unsigned long long)last);
+    else // the run loop skips quiescent cycles: the scheduler's cycle numbers differ
+        snprintf(buf, sizeof buf, "; the RTL %s's last %llu cycles, up to the mismatch, are in ",
+                 block, (unsigned long long)n);
+    return buf + p.mismatch_fst;
+}
+
 // ---- page-walk cache through its cycle-step interface --------------------------
 void ptw::pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out)
 {
+    if (pwc_window)
+        pwc_window->record(in);
     if (pwc_dev->step(&in, &out) != GMMU_OK)
-        report_error("ptw", std::string(name()) + ": " + pwc_dev->name() + " rejected a PWC input");
+        report_error("ptw", std::string(name()) + ": " + pwc_dev->name() + " rejected a PWC input" +
+                             (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
     if (pwc_check) {
         gmmu_pwc_cycle_out o2{};
         if (pwc_check->step(&in, &o2) != GMMU_OK)
-            report_error("ptw", std::string(name()) + ": " + pwc_check->name() + " rejected a PWC input");
+            report_error("ptw", std::string(name()) + ": " + pwc_check->name() + " rejected a PWC input" +
+                                 (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
         if (out.hit_valid != o2.hit_valid ||
             (out.hit_valid && (out.start_level != o2.start_level || out.table_base != o2.table_base))) {
             char buf[400];
@@ -175,7 +234,7 @@ void ptw::pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out)
                      name(), (unsigned long long)pwc_cycle, pwc_dev->name().c_str(), out.hit_valid,
                      out.start_level, (unsigned long long)out.table_base, pwc_check->name().c_str(),
                      o2.hit_valid, o2.start_level, (unsigned long long)o2.table_base);
-            report_error("ptw", buf);
+            report_error("ptw", buf + (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
         }
     }
     pwc_cycle++;
@@ -486,7 +545,16 @@ gmmu_status ptw::ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out)
     auto *self = static_cast<ptw *>(ctx);
     if (!self->ws_mismatch.empty())
         return GMMU_EINVAL;
+    if (self->ws_window) {
+        self->ws_pending.in = *in;
+        self->ws_window->record(self->ws_pending);
+        self->ws_pending = ws_event{};
+    }
     gmmu_status s = self->ws_dev->step(in, out);
+    if (s != GMMU_OK && self->ws_check) { // in lock-step: e.g. an SVA failure of the RTL
+        self->ws_mismatch = self->ws_dev->name() + " rejected a scheduler input";
+        return s;
+    }
     if (s != GMMU_OK || !self->ws_check)
         return s;
     gmmu_ws_out o2;
@@ -567,6 +635,7 @@ void ptw::ws_skip_cb(void *ctx, uint64_t cycles)
     self->ws_dev->skip(cycles);
     if (self->ws_check)
         self->ws_check->skip(cycles);
+    self->ws_pending.skip_before += cycles;
 }
 
 gmmu_status ptw::sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat)
@@ -744,12 +813,14 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
                                        unsigned(allocs.size()), &ptw::sched_mem_cb, this,
                                        res.data(), &cycles, &ws_st);
     if (!ws_mismatch.empty())
-        report_error("ptw", std::string(name()) + ": " + ws_mismatch);
+        report_error("ptw", std::string(name()) + ": " + ws_mismatch +
+                                (ws_window ? mismatch_waveform(*ws_window, "walk scheduler") : ""));
     if (s != GMMU_OK) {
         // keep the unit usable; report the batch as faulted
         ws_dev->reset();
         if (ws_check)
             ws_check->reset();
+        ws_pending.reset_before = true;
         ws_st.have_last = 0;
         for (xlate_req *r : pending) {
             r->done = true;

@@ -41,6 +41,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "gmmu/components/extensions.h"
+#include "gmmu/components/replay_window.h"
 #include "gmmu/components/stats.h"
 
 extern "C" {
@@ -58,21 +59,24 @@ struct pwc_cycle_device {
     virtual ~pwc_cycle_device() = default;
     virtual gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) = 0;
     virtual std::string name() const = 0;
-    // Write an FST waveform of every following cycle to path (RTL twins;
-    // before the first step). False + *why when the device cannot.
+    // Write an FST waveform of every following cycle to path (RTL twins; at
+    // any cycle, closing the one open before). False + *why when the device
+    // cannot.
     virtual bool open_waveform(const std::string &path, std::string *why)
     {
         (void)path;
         *why = name() + " has no waveform";
         return false;
     }
+    virtual void close_waveform() {}
 };
 // The RTL twins live in platforms/rtl/ (Verilator); a program that links them installs
 // a factory here (platforms/gpu/rtl_bridge.cpp). nullptr + *why when the
 // geometry has no RTL build.
 using pwc_rtl_factory =
     std::function<std::unique_ptr<pwc_cycle_device>(const gmmu_pwc_config &, std::string *why)>;
-void set_pwc_rtl_factory(pwc_rtl_factory f);
+// Installs f; returns the factory installed before (empty: none).
+pwc_rtl_factory set_pwc_rtl_factory(pwc_rtl_factory f);
 bool have_pwc_rtl();
 
 // A walk scheduler driven through its cycle-step interface: the C model
@@ -90,20 +94,22 @@ struct ws_step_device {
     // Comparator scans started (not visible at the step outputs).
     virtual uint64_t scans() const = 0;
     virtual std::string name() const = 0;
-    // As pwc_cycle_device::open_waveform.
+    // As pwc_cycle_device::open_waveform / close_waveform.
     virtual bool open_waveform(const std::string &path, std::string *why)
     {
         (void)path;
         *why = name() + " has no waveform";
         return false;
     }
+    virtual void close_waveform() {}
 };
 // Installed by the program that links the Verilated scheduler (platforms/rtl,
 // platforms/rtl/rtl_bridge.cpp). nullptr + *why (naming the geometries that
 // were built) when the configuration has no RTL build.
 using ws_rtl_factory =
     std::function<std::unique_ptr<ws_step_device>(const gmmu_ws_config &, std::string *why)>;
-void set_ws_rtl_factory(ws_rtl_factory f);
+// Installs f; returns the factory installed before (empty: none).
+ws_rtl_factory set_ws_rtl_factory(ws_rtl_factory f);
 bool have_ws_rtl();
 // The RTL factory's answer for cfg without keeping the device: true when the
 // geometry was built, else false + *why.
@@ -129,6 +135,13 @@ struct ptw_params {
     // sched_cosim); with both, the scheduler's goes to the same name with
     // ".sched" before the extension. Empty: none.
     std::string rtl_fst;
+    // Lock-step co-simulation (pwc_cosim / sched_cosim): a second RTL twin
+    // runs this many cycles behind, so a mismatch writes the last
+    // mismatch_cycles cycles of the RTL block that mismatched, up to and
+    // including the mismatching one, to mismatch_fst (replay_window.h) and
+    // the error names the file. 0: no second twin, no file.
+    unsigned mismatch_cycles = 64;
+    std::string mismatch_fst = "mismatch.fst";
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -195,6 +208,9 @@ class ptw : public sc_core::sc_module, public stats_provider {
     gmmu_pwc *pwc_ = nullptr;
     // Stepped PWC (RTL or lock-step co-simulation): devices and own counters.
     std::unique_ptr<pwc_cycle_device> pwc_dev, pwc_check;
+    // Lock-step: the RTL's last cycles, for a waveform on a mismatch.
+    static void pwc_replay(pwc_cycle_device &d, const gmmu_pwc_cycle_in &in);
+    std::unique_ptr<replay_window<pwc_cycle_device, gmmu_pwc_cycle_in, &ptw::pwc_replay>> pwc_window;
     uint64_t pwc_cycle = 0, pwc_lookups = 0, pwc_hit[5] = {};
     bool pwc_stepped() const { return pwc_dev != nullptr; }
     void pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out);
@@ -211,6 +227,16 @@ class ptw : public sc_core::sc_module, public stats_provider {
     std::unique_ptr<ws_step_device> ws_dev, ws_check;
     gmmu_ws_run_stats ws_st{};     // counted by the run loop from the device's outputs
     std::string ws_mismatch;       // first co-simulation difference
+    struct ws_event {              // one scheduler cycle, after what came since the last
+        uint64_t skip_before = 0;  // quiescent cycles the run loop skipped
+        bool reset_before = false; // a reset (after a faulted batch)
+        gmmu_ws_in in{};
+    };
+    ws_event ws_pending;           // skips and resets waiting for the next cycle
+    static void ws_replay(ws_step_device &d, const ws_event &e);
+    std::unique_ptr<replay_window<ws_step_device, ws_event, &ptw::ws_replay>> ws_window;
+    // "; waveform of ... in PATH" for an error message; dumps w.
+    template <class W> std::string mismatch_waveform(W &w, const char *block);
     static gmmu_status ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out);
     static bool ws_quiescent_cb(void *ctx);
     static void ws_skip_cb(void *ctx, uint64_t cycles);

@@ -113,6 +113,14 @@ const std::vector<key_spec> &config_schema()
           "Write an FST waveform of the Verilated blocks inside the walker (ptw.pwc_impl=rtl, "
           "ptw.scheduler_impl=rtl or ptw.cosim=true) to this file; with both blocks the "
           "scheduler's goes to the same name with .sched before the extension. Empty: none."),
+        I("rtl.mismatch_cycles", 64, 0, 1 << 20,
+          "With ptw.cosim=true: a second RTL twin of each block runs this many cycles behind, so a "
+          "lock-step mismatch writes the mismatching block's last this-many cycles, up to and "
+          "including the mismatch, to rtl.mismatch_fst and the error names the file. 0: no "
+          "second twin, no file."),
+        S("rtl.mismatch_fst", "mismatch.fst", {},
+          "Where a lock-step mismatch's waveform goes (rtl.mismatch_cycles); a relative path is "
+          "taken from gmmu-sim's --out folder (other programs: the working directory)."),
         S("ptw.pwc_impl", "c", {"c", "rtl"},
           "Page-walk cache implementation: the C model, or its Verilated RTL twin (TPC and CPWC "
           "geometries built in platforms/rtl/CMakeLists.txt)."),

@@ -132,6 +132,7 @@ int sc_main(int argc, char **argv)
         cfg.set("workload.kind", wl_name);
         wl = gmmu::make_workload(wl_name, cfg, seed);
         sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+        gmmu::set_output_folder(out_dir); // relative rtl.mismatch_fst
         plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
     } catch (const gmmu::config_error &e) {
         return bad_input(e.what());

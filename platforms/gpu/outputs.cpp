@@ -12,6 +12,14 @@ namespace gmmu {
 
 namespace fs = std::filesystem;
 
+static std::string &output_folder_ref()
+{
+    static std::string dir = ".";
+    return dir;
+}
+void set_output_folder(const std::string &dir) { output_folder_ref() = dir.empty() ? "." : dir; }
+const std::string &output_folder() { return output_folder_ref(); }
+
 std::string prepare_out_dir(const std::string &dir)
 {
     std::error_code ec;

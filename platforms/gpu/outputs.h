@@ -15,6 +15,11 @@ namespace gmmu {
 // stats.json, config.json and run.json. "" on success, else the problem.
 std::string prepare_out_dir(const std::string &dir);
 
+// The folder a program's run outputs go to (gmmu-sim: --out), for outputs
+// named by config keys with relative paths (rtl.mismatch_fst); "." unless set.
+void set_output_folder(const std::string &dir);
+const std::string &output_folder();
+
 // Write `text` to `path` atomically. "" on success, else the problem (naming the
 // path); the previous file, if any, is left as it was.
 std::string write_atomic(const std::string &path, const std::string &text);

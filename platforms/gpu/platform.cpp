@@ -1,6 +1,7 @@
 #include "gmmu/gpu/platform.h"
 
 #include "gmmu/components/rtl_plugin.h"
+#include "gmmu/gpu/outputs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -239,6 +240,19 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                 if (!existed)
                     std::filesystem::remove(f);
             }
+        }
+        wp.mismatch_cycles = unsigned(c.i("rtl.mismatch_cycles"));
+        {
+            const std::filesystem::path f = c.s("rtl.mismatch_fst");
+            if (f.empty() || f.filename().empty())
+                throw config_error("config key 'rtl.mismatch_fst': expected a file name");
+            wp.mismatch_fst = f.is_absolute() ? f.string() : (std::filesystem::path(output_folder()) / f).string();
+            std::error_code ec;
+            const std::filesystem::path dir = std::filesystem::absolute(wp.mismatch_fst, ec).parent_path();
+            // --out is created after the platform; any other folder must exist
+            if ((wp.pwc_cosim || wp.sched_cosim) && wp.mismatch_cycles && f.is_absolute() &&
+                !std::filesystem::is_directory(dir, ec))
+                throw config_error("config key 'rtl.mismatch_fst': no folder " + dir.string());
         }
         wparams = wp;
 

@@ -11,26 +11,16 @@ namespace {
 
 struct rtl_pwc_device : pwc_cycle_device {
     std::unique_ptr<RtlPwc> rtl;
-    gmmu_pwc_config cfg{};
-    bool stepped = false;
     bool open_waveform(const std::string &path, std::string *why) override
     {
-        if (stepped) {
-            *why = "the waveform must be opened before the first cycle";
-            return false;
-        }
-        // The twin opens its FST when built: build it again, tracing.
-        RtlPwcOptions opt;
-        opt.fst = path;
-        std::unique_ptr<RtlPwc> r = make_rtl_pwc(cfg, opt, why);
-        if (!r)
-            return false;
-        rtl = std::move(r);
-        return true;
+        if (rtl->open_waveform(path))
+            return true;
+        *why = "cannot write " + path;
+        return false;
     }
+    void close_waveform() override { rtl->close_waveform(); }
     gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) override
     {
-        stepped = true;
         gmmu_status s = rtl->step(in, out);
         if (s == GMMU_OK && rtl->assertion_failed())
             return GMMU_EINVAL; // an SVA assertion fired inside the RTL
@@ -48,6 +38,7 @@ struct rtl_ws_device : ws_step_device {
         *why = "cannot write " + path;
         return false;
     }
+    void close_waveform() override { rtl->CloseTrace(); }
     gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) override
     {
         gmmu_status s = rtl->Step(in, out);
@@ -105,7 +96,6 @@ const bool installed = [] {
             return std::unique_ptr<pwc_cycle_device>();
         auto d = std::make_unique<rtl_pwc_device>();
         d->rtl = std::move(r);
-        d->cfg = cfg;
         return std::unique_ptr<pwc_cycle_device>(std::move(d));
     });
     return true;

@@ -53,16 +53,12 @@ public:
         ctx_->fatalOnError(false); // assertion failures are reported by the bench
         ctx_->randReset(opt.reset_values);
         ctx_->randSeed(static_cast<int>(opt.seed & 0x7FFFFFFF));
-        if (!opt.fst.empty())
-            ctx_->traceEverOn(true);
-        top_.reset(new V(ctx_.get(), "top"));
 #if VM_TRACE
-        if (!opt.fst.empty()) {
-            fst_.reset(new VerilatedFstC);
-            top_->trace(fst_.get(), 99);
-            fst_->open(opt.fst.c_str());
-        }
+        ctx_->traceEverOn(true); // a waveform may be opened at any cycle
 #endif
+        top_.reset(new V(ctx_.get(), "top"));
+        if (!opt.fst.empty())
+            open_waveform(opt.fst);
         reset();
     }
     ~PortsImpl() override
@@ -71,10 +67,7 @@ public:
         // thread's current context: make it ours, not that of the last
         // model another twin in this process built or stepped.
         Verilated::threadContextp(ctx_.get());
-#if VM_TRACE
-        if (fst_)
-            fst_->close();
-#endif
+        close_waveform();
         top_->final();
 #if VM_COVERAGE
         if (!opt_.coverage.empty())
@@ -137,6 +130,28 @@ public:
     const gmmu_pwc_config &config() const override { return cfg_; }
     uint64_t cycles() const override { return cycles_; }
     bool assertion_failed() const override { return asserted_ || ctx_->gotError(); }
+    bool open_waveform(const std::string &path) override
+    {
+#if VM_TRACE
+        close_waveform();
+        fst_.reset(new VerilatedFstC);
+        top_->trace(fst_.get(), 99);
+        fst_->open(path.c_str());
+        return fst_->isOpen();
+#else
+        (void)path;
+        return false;
+#endif
+    }
+    void close_waveform() override
+    {
+#if VM_TRACE
+        if (fst_) {
+            fst_->close();
+            fst_.reset();
+        }
+#endif
+    }
     bool waveform_open() const override
     {
 #if VM_TRACE

@@ -48,7 +48,12 @@ public:
     virtual uint64_t cycles() const = 0;
     // An SVA assertion fired (Verilator --assert) since construction.
     virtual bool assertion_failed() const = 0;
-    // The FST of RtlPwcOptions::fst is open (false when none was asked for).
+    // Write an FST of every following cycle to path, from any cycle on (the
+    // first dump holds every signal's value at that cycle); closes the one
+    // open before. False when path cannot be written.
+    virtual bool open_waveform(const std::string &path) = 0;
+    virtual void close_waveform() = 0;
+    // An FST is open (RtlPwcOptions::fst or open_waveform).
     virtual bool waveform_open() const = 0;
     // `width` (<= 64) bits from bit `lo` of a storage field of entry `index`.
     virtual uint64_t field(RtlPwcField f, unsigned index, unsigned lo = 0,

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <map>
+
 #include "gmmu/components/memory.h"
 #include "gmmu/components/ptw.h"
 #include "gmmu/gpu/driver.h"
@@ -44,6 +48,28 @@ struct PtwTest : ::testing::TestWithParam<unsigned> {
         gp.clear_extension(&x);
         EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
         return x;
+    }
+    // A batch the walker stops with an error: its message ("" when none).
+    std::string batch_error(std::vector<uint64_t> vas)
+    {
+        gmmu::xlate_ext x;
+        for (auto va : vas) {
+            gmmu::xlate_req r;
+            r.va = va;
+            x.reqs.push_back(r);
+        }
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_IGNORE_COMMAND);
+        gp.set_extension(&x);
+        std::string msg;
+        sc_time d = SC_ZERO_TIME;
+        try {
+            ini.isock->b_transport(gp, d);
+        } catch (const sc_core::sc_report &e) {
+            msg = e.get_msg();
+        }
+        gp.clear_extension(&x); // x lives on the stack
+        return msg;
     }
 };
 
@@ -225,6 +251,7 @@ struct TwinSched : gmmu::ws_step_device {
         gmmu_status s = gmmu_walk_sched_step(&ws, in, out);
         if (s == GMMU_OK && out->req.valid && ++reqs == corrupt_at)
             out->req.pa ^= 0x40;
+        after_step();
         return s;
     }
     bool quiescent() const override { return gmmu_walk_sched_quiescent(&ws); }
@@ -236,6 +263,21 @@ struct TwinSched : gmmu::ws_step_device {
     void reset() override { gmmu_walk_sched_reset(&ws); }
     uint64_t scans() const override { return ws.st.scans; }
     std::string name() const override { return "twin"; }
+    // Its "waveform": a line per cycle stepped while open (the cycle and the
+    // request count after it).
+    std::unique_ptr<std::ofstream> log;
+    bool open_waveform(const std::string &path, std::string *why) override
+    {
+        log = std::make_unique<std::ofstream>(path);
+        *why = "cannot write " + path;
+        return bool(*log);
+    }
+    void close_waveform() override { log.reset(); }
+    void after_step()
+    {
+        if (log)
+            *log << ws.cycle << " " << reqs << "\n";
+    }
 };
 
 TEST_F(PtwTest, SchedulerRunsThroughAnyStepDeviceAndLockStep)
@@ -276,31 +318,89 @@ TEST_F(PtwTest, SchedulerLockStepStopsAtTheFirstMismatchWithADiff)
     gmmu_ws_config_default(&p.sched);
     p.sched.variant = GMMU_WS_TREE;
     p.sched_cosim = true; // the C model drives, the twin checks
+    p.mismatch_cycles = 5;
+    p.mismatch_fst = ::testing::TempDir() + "sched_mismatch.log";
+    std::remove(p.mismatch_fst.c_str());
     build(p);
     for (uint64_t va : figure8_vas())
         drv.map(va, 4096, 12);
-    sc_time d = SC_ZERO_TIME;
-    gmmu::xlate_ext x;
-    for (uint64_t va : figure8_vas()) {
-        gmmu::xlate_req r;
-        r.va = va;
-        x.reqs.push_back(r);
-    }
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_IGNORE_COMMAND);
-    gp.set_extension(&x);
-    std::string msg;
-    try {
-        ini.isock->b_transport(gp, d);
-    } catch (const sc_core::sc_report &e) {
-        msg = e.get_msg();
-    }
-    gp.clear_extension(&x); // x lives on the stack
+    const std::string msg = batch_error(figure8_vas());
     EXPECT_NE(msg.find("walk-scheduler co-simulation mismatch at scheduler cycle"), std::string::npos)
         << msg;
     EXPECT_NE(msg.find("(C model vs twin)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("req.pa"), std::string::npos) << msg;
     EXPECT_EQ(msg.find("req.tag"), std::string::npos) << msg; // only the fields that differ
+    // A third instance ran 5 cycles behind and replayed them into its "waveform":
+    // the 5 cycles up to the one whose request (the third) mismatched.
+    EXPECT_NE(msg.find("the RTL walk scheduler's last 5 cycles, up to the mismatch, are in " +
+                       p.mismatch_fst),
+              std::string::npos)
+        << msg;
+    std::ifstream log(p.mismatch_fst);
+    std::vector<std::pair<uint64_t, unsigned>> lines;
+    uint64_t cyc;
+    unsigned reqs;
+    while (log >> cyc >> reqs)
+        lines.push_back({cyc, reqs});
+    ASSERT_EQ(lines.size(), 5u);
+    // the twin's cycle after each step: skipped quiescent cycles replayed too,
+    // so it ends at the cycle the message names
+    for (size_t k = 1; k < lines.size(); k++)
+        EXPECT_GT(lines[k].first, lines[k - 1].first);
+    EXPECT_NE(msg.find("at scheduler cycle " + std::to_string(lines.back().first - 1) + " "),
+              std::string::npos)
+        << msg << "\nlast replayed cycle " << lines.back().first;
+    EXPECT_EQ(lines.back().second, 3u) << "ends with the cycle of the third request";
+    EXPECT_LT(lines[3].second, 3u);
+}
+
+// replay_window: the twin stays `depth` cycles behind; dump() replays
+// exactly the held cycles with the waveform open.
+struct FakeDevice {
+    std::vector<int> stepped, traced;
+    bool open = false, can_open = true;
+    bool open_waveform(const std::string &, std::string *why)
+    {
+        *why = "no";
+        open = can_open;
+        return can_open;
+    }
+    void close_waveform() { open = false; }
+};
+void fake_apply(FakeDevice &d, const int &e) { (d.open ? d.traced : d.stepped).push_back(e); }
+using FakeWindow = gmmu::replay_window<FakeDevice, int, &fake_apply>;
+
+TEST(ReplayWindow, TwinStaysDepthCyclesBehindAndDumpReplaysThem)
+{
+    auto dev = std::make_unique<FakeDevice>();
+    FakeDevice *d = dev.get();
+    FakeWindow w(std::move(dev), 4);
+    for (int k = 1; k <= 10; k++)
+        w.record(k);
+    EXPECT_EQ(d->stepped, (std::vector<int>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(w.held(), 4u);
+    EXPECT_EQ(w.recorded(), 10u);
+    std::string why;
+    ASSERT_TRUE(w.dump("f", &why));
+    EXPECT_EQ(d->traced, (std::vector<int>{7, 8, 9, 10}));
+    EXPECT_FALSE(d->open) << "closed after the replay";
+    EXPECT_EQ(w.held(), 0u);
+    ASSERT_TRUE(w.dump("f", &why));
+    EXPECT_EQ(d->traced.size(), 4u) << "nothing held twice";
+
+    auto dev2 = std::make_unique<FakeDevice>();
+    FakeDevice *d2 = dev2.get();
+    FakeWindow w2(std::move(dev2), 8);
+    for (int k = 1; k <= 3; k++)
+        w2.record(k);
+    EXPECT_TRUE(d2->stepped.empty());
+    d2->can_open = false;
+    EXPECT_FALSE(w2.dump("f", &why));
+    EXPECT_EQ(why, "no");
+    EXPECT_TRUE(d2->traced.empty() && d2->stepped.empty()) << "nothing replayed without a waveform";
+    d2->can_open = true;
+    ASSERT_TRUE(w2.dump("f", &why));
+    EXPECT_EQ(d2->traced, (std::vector<int>{1, 2, 3})) << "fewer cycles than the depth: all of them";
 }
 
 TEST_F(PtwTest, SerialWalkerNeedsTwelveReadsForFigure8)
@@ -367,3 +467,129 @@ TEST_F(PtwTest, RequestMergesWithAWalkStillInFlight)
 }
 
 } // namespace
+
+#if defined(GMMU_HAVE_RTL) && defined(GMMU_HAVE_FST_READER)
+#include "fstapi.h"
+
+namespace {
+
+// The Verilated CPWC with its n-th lookup result's table_base corrupted: a
+// lock-step mismatch the RTL itself never makes.
+struct CorruptedPwc : gmmu::pwc_cycle_device {
+    std::unique_ptr<gmmu::pwc_cycle_device> rtl;
+    unsigned corrupt_at = 0, results = 0;
+    uint64_t cycles = 0, bad_cycle = 0, true_base = 0;
+    gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) override
+    {
+        gmmu_status s = rtl->step(in, out);
+        if (s == GMMU_OK && out->hit_valid && ++results == corrupt_at) {
+            bad_cycle = cycles;
+            true_base = out->table_base;
+            out->table_base ^= 0x1000;
+        }
+        cycles++;
+        return s;
+    }
+    std::string name() const override { return rtl->name() + " (corrupted)"; }
+};
+
+// Value changes of some signals of an FST, by name: (time, value) each.
+using fst_trace = std::vector<std::pair<uint64_t, uint64_t>>;
+std::map<std::string, fst_trace> fst_signals(void *fst, const std::vector<std::string> &names)
+{
+    struct acc {
+        std::map<fstHandle, std::string> by_handle;
+        std::map<std::string, fst_trace> out;
+    } a;
+    while (fstHier *n = fstReaderIterateHier(fst))
+        if (n->htyp == FST_HT_VAR)
+            for (const std::string &want : names)
+                // a vector's name carries its range: "hit_base_o [63:0]"
+                if (want == std::string(n->u.var.name).substr(0, want.size()) &&
+                    (n->u.var.name[want.size()] == 0 || n->u.var.name[want.size()] == ' ') &&
+                    !a.out.count(want)) {
+                    a.by_handle[n->u.var.handle] = want;
+                    a.out[want];
+                }
+    fstReaderClrFacProcessMaskAll(fst);
+    for (auto &h : a.by_handle)
+        fstReaderSetFacProcessMask(fst, h.first);
+    fstReaderIterBlocks(
+        fst,
+        [](void *u, uint64_t t, fstHandle h, const unsigned char *val) {
+            auto &s = *static_cast<acc *>(u);
+            uint64_t x = 0;
+            for (const unsigned char *c = val; *c == '0' || *c == '1'; c++)
+                x = (x << 1) | uint64_t(*c == '1');
+            s.out[s.by_handle[h]].push_back({t, x});
+        },
+        &a, nullptr);
+    return a.out;
+}
+
+// ptw.cosim=true with the Verilated CPWC: a mismatch leaves an FST of the
+// RTL's last cycles up to the mismatching one, replayed by a second RTL twin
+// that ran behind; the error names the file and the cycles.
+TEST_F(PtwTest, PwcLockStepMismatchWritesTheLastCyclesOfTheRtl)
+{
+    CorruptedPwc *bad = nullptr;
+    gmmu::pwc_rtl_factory real = gmmu::set_pwc_rtl_factory(nullptr);
+    ASSERT_TRUE(real);
+    gmmu::set_pwc_rtl_factory([&](const gmmu_pwc_config &c, std::string *why) {
+        std::unique_ptr<gmmu::pwc_cycle_device> d = real(c, why);
+        if (bad || !d)
+            return d; // the second twin: the real RTL
+        auto w = std::make_unique<CorruptedPwc>();
+        w->rtl = std::move(d);
+        w->corrupt_at = 3;
+        bad = w.get();
+        return std::unique_ptr<gmmu::pwc_cycle_device>(std::move(w));
+    });
+    gmmu::ptw_params p;
+    ASSERT_EQ(gmmu_pwc_config_default(GMMU_PWC_CPWC, &p.pwc), GMMU_OK);
+    p.pwc_cosim = true; // the C model drives, the corrupted RTL checks
+    p.mismatch_cycles = 6;
+    p.mismatch_fst = ::testing::TempDir() + "pwc_mismatch.fst";
+    std::remove(p.mismatch_fst.c_str());
+    build(p);
+    ASSERT_NE(bad, nullptr);
+    drv.map(0x10000000, 64 * 4096, 12);
+    std::string msg;
+    for (uint64_t k = 0; k < 64 && msg.empty(); k++)
+        msg = batch_error({0x10000000 + k * 4096});
+    ASSERT_NE(bad->results, 0u);
+    const uint64_t m = bad->bad_cycle, first = m - 5;
+    ASSERT_GE(m, 6u) << "the mismatch came after the window filled";
+    EXPECT_NE(msg.find("PWC co-simulation mismatch at PWC cycle " + std::to_string(m)),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("; the RTL PWC's last 6 cycles (PWC cycles " + std::to_string(first) + ".." +
+                       std::to_string(m) + ") are in " + p.mismatch_fst),
+              std::string::npos)
+        << msg;
+
+    // The FST: the RTL twin clocks cycle c at times 2c (inputs) and 2c+1 (edge).
+    void *fst = fstReaderOpen(p.mismatch_fst.c_str());
+    ASSERT_NE(fst, nullptr) << p.mismatch_fst;
+    EXPECT_EQ(fstReaderGetStartTime(fst), 2 * first);
+    EXPECT_EQ(fstReaderGetEndTime(fst), 2 * m + 1);
+    auto sig = fst_signals(fst, {"hit_valid_o", "hit_base_o"});
+    fstReaderClose(fst);
+    const fst_trace &valid = sig["hit_valid_o"], &base = sig["hit_base_o"];
+    auto at = [](const fst_trace &v, uint64_t t) {
+        uint64_t x = ~0ull;
+        for (auto &c : v)
+            if (c.first <= t)
+                x = c.second;
+        return x;
+    };
+    ASSERT_FALSE(valid.empty());
+    ASSERT_FALSE(base.empty());
+    EXPECT_EQ(valid.front().first, 2 * first) << "every signal's value at the window's start";
+    // the mismatching cycle: the RTL's own (uncorrupted) result
+    EXPECT_EQ(at(valid, 2 * m), 1u);
+    EXPECT_EQ(at(base, 2 * m), bad->true_base);
+}
+
+} // namespace
+#endif

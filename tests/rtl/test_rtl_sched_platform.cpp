@@ -226,4 +226,38 @@ TEST(RtlSchedPlatform, RtlFstWritesAWaveformOfEachVerilatedBlock)
     EXPECT_FALSE(fs::exists(dir + "/o4/stats.json"));
 }
 
+// rtl.mismatch_cycles / rtl.mismatch_fst: the second twins that keep the
+// last cycles for a mismatch's waveform change no result, leave no file when
+// the twins agree, and bad values are refused before the run.
+TEST(RtlSchedPlatform, MismatchWaveformTwinsChangeNothingAndBadKeysExitTwo)
+{
+    namespace fs = std::filesystem;
+    const std::string dir = tmp("mismatch");
+    fs::remove_all(dir);
+    const std::string base = "--workload random-sample --set sm.count=2 --set sm.warps=2 "
+                             "--set workload.accesses=2 --quiet --set ptw.scheduler=tree "
+                             "--set ptw.pwc=cpwc --set ptw.cosim=true ";
+    nlohmann::json ref;
+    for (const char *cycles : {"0", "64", "1000"}) {
+        const std::string out = dir + "/o" + cycles;
+        SimRun r = sim(base + "--set rtl.mismatch_cycles=" + cycles + " --out " + out);
+        ASSERT_EQ(r.status, 0) << r.out;
+        EXPECT_FALSE(fs::exists(out + "/mismatch.fst")) << "no mismatch, no waveform";
+        nlohmann::json st = counters(load(out + "/stats.json"));
+        if (ref.is_null())
+            ref = st;
+        EXPECT_EQ(st, ref) << "rtl.mismatch_cycles=" << cycles;
+    }
+    for (const auto &[set, want] : std::vector<std::pair<std::string, std::string>>{
+             {"rtl.mismatch_fst=/proc/gmmu_no/m.fst", "config key 'rtl.mismatch_fst': no folder /proc/gmmu_no"},
+             {"rtl.mismatch_fst=", "'rtl.mismatch_fst'"},
+             {"rtl.mismatch_cycles=2000000", "rtl.mismatch_cycles"},
+             {"rtl.mismatch_cycles=-1", "rtl.mismatch_cycles"}}) {
+        SimRun r = sim(base + "--set " + set + " --out " + dir + "/bad");
+        EXPECT_EQ(r.status, 2) << set << "\n" << r.out;
+        EXPECT_NE(r.out.find(want), std::string::npos) << set << "\n" << r.out;
+        EXPECT_FALSE(fs::exists(dir + "/bad/stats.json")) << set;
+    }
+}
+
 } // namespace
