@@ -33,7 +33,7 @@ struct PtwTest : ::testing::TestWithParam<unsigned> {
         walker->set_root(0, drv.root());
         sc_start(SC_ZERO_TIME);
     }
-    gmmu::xlate_ext batch(std::vector<uint64_t> vas, sc_time &d)
+    static gmmu::xlate_ext requests(const std::vector<uint64_t> &vas)
     {
         gmmu::xlate_ext x;
         for (auto va : vas) {
@@ -41,6 +41,11 @@ struct PtwTest : ::testing::TestWithParam<unsigned> {
             r.va = va;
             x.reqs.push_back(r);
         }
+        return x;
+    }
+    gmmu::xlate_ext batch(std::vector<uint64_t> vas, sc_time &d)
+    {
+        gmmu::xlate_ext x = requests(vas);
         tlm::tlm_generic_payload gp;
         gp.set_command(tlm::TLM_IGNORE_COMMAND);
         gp.set_extension(&x);
@@ -52,12 +57,7 @@ struct PtwTest : ::testing::TestWithParam<unsigned> {
     // A batch the walker stops with an error: its message ("" when none).
     std::string batch_error(std::vector<uint64_t> vas)
     {
-        gmmu::xlate_ext x;
-        for (auto va : vas) {
-            gmmu::xlate_req r;
-            r.va = va;
-            x.reqs.push_back(r);
-        }
+        gmmu::xlate_ext x = requests(vas);
         tlm::tlm_generic_payload gp;
         gp.set_command(tlm::TLM_IGNORE_COMMAND);
         gp.set_extension(&x);
