@@ -145,6 +145,33 @@ TEST_F(Figure8, SerialRtlIssuesTwelveReadsWalkByWalkInLockStep)
     EXPECT_EQ(r.dones[2].first, 133u);
 }
 
+// Three walkers, idle, and the three walks allocated in one cycle: all three
+// are dispatched in the next cycle (cover point c_dispatch_two_walkers, which
+// the random runs never reach: they keep the 8 MSHRs full, so a walker
+// frees only when a response ends its walk, one a cycle, and the oldest
+// waiting walk takes it at once).
+TEST_F(Figure8, SerialThreeIdleWalkersTakeThreeWalksInOneCycleInLockStep)
+{
+    RunResult r = Run("serial8w3r3", 10);
+    ASSERT_TRUE(r.ok);
+    EXPECT_EQ(r.reqs.size(), 12u) << "a serial walk reads every level itself";
+    ASSERT_EQ(r.dones.size(), 3u);
+    // one walker (SerialRtlIssuesTwelveReadsWalkByWalkInLockStep) ends at
+    // 45 / 89 / 133; three run side by side, sharing the one read port
+    EXPECT_LT(r.dones[2].first, 60u);
+    // the RTL's own count of cycles that dispatched two or more walks
+    std::FILE *f = std::fopen(CovFile().c_str(), "r");
+    ASSERT_NE(f, nullptr) << CovFile();
+    std::string text;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+        text.append(buf, n);
+    std::fclose(f);
+    const size_t at = text.find("c_dispatch_two_walkers' ");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_GE(std::strtoull(text.c_str() + at + 24, nullptr, 10), 1ull);
+}
+
 TEST_F(Figure8, SlowTreePassesStillIssueSevenReadsInLockStep)
 {
     RunResult r = Run("tree4p3r1", 1);
