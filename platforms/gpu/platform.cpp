@@ -253,6 +253,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             if ((wp.pwc_cosim || wp.sched_cosim) && wp.mismatch_cycles && f.is_absolute() &&
                 !std::filesystem::is_directory(dir, ec))
                 throw config_error("config key 'rtl.mismatch_fst': no folder " + dir.string());
+            if (std::filesystem::is_directory(wp.mismatch_fst, ec))
+                throw config_error("config key 'rtl.mismatch_fst': " + wp.mismatch_fst +
+                                   " is a folder, expected a file name");
         }
         wparams = wp;
 

@@ -251,6 +251,7 @@ TEST(RtlSchedPlatform, MismatchWaveformTwinsChangeNothingAndBadKeysExitTwo)
     for (const auto &[set, want] : std::vector<std::pair<std::string, std::string>>{
              {"rtl.mismatch_fst=/proc/gmmu_no/m.fst", "config key 'rtl.mismatch_fst': no folder /proc/gmmu_no"},
              {"rtl.mismatch_fst=", "'rtl.mismatch_fst'"},
+             {"rtl.mismatch_fst=/tmp", "config key 'rtl.mismatch_fst': /tmp is a folder"},
              {"rtl.mismatch_cycles=2000000", "rtl.mismatch_cycles"},
              {"rtl.mismatch_cycles=-1", "rtl.mismatch_cycles"}}) {
         SimRun r = sim(base + "--set " + set + " --out " + dir + "/bad");
