@@ -1024,6 +1024,13 @@ module walk_sched #(
   a_pick_onehot: assert property (@(posedge clk_i) disable iff (!rst_ni)
     $onehot0(pick) && (!any_cand || $onehot(pick)));
   a_leader_onehot: assert property (@(posedge clk_i) disable iff (!rst_ni) $onehot0(leader));
+  // a scan never has to wait for slots (docs/rtl_walk_sched.md, C-model item
+  // 9): an MSHR holds at most one slot per level, and one waiting for a scan
+  // at level l holds none at l or below, so the 4 x Mshrs slots always leave
+  // at least one free slot per waiting MSHR. The wait logic above mirrors the
+  // C model's defensive branch; this checks every cycle that it stays idle.
+  a_scan_never_waits_for_slots: assert property (@(posedge clk_i) disable iff (!rst_ni)
+    !dbg_scan_stall);
   // scans reserve slots before they start: every new reference finds a free slot
   a_slots_suffice: assert property (@(posedge clk_i) disable iff (!rst_ni)
     $countones(need_new & rep) <= 32'(free_cnt));
@@ -1050,7 +1057,6 @@ module walk_sched #(
   c_four_allocs: cover property (@(posedge clk_i) alloc_accepted_o == 4'hF);
   c_retire_full_width: cover property (@(posedge clk_i)
     32'(n_done_o) == 32'(RetireWidth) && $countones(rdone) > 32'(RetireWidth));
-  c_scan_waits_for_slots: cover property (@(posedge clk_i) dbg_scan_stall);
   c_pass_two_indices: cover property (@(posedge clk_i) $countones(grp & rep) >= 2);
   c_pass_two_groups: cover property (@(posedge clk_i)
     $countones(grp & rep) >= 2 && $countones(dbg_members & leader) == 1 &&
