@@ -142,16 +142,16 @@ WalkBench bench_walks(uint64_t &sink)
 {
     FlatMem mem;
     gmmu_mem_ops ops{&FlatMem::read, &FlatMem::write, &mem};
-    gmmu_pt pt;
+    gmmu_pt *pt = nullptr;
     gmmu_error err{};
-    if (gmmu_pt_init(&pt, &ops, &FlatMem::alloc, &mem, &err) != GMMU_OK)
+    if (gmmu_pt_create(&ops, &FlatMem::alloc, &mem, &pt, &err) != GMMU_OK)
         std::abort();
     std::vector<uint64_t> pages;
     std::mt19937_64 rng(7);
     for (uint64_t r = 0; r < 8; r++)
         for (uint64_t k = 0; k < 8192; k++) {
             const uint64_t va = 0x100000000000ull + r * (1ull << 36) + k * 4096;
-            if (gmmu_pt_map(&pt, va, 0x80000000000ull + pages.size() * 4096, 12,
+            if (gmmu_pt_map(pt, va, 0x80000000000ull + pages.size() * 4096, 12,
                             GMMU_MAP_W | GMMU_MAP_U, &err) != GMMU_OK)
                 std::abort();
             pages.push_back(va);
@@ -164,7 +164,7 @@ WalkBench bench_walks(uint64_t &sink)
         auto t0 = clk::now();
         for (uint64_t va : trace) {
             gmmu_walk_result w;
-            gmmu_walk_from(&ops, pt.root, 4, va, GMMU_ACC_USER, &w);
+            gmmu_walk_from(&ops, pt->root, 4, va, GMMU_ACC_USER, &w);
             sink += w.pa;
         }
         b.walker = double(trace.size()) / std::chrono::duration<double>(clk::now() - t0).count();
@@ -173,7 +173,7 @@ WalkBench bench_walks(uint64_t &sink)
         // The baseline: the same four reads through the same callback, no checks.
         auto t0 = clk::now();
         for (uint64_t va : trace) {
-            uint64_t t = pt.root, e = 0;
+            uint64_t t = pt->root, e = 0;
             for (unsigned level = 4; level >= 1; level--) {
                 FlatMem::read(&mem, t + 8 * ((va >> (12 + 9 * (level - 1))) & 511), &e);
                 t = e & GMMU_PTE_ADDR_MASK;
@@ -190,18 +190,19 @@ WalkBench bench_walks(uint64_t &sink)
             std::abort();
         for (uint64_t va : pages) { // warm: every path filled once
             gmmu_walk_result w;
-            gmmu_walk_from(&ops, pt.root, 4, va, GMMU_ACC_USER, &w);
+            gmmu_walk_from(&ops, pt->root, 4, va, GMMU_ACC_USER, &w);
             gmmu_pwc_fill(p, va, &w);
         }
         auto t0 = clk::now();
         for (uint64_t va : trace) {
             gmmu_pwc_hit h;
-            gmmu_pwc_lookup(p, pt.root, va, &h);
+            gmmu_pwc_lookup(p, pt->root, va, &h);
             sink += h.table_base;
         }
         b.pwc = double(trace.size()) / std::chrono::duration<double>(clk::now() - t0).count();
         gmmu_pwc_destroy(p);
     }
+    gmmu_pt_destroy(pt);
     return b;
 }
 

@@ -61,13 +61,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         mismatch("create refused a valid config", 0);
     memory mem;
     gmmu_mem_ops ops = mem.ops();
-    gmmu_pt pt[2];
+    gmmu_pt *pt[2] = {};
     for (auto &t : pt)
-        if (gmmu_pt_init(&t, &ops, &memory::alloc, &mem, nullptr) != GMMU_OK)
+        if (gmmu_pt_create(&ops, &memory::alloc, &mem, &t, nullptr) != GMMU_OK)
             mismatch("pt init", 0);
     gmmu_pwc_context ctx{};
     auto enter = [&](unsigned c) {
-        if (gmmu_pwc_context_enter(&ctx, kind, pt[c].root))
+        if (gmmu_pwc_context_enter(&ctx, kind, pt[c]->root))
             gmmu_pwc_invalidate_all(pwc);
     };
     auto invalidate_region = [&](uint64_t lo, uint64_t hi) {
@@ -83,18 +83,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const unsigned c = in.below(2);
         const uint64_t va = pick_va(in);
         gmmu_walk_result full;
-        if (gmmu_walk(&ops, pt[c].root, va, GMMU_ACC_USER, &full) != GMMU_OK)
+        if (gmmu_walk(&ops, pt[c]->root, va, GMMU_ACC_USER, &full) != GMMU_OK)
             mismatch("reference walk failed", va);
         switch (op) {
         case 0: { // map a 4 KiB or 2 MiB page (upper entries permissive)
             const bool large = in.below(4) == 0;
             const uint64_t pa = (uint64_t(1 + in.below(1u << 16)) << 21);
-            gmmu_pt_map(&pt[c], large ? region_lo(va, 2) : va & ~0xfffull, pa, large ? 21 : 12,
+            gmmu_pt_map(pt[c], large ? region_lo(va, 2) : va & ~0xfffull, pa, large ? 21 : 12,
                         GMMU_MAP_W | GMMU_MAP_U, nullptr);
             break;
         }
         case 1: // unmap the leaf (tables above stay: nothing cached changes)
-            gmmu_pt_unmap(&pt[c], va);
+            gmmu_pt_unmap(pt[c], va);
             break;
         case 2:
         case 3: { // re-point a directory entry (level 4 or 3 entry) at a copy of its table
@@ -137,13 +137,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default: { // lookup, check, walk from the hit, fill
             enter(c);
             gmmu_pwc_hit hit;
-            if (gmmu_pwc_lookup(pwc, pt[c].root, va, &hit) != GMMU_OK)
+            if (gmmu_pwc_lookup(pwc, pt[c]->root, va, &hit) != GMMU_OK)
                 mismatch("lookup failed", va);
             const unsigned l = hit.start_level;
             if (l < 1 || l > 4)
                 mismatch("start level out of range", va);
             if (l == 4) {
-                if (hit.table_base != pt[c].root)
+                if (hit.table_base != pt[c]->root)
                     mismatch("a miss must start from the root", va);
             } else {
                 // The full walk must reach level l through permissive entries.
@@ -172,5 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     gmmu_pwc_destroy(pwc);
+    for (auto *t : pt)
+        gmmu_pt_destroy(t);
     return 0;
 }

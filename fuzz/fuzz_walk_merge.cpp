@@ -35,8 +35,9 @@ struct walk_rec {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gmmu_fuzz::input in(data, size);
-    gmmu_walk_merge m{};
-    if (gmmu_wm_init(&m, 2u << in.below(8), nullptr) != GMMU_OK)
+    gmmu_walk_merge *m = nullptr;
+    const gmmu_wm_config wcfg{2u << in.below(8)};
+    if (gmmu_wm_create(&wcfg, &m, nullptr) != GMMU_OK)
         mismatch("init refused a power of two");
     std::vector<walk_rec> ref;
     uint64_t now = 0;
@@ -55,13 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             w.perms = GMMU_PTE_P | (in.u8() & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_A | GMMU_PTE_D));
             w.contig_log2 = uint8_t(in.below(8));
             const uint64_t ready = now + 1 + in.below(200);
-            gmmu_wm_record(&m, asid, root, &w, ready);
+            gmmu_wm_record(m, asid, root, &w, ready);
             ref.push_back({asid, root, ready, w, true});
         } else if (op <= 3) { // a request
             const bool write = in.u8() & 1;
             gmmu_wm_walk out{};
             uint64_t ready = 0;
-            if (!gmmu_wm_merge(&m, asid, root, va, write, now, &out, &ready))
+            if (!gmmu_wm_merge(m, asid, root, va, write, now, &out, &ready))
                 continue;
             bool found = false;
             for (auto it = ref.rbegin(); it != ref.rend() && !found; ++it) {
@@ -82,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (op == 4) { // invalidate a range (one ASID or all)
             const bool all = in.u8() & 1;
             const uint64_t lo = va, hi = va + (uint64_t(in.u32()) << in.below(20));
-            gmmu_wm_invalidate(&m, all, asid, lo, hi);
+            gmmu_wm_invalidate(m, all, asid, lo, hi);
             for (auto &r : ref) {
                 const uint64_t first = (r.w.va >> r.w.page_shift) << r.w.page_shift;
                 const uint64_t last = first + ((1ull << r.w.page_shift) - 1);
@@ -90,11 +91,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     r.live = false;
             }
         } else {
-            gmmu_wm_clear(&m);
+            gmmu_wm_clear(m);
             for (auto &r : ref)
                 r.live = false;
         }
     }
-    gmmu_wm_destroy(&m);
+    gmmu_wm_destroy(m);
     return 0;
 }

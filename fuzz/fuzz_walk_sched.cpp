@@ -60,14 +60,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.walkers = cfg.variant == GMMU_WS_SERIAL ? 1 + in.below(8) : 1;
     cfg.scan_pass_cycles = 1 + in.below(4);
     cfg.retire_width = 1 + in.below(GMMU_WS_RETIRE_MAX);
-    gmmu_walk_sched ws;
-    if (gmmu_walk_sched_init(&ws, &cfg, nullptr) != GMMU_OK)
+    gmmu_walk_sched *ws = nullptr;
+    if (gmmu_walk_sched_create(&cfg, &ws, nullptr) != GMMU_OK)
         mismatch("init refused a valid config", 0);
 
     memory mem;
     gmmu_mem_ops ops{&memory::rd, &memory::wr, &mem};
-    gmmu_pt pt;
-    if (gmmu_pt_init(&pt, &ops, &memory::alloc, &mem, nullptr) != GMMU_OK)
+    gmmu_pt *pt = nullptr;
+    if (gmmu_pt_create(&ops, &memory::alloc, &mem, &pt, nullptr) != GMMU_OK)
         mismatch("pt init", 0);
     const unsigned maps = in.below(24);
     for (unsigned k = 0; k < maps; k++) {
@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint64_t flags = GMMU_MAP_W | GMMU_MAP_U;
         if (in.below(6) == 0)
             flags &= ~(in.below(2) ? GMMU_MAP_W : GMMU_MAP_U);
-        gmmu_pt_map(&pt, va, uint64_t(1 + in.below(1024)) << 30, shift, flags, nullptr);
+        gmmu_pt_map(pt, va, uint64_t(1 + in.below(1024)) << 30, shift, flags, nullptr);
     }
 
     const unsigned n = 1 + in.below(64);
@@ -92,9 +92,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         a.access = uint8_t(in.below(4) & (GMMU_ACC_WRITE | GMMU_ACC_USER));
         a.valid = 1;
         a.start_level = 4;
-        a.table_base = pt.root;
+        a.table_base = pt->root;
         gmmu_walk_result full;
-        if (gmmu_walk_from(&ops, pt.root, 4, a.va, 0, &full) != GMMU_OK)
+        if (gmmu_walk_from(&ops, pt->root, 4, a.va, 0, &full) != GMMU_OK)
             mismatch("reference walk failed", i);
         const unsigned lowest = full.fault ? full.fault_level : 5 - full.nreads;
         if (in.below(2) && full.fault != GMMU_FAULT_NONCANONICAL && lowest <= 3) {
@@ -112,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mem.in = &in;
     std::vector<gmmu_ws_result> res(n);
     uint64_t cycles = 0;
-    if (gmmu_walk_sched_run(&ws, allocs.data(), n, &memory::timed, &mem, res.data(), &cycles) !=
+    if (gmmu_walk_sched_run(ws, allocs.data(), n, &memory::timed, &mem, res.data(), &cycles) !=
         GMMU_OK)
         mismatch("run failed", 0);
     for (unsigned i = 0; i < n; i++) {
@@ -132,12 +132,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r.done_cycle < r.alloc_cycle || r.done_cycle > cycles)
             mismatch("completion cycle out of order", i);
     }
-    if (ws.st.refs_walked != serial_reads)
+    if (ws->st.refs_walked != serial_reads)
         mismatch("walks consumed another number of reads", 0);
-    if (ws.st.refs_issued > serial_reads || ws.st.refs_issued < distinct.size() ||
-        ws.st.refs_issued != mem.reads)
+    if (ws->st.refs_issued > serial_reads || ws->st.refs_issued < distinct.size() ||
+        ws->st.refs_issued != mem.reads)
         mismatch("issued reads out of [distinct PTEs, serial reads]", 0);
-    if (!gmmu_walk_sched_idle(&ws))
+    if (!gmmu_walk_sched_idle(ws))
         mismatch("scheduler not idle after the run", 0);
+    gmmu_pt_destroy(pt);
+    gmmu_walk_sched_destroy(ws);
     return 0;
 }

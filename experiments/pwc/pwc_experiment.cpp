@@ -9,6 +9,7 @@
 // usage: pwc_experiment [--accesses N] [--seed S] [--jitters J,J,...] [--out DIR]
 //   DIR/streams.csv  one row per stream: class, parameters, measured index statistics
 //   DIR/runs.csv     one row per (stream, kind, budget): lookups, hits per level, reads
+#include <memory>
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -333,17 +334,18 @@ int main(int argc, char **argv)
         // Map every page of the footprint (4 KiB pages) in a fresh page table.
         FrameMem mem;
         gmmu_mem_ops ops{&FrameMem::read64, &FrameMem::write64, &mem};
-        gmmu_pt pt;
+        gmmu_pt *pt = nullptr;
         gmmu_error err{};
-        if (gmmu_pt_init(&pt, &ops, &FrameMem::alloc, &mem, &err) != GMMU_OK) {
+        if (gmmu_pt_create(&ops, &FrameMem::alloc, &mem, &pt, &err) != GMMU_OK) {
             std::fprintf(stderr, "pwc_experiment: %s\n", err.msg);
             return 2;
         }
+        const std::unique_ptr<gmmu_pt, void (*)(gmmu_pt *)> pt_owner(pt, &gmmu_pt_destroy);
         uint64_t pa = 1ull << 40, footprint = 0;
         for (const Array &a : spec.arrays) {
             footprint += a.regions;
             for (uint64_t pg = 0; pg < uint64_t(a.regions) * 512; pg++, pa += 4096)
-                if (gmmu_pt_map(&pt, a.base + pg * 4096, pa, 12, GMMU_MAP_W | GMMU_MAP_U, &err) !=
+                if (gmmu_pt_map(pt, a.base + pg * 4096, pa, 12, GMMU_MAP_W | GMMU_MAP_U, &err) !=
                     GMMU_OK) {
                     std::fprintf(stderr, "pwc_experiment: map: %s\n", err.msg);
                     return 2;
@@ -380,7 +382,7 @@ int main(int argc, char **argv)
                         std::fprintf(stderr, "pwc_experiment: %s: %s\n", err.field, err.msg);
                         return 2;
                     }
-                    RunResult r = run(cfg, s, mem, pt.root);
+                    RunResult r = run(cfg, s, mem, pt->root);
                     total_mismatch += r.mismatches;
                     std::fprintf(fr, "%s,%d,%.2f,%llu,%s,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
                                  spec.name, spec.cls, j, (unsigned long long)seed, gmmu_pwc_kind_name(k),

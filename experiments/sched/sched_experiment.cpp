@@ -6,6 +6,7 @@
 // is counted from these runs; docs/results/sched.md is generated from the CSV.
 //
 // usage: sched_experiment [--warps N] [--seed S] [--out FILE.csv]
+#include <memory>
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -182,11 +183,12 @@ int main(int argc, char **argv)
     // One page table for everything; pages are mapped when a warp first touches them.
     FrameMem mem;
     gmmu_mem_ops ops{&FrameMem::read64, &FrameMem::write64, &mem};
-    gmmu_pt pt;
+    gmmu_pt *pt = nullptr;
     gmmu_error err{};
-    gmmu_status s = gmmu_pt_init(&pt, &ops, &FrameMem::alloc, &mem, &err);
+    gmmu_status s = gmmu_pt_create(&ops, &FrameMem::alloc, &mem, &pt, &err);
     if (s != GMMU_OK)
-        return Fail("gmmu_pt_init", s, &err);
+        return Fail("gmmu_pt_create", s, &err);
+    const std::unique_ptr<gmmu_pt, void (*)(gmmu_pt *)> pt_owner(pt, &gmmu_pt_destroy);
     std::unordered_set<uint64_t> mapped;
     uint64_t next_data_pa = 1ull << 36;
     std::mt19937_64 rng(seed);
@@ -204,7 +206,7 @@ int main(int argc, char **argv)
                 for (uint64_t p : pages) {
                     uint64_t va = kRegionVa + (p << 12);
                     if (mapped.insert(p).second) {
-                        s = gmmu_pt_map(&pt, va, next_data_pa, 12, GMMU_MAP_U | GMMU_MAP_W, &err);
+                        s = gmmu_pt_map(pt, va, next_data_pa, 12, GMMU_MAP_U | GMMU_MAP_W, &err);
                         if (s != GMMU_OK)
                             return Fail("gmmu_pt_map", s, &err);
                         next_data_pa += 4096;
@@ -223,21 +225,25 @@ int main(int argc, char **argv)
                     cfg.variant = var.v;
                     cfg.walkers = var.walkers;
                     cfg.mshrs = kMshrs;
-                    static gmmu_walk_sched sched; // large: keep off the stack
-                    s = gmmu_walk_sched_init(&sched, &cfg, &err);
+                    gmmu_walk_sched *sched = nullptr;
+                    s = gmmu_walk_sched_create(&cfg, &sched, &err);
                     if (s != GMMU_OK)
-                        return Fail("gmmu_walk_sched_init", s, &err);
+                        return Fail("gmmu_walk_sched_create", s, &err);
+                    const std::unique_ptr<gmmu_walk_sched, void (*)(gmmu_walk_sched *)> sched_owner(
+                        sched, &gmmu_walk_sched_destroy);
                     gmmu_line_cache_config lcc;
                     gmmu_line_cache_config_default(&lcc);
                     lcc.lines = cs.lines;
                     lcc.ways = cs.ways;
                     lcc.hit_cycles = cs.hit;
                     lcc.miss_cycles = cs.miss_lookup;
-                    gmmu_line_cache lc;
-                    s = gmmu_line_cache_init(&lc, &lcc, &err);
+                    gmmu_line_cache *lc = nullptr;
+                    s = gmmu_line_cache_create(&lcc, &lc, &err);
                     if (s != GMMU_OK)
-                        return Fail("gmmu_line_cache_init", s, &err);
-                    MemCtx mc{&mem, &sched, &lc, cs.data_lines_per_cycle};
+                        return Fail("gmmu_line_cache_create", s, &err);
+                    const std::unique_ptr<gmmu_line_cache, void (*)(gmmu_line_cache *)> lc_owner(
+                        lc, &gmmu_line_cache_destroy);
+                    MemCtx mc{&mem, sched, lc, cs.data_lines_per_cycle};
                     uint64_t total_cycles = 0, walks = 0;
                     std::vector<gmmu_ws_alloc> allocs;
                     std::vector<gmmu_ws_result> res;
@@ -249,7 +255,7 @@ int main(int argc, char **argv)
                         for (uint64_t va : ws_list[wi].vas) {
                             gmmu_ws_alloc a{};
                             a.va = va;
-                            a.table_base = pt.root;
+                            a.table_base = pt->root;
                             a.start_level = 4;
                             a.access = GMMU_ACC_USER;
                             allocs.push_back(a);
@@ -258,7 +264,7 @@ int main(int argc, char **argv)
                             continue;
                         res.assign(allocs.size(), gmmu_ws_result{});
                         uint64_t cycles = 0;
-                        s = gmmu_walk_sched_run(&sched, allocs.data(), (unsigned)allocs.size(),
+                        s = gmmu_walk_sched_run(sched, allocs.data(), (unsigned)allocs.size(),
                                                 &MemCtx::fn, &mc, res.data(), &cycles);
                         if (s != GMMU_OK)
                             return Fail("gmmu_walk_sched_run", s);
@@ -269,7 +275,7 @@ int main(int argc, char **argv)
                         walks += allocs.size();
                         allocs.clear();
                     }
-                    const gmmu_ws_stats &st = sched.st;
+                    const gmmu_ws_stats &st = sched->st;
                     std::fprintf(out,
                                  "%s,%s,%s,%u,%s,%u,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
                                  wl.name, cs.name, mode, d, var.name, warps, (unsigned long long)walks,
@@ -281,7 +287,6 @@ int main(int argc, char **argv)
                                  (unsigned long long)total_cycles, (unsigned long long)st.scan_passes,
                                  (unsigned long long)st.scan_busy_cycles,
                                  (unsigned long long)st.max_inflight, (unsigned long long)st.faults);
-                    gmmu_line_cache_destroy(&lc);
                 }
             }
             }

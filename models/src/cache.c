@@ -63,7 +63,9 @@ uint64_t gmmu_cache_index_overlap(const gmmu_cache_config *c, uint64_t xlate_cyc
     return xlate_cycles < c->index_cycles ? xlate_cycles : c->index_cycles;
 }
 
-gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err)
+static void cache_release(gmmu_cache *x);
+
+static gmmu_status cache_init_into(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err)
 {
     if (!c)
         return gmmu_error_set(err, "cache", "cache is NULL");
@@ -82,7 +84,7 @@ gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_er
     return GMMU_OK;
 }
 
-void gmmu_cache_destroy(gmmu_cache *c)
+static void cache_release(gmmu_cache *c)
 {
     if (!c)
         return;
@@ -209,4 +211,30 @@ void gmmu_cache_invalidate_all(gmmu_cache *c)
     if (!c || !c->lines)
         return;
     memset(c->lines, 0, (size_t)c->sets * c->cfg.ways * sizeof *c->lines);
+}
+
+gmmu_status gmmu_cache_create(const gmmu_cache_config *cfg, gmmu_cache **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "cache", "output pointer is NULL");
+    *out = NULL;
+    gmmu_cache *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = cache_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        cache_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_cache_destroy(gmmu_cache *x)
+{
+    if (!x)
+        return;
+    cache_release(x);
+    free(x);
 }

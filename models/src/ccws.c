@@ -1,5 +1,6 @@
 #include "gmmu/ccws.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool pow2(uint32_t x) { return x && !(x & (x - 1u)); }
@@ -51,7 +52,7 @@ gmmu_status gmmu_ccws_config_check(const gmmu_ccws_config *c, gmmu_error *err)
     return GMMU_OK;
 }
 
-gmmu_status gmmu_ccws_init(gmmu_ccws *s, const gmmu_ccws_config *c, gmmu_error *err)
+static gmmu_status ccws_init_into(gmmu_ccws *s, const gmmu_ccws_config *c, gmmu_error *err)
 {
     if (!s)
         return gmmu_error_set(err, "ccws", "state is NULL");
@@ -161,4 +162,29 @@ uint64_t gmmu_ccws_state_bits(const gmmu_ccws_config *c, unsigned tag_bits, unsi
     while ((1u << lru) < c->vta_ways)
         lru++;
     return (uint64_t)c->warps * ((uint64_t)c->vta_entries * (tag_bits + 1u + lru) + score_bits);
+}
+
+gmmu_status gmmu_ccws_create(const gmmu_ccws_config *cfg, gmmu_ccws **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "ccws", "output pointer is NULL");
+    *out = NULL;
+    gmmu_ccws *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = ccws_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        /* nothing allocated yet */
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_ccws_destroy(gmmu_ccws *x)
+{
+    if (!x)
+        return;
+    free(x);
 }

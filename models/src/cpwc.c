@@ -74,6 +74,9 @@ uint64_t gmmu_cpwc_bits(const gmmu_pwc_config *cfg)
 
 gmmu_status gmmu_cpwc_create(const gmmu_pwc_config *cfg, gmmu_cpwc **out, gmmu_error *err)
 {
+    if (!out)
+        return gmmu_error_set(err, "out", "output pointer is NULL");
+    *out = NULL;
     gmmu_status s = gmmu_cpwc_validate(cfg, err);
     if (s != GMMU_OK)
         return s;

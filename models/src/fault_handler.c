@@ -51,7 +51,9 @@ gmmu_status gmmu_fault_handler_config_check(const gmmu_fault_handler_config *c, 
 
 static uint64_t ns_to_cyc(uint32_t ns, uint32_t mhz) { return ((uint64_t)ns * mhz + 999u) / 1000u; }
 
-gmmu_status gmmu_fault_handler_init(gmmu_fault_handler *fh, const gmmu_fault_handler_config *c,
+static void fault_handler_release(gmmu_fault_handler *x);
+
+static gmmu_status fault_handler_init_into(gmmu_fault_handler *fh, const gmmu_fault_handler_config *c,
                                     gmmu_error *err)
 {
     if (!fh)
@@ -68,13 +70,13 @@ gmmu_status gmmu_fault_handler_init(gmmu_fault_handler *fh, const gmmu_fault_han
     fh->local_free = calloc(c->local_servers, sizeof *fh->local_free);
     fh->pend = calloc(c->max_pending, sizeof *fh->pend);
     if (!fh->cpu_free || !fh->local_free || !fh->pend) {
-        gmmu_fault_handler_destroy(fh);
+        fault_handler_release(fh);
         return GMMU_ENOMEM;
     }
     return GMMU_OK;
 }
 
-void gmmu_fault_handler_destroy(gmmu_fault_handler *fh)
+static void fault_handler_release(gmmu_fault_handler *fh)
 {
     if (!fh)
         return;
@@ -170,4 +172,31 @@ gmmu_status gmmu_fault_handler_raise(gmmu_fault_handler *fh, uint64_t now, uint6
     fh->st.faults++;
     fh->st.busy_cycles += cost;
     return GMMU_OK;
+}
+
+gmmu_status gmmu_fault_handler_create(const gmmu_fault_handler_config *cfg,
+                                      gmmu_fault_handler **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "fault_handler", "output pointer is NULL");
+    *out = NULL;
+    gmmu_fault_handler *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = fault_handler_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        fault_handler_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_fault_handler_destroy(gmmu_fault_handler *x)
+{
+    if (!x)
+        return;
+    fault_handler_release(x);
+    free(x);
 }

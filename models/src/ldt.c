@@ -38,7 +38,9 @@ static void free_arrays(gmmu_ldt *l)
     l->bits = NULL;
 }
 
-gmmu_status gmmu_ldt_init(gmmu_ldt *l, const gmmu_ldt_config *cfg, gmmu_error *err)
+static void ldt_release(gmmu_ldt *x);
+
+static gmmu_status ldt_init_into(gmmu_ldt *l, const gmmu_ldt_config *cfg, gmmu_error *err)
 {
     if (!l)
         return gmmu_error_set(err, "ldt", "LDT pointer is NULL");
@@ -62,7 +64,7 @@ gmmu_status gmmu_ldt_init(gmmu_ldt *l, const gmmu_ldt_config *cfg, gmmu_error *e
     return GMMU_OK;
 }
 
-void gmmu_ldt_destroy(gmmu_ldt *l)
+static void ldt_release(gmmu_ldt *l)
 {
     if (l)
         free_arrays(l);
@@ -208,4 +210,30 @@ uint64_t gmmu_ldt_storage_bits(const gmmu_ldt_config *cfg)
     uint64_t tb = cfg->tag_bits ? cfg->tag_bits : 16;
     uint64_t lru = cfg->ways > 1 ? gmmu_log2_u64(cfg->ways - 1) + 1 : 0; /* ceil(log2(ways)) */
     return (uint64_t)cfg->entries * (1 + tb + cfg->cus + lru);
+}
+
+gmmu_status gmmu_ldt_create(const gmmu_ldt_config *cfg, gmmu_ldt **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "ldt", "output pointer is NULL");
+    *out = NULL;
+    gmmu_ldt *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = ldt_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        ldt_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_ldt_destroy(gmmu_ldt *x)
+{
+    if (!x)
+        return;
+    ldt_release(x);
+    free(x);
 }

@@ -44,7 +44,9 @@ gmmu_status gmmu_line_cache_config_check(const gmmu_line_cache_config *cfg, gmmu
     return GMMU_OK;
 }
 
-gmmu_status gmmu_line_cache_init(gmmu_line_cache *lc, const gmmu_line_cache_config *cfg,
+static void line_cache_release(gmmu_line_cache *x);
+
+static gmmu_status line_cache_init_into(gmmu_line_cache *lc, const gmmu_line_cache_config *cfg,
                                  gmmu_error *err)
 {
     if (!lc)
@@ -60,14 +62,14 @@ gmmu_status gmmu_line_cache_init(gmmu_line_cache *lc, const gmmu_line_cache_conf
     lc->stamp = calloc(cfg->lines, sizeof *lc->stamp);
     lc->ready = calloc(cfg->lines, sizeof *lc->ready);
     if (!lc->tag || !lc->stamp || !lc->ready) {
-        gmmu_line_cache_destroy(lc);
+        line_cache_release(lc);
         return GMMU_ENOMEM;
     }
     gmmu_line_cache_flush(lc);
     return GMMU_OK;
 }
 
-void gmmu_line_cache_destroy(gmmu_line_cache *lc)
+static void line_cache_release(gmmu_line_cache *lc)
 {
     if (!lc)
         return;
@@ -151,4 +153,31 @@ bool gmmu_line_cache_probe(const gmmu_line_cache *lc, uint64_t pa)
         if (lc->tag[base + w] == line)
             return true;
     return false;
+}
+
+gmmu_status gmmu_line_cache_create(const gmmu_line_cache_config *cfg, gmmu_line_cache **out,
+                                   gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "lc", "output pointer is NULL");
+    *out = NULL;
+    gmmu_line_cache *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = line_cache_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        line_cache_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_line_cache_destroy(gmmu_line_cache *x)
+{
+    if (!x)
+        return;
+    line_cache_release(x);
+    free(x);
 }

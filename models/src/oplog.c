@@ -24,7 +24,9 @@ gmmu_status gmmu_oplog_config_check(const gmmu_oplog_config *c, gmmu_error *err)
     return GMMU_OK;
 }
 
-gmmu_status gmmu_oplog_init(gmmu_oplog *log, const gmmu_oplog_config *cfg, gmmu_error *err)
+static void oplog_release(gmmu_oplog *x);
+
+static gmmu_status oplog_init_into(gmmu_oplog *log, const gmmu_oplog_config *cfg, gmmu_error *err)
 {
     if (!log)
         return gmmu_error_set(err, "oplog", "operand log pointer is NULL");
@@ -39,13 +41,13 @@ gmmu_status gmmu_oplog_init(gmmu_oplog *log, const gmmu_oplog_config *cfg, gmmu_
     log->used = calloc(n, 1);
     log->nused = calloc(cfg->partitions, sizeof *log->nused);
     if (!log->data || !log->used || !log->nused) {
-        gmmu_oplog_destroy(log);
+        oplog_release(log);
         return GMMU_ENOMEM;
     }
     return GMMU_OK;
 }
 
-void gmmu_oplog_destroy(gmmu_oplog *log)
+static void oplog_release(gmmu_oplog *log)
 {
     if (!log)
         return;
@@ -158,4 +160,30 @@ gmmu_status gmmu_oplog_restore(gmmu_oplog *log, uint32_t part, const gmmu_oplog_
     log->nused[part] = ctx->nused;
     log->st.restores++;
     return GMMU_OK;
+}
+
+gmmu_status gmmu_oplog_create(const gmmu_oplog_config *cfg, gmmu_oplog **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "oplog", "output pointer is NULL");
+    *out = NULL;
+    gmmu_oplog *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = oplog_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        oplog_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_oplog_destroy(gmmu_oplog *x)
+{
+    if (!x)
+        return;
+    oplog_release(x);
+    free(x);
 }

@@ -1,5 +1,6 @@
 #include "gmmu/pagetable.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *gmmu_fault_str(gmmu_fault f)
@@ -41,7 +42,7 @@ static gmmu_status new_table(gmmu_pt *pt, uint64_t *pa)
     return GMMU_OK;
 }
 
-gmmu_status gmmu_pt_init(gmmu_pt *pt, const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc,
+static gmmu_status pt_init_into(gmmu_pt *pt, const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc,
                          void *alloc_ctx, gmmu_error *err)
 {
     if (!pt)
@@ -282,4 +283,30 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
         table = pte & GMMU_PTE_ADDR_MASK;
     }
     return GMMU_OK; /* unreachable: level 1 is always a leaf */
+}
+
+gmmu_status gmmu_pt_create(const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc, void *alloc_ctx,
+                           gmmu_pt **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "pt", "output pointer is NULL");
+    *out = NULL;
+    gmmu_pt *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = pt_init_into(x, mem, alloc, alloc_ctx, err);
+    if (s != GMMU_OK) {
+        /* nothing allocated yet */
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_pt_destroy(gmmu_pt *x)
+{
+    if (!x)
+        return;
+    free(x);
 }

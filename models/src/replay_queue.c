@@ -1,8 +1,9 @@
-#include "gmmu/replay_queue.h"
+#include "replay_queue_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-gmmu_status gmmu_rq_init(gmmu_replay_queue *q, uint32_t cap, gmmu_error *err)
+gmmu_status gmmu_rq_init_into(gmmu_replay_queue *q, uint32_t cap, gmmu_error *err)
 {
     if (!q)
         return gmmu_error_set(err, "replay_queue", "replay queue pointer is NULL");
@@ -93,4 +94,31 @@ gmmu_status gmmu_rq_replay(gmmu_replay_queue *q, uint32_t pos, uint32_t tag)
     q->nfaulted--;
     q->replays++;
     return GMMU_OK;
+}
+
+gmmu_status gmmu_rq_create(const gmmu_rq_config *cfg, gmmu_replay_queue **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "replay_queue", "output pointer is NULL");
+    *out = NULL;
+    if (!cfg)
+        return gmmu_error_set(err, "cfg", "config is NULL");
+    gmmu_replay_queue *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = gmmu_rq_init_into(x, cfg->entries, err);
+    if (s != GMMU_OK) {
+        /* nothing allocated yet */
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_rq_destroy(gmmu_replay_queue *x)
+{
+    if (!x)
+        return;
+    free(x);
 }

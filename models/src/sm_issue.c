@@ -1,5 +1,6 @@
 #include "gmmu/sm_issue.h"
 #include "gmmu/simt_stack.h"
+#include "replay_queue_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -371,7 +372,7 @@ struct gmmu_sm_state {
     event_t *heap;
     uint32_t nheap, cap_heap;
     uint64_t seq;
-    gmmu_oplog log;
+    gmmu_oplog *log; /* operand log (GMMU_SCHEME_OPLOG), else NULL */
     bool has_log;
     bool grid_done;
     uint64_t now, next, mem_free;
@@ -514,7 +515,7 @@ static uint64_t ctx_cycles(const gmmu_sm *sm, const block_t *b)
         bytes += (uint64_t)(b->tbc->n > 1 ? b->tbc->n - 1u : 0u) * (8u + 4u * s->wpb) +
                  (uint64_t)s->wpb * LANES;
     if (s->has_log)
-        bytes += gmmu_oplog_partition_bytes(&s->log);
+        bytes += gmmu_oplog_partition_bytes(s->log);
     if (sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE || sm->cfg.scheme == GMMU_SCHEME_OPLOG)
         for (uint32_t w = 0; w < s->wpb; w++)
             bytes += (uint64_t)b->w[w].rq.n * sm->cfg.rq_entry_bytes;
@@ -560,7 +561,7 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
         w->state = W_RUN;
         w->idle = 0;
         w->arrived = 0;
-        gmmu_rq_init(&w->rq, sm->cfg.replay_queue_entries, NULL);
+        gmmu_rq_init_into(&w->rq, sm->cfg.replay_queue_entries, NULL);
         memset(w->pend_w, 0, s->nregs);
         memset(w->pend_r, 0, s->nregs * sizeof *w->pend_r);
         memset(w->regs, 0, (size_t)s->nregs * LANES * sizeof *w->regs);
@@ -619,7 +620,7 @@ static gmmu_status start_restore(gmmu_sm *sm, uint32_t c, uint32_t slot, uint64_
     lls_reset_slot(s, slot);
     s->slot_ctx[slot] = c;
     if (s->has_log) {
-        gmmu_status st = gmmu_oplog_restore(&s->log, slot, &b->olctx);
+        gmmu_status st = gmmu_oplog_restore(s->log, slot, &b->olctx);
         if (st != GMMU_OK)
             return st;
     }
@@ -700,7 +701,7 @@ static gmmu_status start_save(gmmu_sm *sm, uint32_t c, uint64_t now)
     block_t *b = &s->blk[c];
     b->state = B_SAVING;
     if (s->has_log) {
-        gmmu_status st = gmmu_oplog_save(&s->log, b->slot, &b->olctx);
+        gmmu_status st = gmmu_oplog_save(s->log, b->slot, &b->olctx);
         if (st != GMMU_OK)
             return st;
     }
@@ -941,9 +942,9 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     bool two = gmmu_op_log_entries(op) == 2;
     if (f->replay && sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         /* Replay: the sources come from the log, not the register file. */
-        gmmu_status st = gmmu_oplog_read(&s->log, b->slot, f->log_idx[0], src0);
+        gmmu_status st = gmmu_oplog_read(s->log, b->slot, f->log_idx[0], src0);
         if (st == GMMU_OK && two)
-            st = gmmu_oplog_read(&s->log, b->slot, f->log_idx[1], src1);
+            st = gmmu_oplog_read(s->log, b->slot, f->log_idx[1], src1);
         if (st != GMMU_OK)
             return st;
     } else {
@@ -952,9 +953,9 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
         if (two)
             memcpy(src1, src_reg(b, f->warp, in->src[1], buf), sizeof src1);
         if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
-            gmmu_status st = gmmu_oplog_write(&s->log, b->slot, f->log_idx[0], src0);
+            gmmu_status st = gmmu_oplog_write(s->log, b->slot, f->log_idx[0], src0);
             if (st == GMMU_OK && two)
-                st = gmmu_oplog_write(&s->log, b->slot, f->log_idx[1], src1);
+                st = gmmu_oplog_write(s->log, b->slot, f->log_idx[1], src1);
             if (st != GMMU_OK)
                 return st;
         }
@@ -1216,7 +1217,7 @@ static gmmu_status ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
     release_sources(w, in, f); /* replay queue: sources were held until now */
     if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         for (uint32_t k = 0; k < f->log_n; k++) {
-            gmmu_status st = gmmu_oplog_free(&s->log, b->slot, f->log_idx[k]);
+            gmmu_status st = gmmu_oplog_free(s->log, b->slot, f->log_idx[k]);
             if (st != GMMU_OK)
                 return st;
         }
@@ -1493,7 +1494,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
             log_idx[1] = w->rq.e[rq_pos].log_idx[1];
         } else {
             log_n = (uint8_t)gmmu_op_log_entries(op);
-            if (gmmu_oplog_alloc(&s->log, b->slot, log_n, log_idx) != GMMU_OK) {
+            if (gmmu_oplog_alloc(s->log, b->slot, log_n, log_idx) != GMMU_OK) {
                 sm->st.stall_oplog_full++;
                 trace(sm, GMMU_SM_TR_OPLOG_FULL, now, c, wi, pc);
                 return TRY_BLOCKED;
@@ -1552,7 +1553,9 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
 
 /* ---- public -------------------------------------------------------------- */
 
-gmmu_status gmmu_sm_init(gmmu_sm *sm, const gmmu_sm_config *cfg, const gmmu_sm_env *env,
+static void sm_release(gmmu_sm *x);
+
+static gmmu_status sm_init_into(gmmu_sm *sm, const gmmu_sm_config *cfg, const gmmu_sm_env *env,
                          gmmu_error *err)
 {
     if (!sm)
@@ -1584,20 +1587,17 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->heap);
     free(s->ipdom);
     free(s->order);
-    free(s->lls);
+    gmmu_ccws_destroy(s->lls);
     free(s->tbcs);
     free(s->homes);
     free(s->takens);
-    if (s->cpm) {
-        gmmu_cpm_destroy(s->cpm);
-        free(s->cpm);
-    }
+    gmmu_cpm_destroy(s->cpm);
     if (s->has_log)
-        gmmu_oplog_destroy(&s->log);
+        gmmu_oplog_destroy(s->log);
     free(s);
 }
 
-void gmmu_sm_destroy(gmmu_sm *sm)
+static void sm_release(gmmu_sm *sm)
 {
     if (!sm)
         return;
@@ -1631,7 +1631,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->nregs = k->nregs;
     if (sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         gmmu_oplog_config oc = {sm->cfg.oplog_bytes, occ};
-        st = gmmu_oplog_init(&s->log, &oc, err);
+        st = gmmu_oplog_create(&oc, &s->log, err);
         if (st != GMMU_OK) {
             free_state(s);
             sm->s = NULL;
@@ -1640,7 +1640,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
         s->has_log = true;
     }
     size_t nw = (size_t)s->nctx * s->wpb;
-    uint32_t per = s->has_log ? gmmu_oplog_partition_entries(&s->log) : 0;
+    uint32_t per = s->has_log ? gmmu_oplog_partition_entries(s->log) : 0;
     s->blk = calloc(s->nctx, sizeof *s->blk);
     s->slot_ctx = malloc(s->nslots * sizeof *s->slot_ctx);
     s->warps = calloc(nw, sizeof *s->warps);
@@ -1697,8 +1697,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
         if (st == GMMU_OK && sm->cfg.compaction == GMMU_COMPACT_TLB_TBC) {
             gmmu_cpm_config pc = sm->cfg.cpm;
             pc.warps = s->nslots * s->wpb;
-            s->cpm = calloc(1, sizeof *s->cpm);
-            st = s->cpm ? gmmu_cpm_init(s->cpm, &pc, err) : GMMU_ENOMEM;
+            st = gmmu_cpm_create(&pc, &s->cpm, err);
         }
     }
     if (st == GMMU_OK && sm->cfg.throttle != GMMU_THROTTLE_NONE) {
@@ -1709,8 +1708,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
                                 "kernel '%.32s' has %u resident warps; the throttle tracks at most %u",
                                 k->name, cc.warps, GMMU_CCWS_MAX_WARPS);
         } else {
-            s->lls = malloc(sizeof *s->lls);
-            st = s->lls ? gmmu_ccws_init(s->lls, &cc, err) : GMMU_ENOMEM;
+            st = gmmu_ccws_create(&cc, &s->lls, err);
         }
         s->lls_tick = now;
     }
@@ -1726,7 +1724,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->now = now;
     s->next = now;
     sm->st.resident_blocks = occ;
-    sm->st.oplog_partition_bytes = s->has_log ? gmmu_oplog_partition_bytes(&s->log) : 0;
+    sm->st.oplog_partition_bytes = s->has_log ? gmmu_oplog_partition_bytes(s->log) : 0;
     sm->st.end_cycle = now;
     for (uint32_t slot = 0; slot < s->nslots; slot++)
         s->slot_ctx[slot] = NONE;
@@ -1894,4 +1892,31 @@ gmmu_status gmmu_sm_run(gmmu_sm *sm, uint64_t max_cycles, uint64_t *end_cycle)
     if (end_cycle)
         *end_cycle = sm->st.end_cycle;
     return GMMU_OK;
+}
+
+gmmu_status gmmu_sm_create(const gmmu_sm_config *cfg, const gmmu_sm_env *env, gmmu_sm **out,
+                           gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "sm", "output pointer is NULL");
+    *out = NULL;
+    gmmu_sm *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = sm_init_into(x, cfg, env, err);
+    if (s != GMMU_OK) {
+        sm_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_sm_destroy(gmmu_sm *x)
+{
+    if (!x)
+        return;
+    sm_release(x);
+    free(x);
 }

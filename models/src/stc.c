@@ -53,6 +53,9 @@ uint64_t gmmu_stc_bits(const gmmu_pwc_config *cfg)
 
 gmmu_status gmmu_stc_create(const gmmu_pwc_config *cfg, gmmu_stc **out, gmmu_error *err)
 {
+    if (!out)
+        return gmmu_error_set(err, "out", "output pointer is NULL");
+    *out = NULL;
     gmmu_status s = gmmu_stc_validate(cfg, err);
     if (s != GMMU_OK)
         return s;

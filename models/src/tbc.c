@@ -111,7 +111,9 @@ gmmu_status gmmu_cpm_config_check(const gmmu_cpm_config *c, gmmu_error *err)
     return GMMU_OK;
 }
 
-gmmu_status gmmu_cpm_init(gmmu_cpm *m, const gmmu_cpm_config *c, gmmu_error *err)
+static void cpm_release(gmmu_cpm *x);
+
+static gmmu_status cpm_init_into(gmmu_cpm *m, const gmmu_cpm_config *c, gmmu_error *err)
 {
     if (!m)
         return gmmu_error_set(err, "cpm", "CPM is NULL");
@@ -126,13 +128,13 @@ gmmu_status gmmu_cpm_init(gmmu_cpm *m, const gmmu_cpm_config *c, gmmu_error *err
     m->hist = calloc((size_t)c->pages * c->history, 1);
     m->nhist = calloc(c->pages, 1);
     if (!m->cnt || !m->page || !m->used || !m->hist || !m->nhist) {
-        gmmu_cpm_destroy(m);
+        cpm_release(m);
         return GMMU_ENOMEM;
     }
     return GMMU_OK;
 }
 
-void gmmu_cpm_destroy(gmmu_cpm *m)
+static void cpm_release(gmmu_cpm *m)
 {
     if (!m)
         return;
@@ -320,4 +322,30 @@ uint32_t gmmu_tbc_compact(const uint32_t *mask, uint32_t nwarps, const gmmu_cpm 
     while (gmmu_tbc_compactor_step(&c, home + (size_t)c.formed * 32u))
         ;
     return c.formed;
+}
+
+gmmu_status gmmu_cpm_create(const gmmu_cpm_config *cfg, gmmu_cpm **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "cpm", "output pointer is NULL");
+    *out = NULL;
+    gmmu_cpm *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = cpm_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        cpm_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_cpm_destroy(gmmu_cpm *x)
+{
+    if (!x)
+        return;
+    cpm_release(x);
+    free(x);
 }

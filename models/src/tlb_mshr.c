@@ -28,7 +28,9 @@ gmmu_status gmmu_tlb_mshr_config_check(const gmmu_tlb_mshr_config *c, gmmu_error
     return GMMU_OK;
 }
 
-gmmu_status gmmu_tlb_mshr_init(gmmu_tlb_mshr *m, const gmmu_tlb_mshr_config *cfg,
+static void tlb_mshr_release(gmmu_tlb_mshr *x);
+
+static gmmu_status tlb_mshr_init_into(gmmu_tlb_mshr *m, const gmmu_tlb_mshr_config *cfg,
                                gmmu_error *err)
 {
     if (!m)
@@ -44,7 +46,7 @@ gmmu_status gmmu_tlb_mshr_init(gmmu_tlb_mshr *m, const gmmu_tlb_mshr_config *cfg
     return m->e ? GMMU_OK : GMMU_ENOMEM;
 }
 
-void gmmu_tlb_mshr_destroy(gmmu_tlb_mshr *m)
+static void tlb_mshr_release(gmmu_tlb_mshr *m)
 {
     if (!m)
         return;
@@ -294,4 +296,31 @@ bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, 
 {
     bool exact = false;
     return find_mshr(m, asid, vpn, vpn >> m->group_shift, now, &exact) >= 0 && exact;
+}
+
+gmmu_status gmmu_tlb_mshr_create(const gmmu_tlb_mshr_config *cfg, gmmu_tlb_mshr **out,
+                                 gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "mshr", "output pointer is NULL");
+    *out = NULL;
+    gmmu_tlb_mshr *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = tlb_mshr_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        tlb_mshr_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_tlb_mshr_destroy(gmmu_tlb_mshr *x)
+{
+    if (!x)
+        return;
+    tlb_mshr_release(x);
+    free(x);
 }

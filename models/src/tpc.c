@@ -38,6 +38,9 @@ uint64_t gmmu_tpc_bits(const gmmu_pwc_config *cfg)
 
 gmmu_status gmmu_tpc_create(const gmmu_pwc_config *cfg, gmmu_tpc **out, gmmu_error *err)
 {
+    if (!out)
+        return gmmu_error_set(err, "out", "output pointer is NULL");
+    *out = NULL;
     gmmu_status s = gmmu_tpc_validate(cfg, err);
     if (s != GMMU_OK)
         return s;

@@ -42,6 +42,9 @@ uint64_t gmmu_uptc_bits(const gmmu_pwc_config *cfg)
 
 gmmu_status gmmu_uptc_create(const gmmu_pwc_config *cfg, gmmu_uptc **out, gmmu_error *err)
 {
+    if (!out)
+        return gmmu_error_set(err, "out", "output pointer is NULL");
+    *out = NULL;
     gmmu_status s = gmmu_uptc_validate(cfg, err);
     if (s != GMMU_OK)
         return s;

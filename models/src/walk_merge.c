@@ -8,7 +8,9 @@
 /* The page sizes a walk may end at, smallest first. */
 static const uint8_t k_shifts[] = {12, 21, 30};
 
-gmmu_status gmmu_wm_init(gmmu_walk_merge *m, uint32_t slots, gmmu_error *err)
+static void wm_release(gmmu_walk_merge *x);
+
+static gmmu_status wm_init_into(gmmu_walk_merge *m, uint32_t slots, gmmu_error *err)
 {
     if (!m)
         return gmmu_error_set(err, "walk_merge", "no struct");
@@ -23,7 +25,7 @@ gmmu_status gmmu_wm_init(gmmu_walk_merge *m, uint32_t slots, gmmu_error *err)
     return GMMU_OK;
 }
 
-void gmmu_wm_destroy(gmmu_walk_merge *m)
+static void wm_release(gmmu_walk_merge *m)
 {
     if (!m)
         return;
@@ -104,4 +106,32 @@ void gmmu_wm_invalidate(gmmu_walk_merge *m, bool all_asids, uint16_t asid, uint6
 void gmmu_wm_clear(gmmu_walk_merge *m)
 {
     memset(m->slots, 0, (size_t)m->nslots * sizeof *m->slots);
+}
+
+gmmu_status gmmu_wm_create(const gmmu_wm_config *cfg, gmmu_walk_merge **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "walk_merge", "output pointer is NULL");
+    *out = NULL;
+    if (!cfg)
+        return gmmu_error_set(err, "cfg", "config is NULL");
+    gmmu_walk_merge *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = wm_init_into(x, cfg->slots, err);
+    if (s != GMMU_OK) {
+        wm_release(x);
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_wm_destroy(gmmu_walk_merge *x)
+{
+    if (!x)
+        return;
+    wm_release(x);
+    free(x);
 }

@@ -2,6 +2,7 @@
  * Rules and cycle costs: docs/walk_scheduler.md. */
 #include "gmmu/walk_sched.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define NO_WALKER 0xFFu
@@ -62,7 +63,7 @@ void gmmu_walk_sched_reset(gmmu_walk_sched *ws)
         ws->m[i].walker = NO_WALKER;
 }
 
-gmmu_status gmmu_walk_sched_init(gmmu_walk_sched *ws, const gmmu_ws_config *cfg, gmmu_error *err)
+static gmmu_status walk_sched_init_into(gmmu_walk_sched *ws, const gmmu_ws_config *cfg, gmmu_error *err)
 {
     if (!ws)
         return gmmu_error_set(err, "ws", "walk scheduler pointer is NULL");
@@ -859,4 +860,30 @@ void gmmu_ws_batch_hold(uint64_t *free_at, unsigned nslots, const uint64_t *done
         taken |= 1ull << best;
         free_at[best] = late[m];
     }
+}
+
+gmmu_status gmmu_walk_sched_create(const gmmu_ws_config *cfg, gmmu_walk_sched **out,
+                                   gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "ws", "output pointer is NULL");
+    *out = NULL;
+    gmmu_walk_sched *x = calloc(1, sizeof *x);
+    if (!x)
+        return GMMU_ENOMEM;
+    const gmmu_status s = walk_sched_init_into(x, cfg, err);
+    if (s != GMMU_OK) {
+        /* nothing allocated yet */
+        free(x);
+        return s;
+    }
+    *out = x;
+    return GMMU_OK;
+}
+
+void gmmu_walk_sched_destroy(gmmu_walk_sched *x)
+{
+    if (!x)
+        return;
+    free(x);
 }

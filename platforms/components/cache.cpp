@@ -9,7 +9,7 @@ data_cache::data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cf
     : sc_module(name), tsock("tsock"), isock("isock"), pte_tsock("pte_tsock"), clock(clk)
 {
     gmmu_error err{};
-    if (gmmu_cache_init(&c, &cfg, &err) != GMMU_OK)
+    if (gmmu_cache_create(&cfg, &c, &err) != GMMU_OK)
         report_error("cache", std::string(this->name()) + ": " + err.field + ": " + err.msg);
     tsock.register_b_transport(this, &data_cache::b_transport);
     tsock.register_transport_dbg(this, &data_cache::transport_dbg);
@@ -28,7 +28,7 @@ data_cache::data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cf
 data_cache::~data_cache()
 {
     wb_gp.clear_extension(&wb_ext);
-    gmmu_cache_destroy(&c);
+    gmmu_cache_destroy(c);
 }
 
 uint64_t data_cache::cycle_at(const sc_core::sc_time &delay) const
@@ -65,7 +65,7 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
         return;
     }
     const bool write = cmd == tlm::TLM_WRITE_COMMAND;
-    const unsigned shift = c.line_shift;
+    const unsigned shift = c->line_shift;
     warp_ext *w = gp.get_extension<warp_ext>();
     lines.clear();
     if (w) {
@@ -90,15 +90,15 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
     const uint64_t now = cycle_at(delay);
     // VIPT: the set was selected while the TLB translated.
     const uint64_t hidden =
-        w && c.cfg.vipt ? gmmu_cache_index_overlap(&c.cfg, uint64_t(w->xlate_time / clock)) : 0;
+        w && c->cfg.vipt ? gmmu_cache_index_overlap(&c->cfg, uint64_t(w->xlate_time / clock)) : 0;
     vipt_hidden_cycles += hidden;
-    uint64_t ready = now + c.cfg.hit_cycles - hidden;
+    uint64_t ready = now + c->cfg.hit_cycles - hidden;
     missed.clear();
     const uint32_t owner = w && w->warp < 64 && w->block < (1u << 26) ? (w->block << 6 | w->warp)
                                                                      : GMMU_CACHE_NO_OWNER;
     for (uint64_t ln : lines) {
         gmmu_cache_result r;
-        gmmu_cache_access_by(&c, ln << shift, write, now, owner, &r);
+        gmmu_cache_access_by(c, ln << shift, write, now, owner, &r);
         if (w && reports_to_warp && !pte && r.evicted && !w->l1_victim) {
             w->l1_victim = true;
             w->l1_victim_addr = r.evicted_addr;
@@ -107,7 +107,7 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
         if (pte && !write)
             (r.hit ? pte_read_hits : pte_read_misses)++;
         if (r.hit)
-            ready = std::max(ready, r.ready > now + c.cfg.hit_cycles ? r.ready : ready);
+            ready = std::max(ready, r.ready > now + c->cfg.hit_cycles ? r.ready : ready);
         else
             missed.push_back(ln);
         if (w && reports_to_warp && !pte && !r.hit)
@@ -115,8 +115,8 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
         if (r.writeback)
             write_back(r.writeback_addr, delay);
     }
-    const sc_core::sc_time hit_time = clock * double(c.cfg.hit_cycles - hidden);
-    if (write && !c.cfg.write_allocate) {
+    const sc_core::sc_time hit_time = clock * double(c->cfg.hit_cycles - hidden);
+    if (write && !c->cfg.write_allocate) {
         // Write-through: the next level books the write; the writer is done
         // once this cache has it.
         sc_core::sc_time d = delay + hit_time;
@@ -132,9 +132,9 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
         sc_core::sc_time d = delay + hit_time;
         isock->b_transport(gp, d);
         forwarded++;
-        const uint64_t done = std::max(cycle_at(d), now + c.cfg.hit_cycles - hidden);
+        const uint64_t done = std::max(cycle_at(d), now + c->cfg.hit_cycles - hidden);
         for (uint64_t ln : missed)
-            gmmu_cache_fill_ready(&c, ln << shift, done);
+            gmmu_cache_fill_ready(c, ln << shift, done);
         ready = std::max(ready, done);
     }
     delay += clock * double(ready - now);
@@ -170,19 +170,19 @@ const stat_table<data_cache> &data_cache::stats_table()
             {"accesses", "`b_transport` calls that reached the cache",
              [](const T &c) { return json(c.accesses); }},
             {"read_hits", "line lookups of reads that hit",
-             [](const T &c) { return json(c.c.st.read_hits); }},
+             [](const T &c) { return json(c.c->st.read_hits); }},
             {"read_misses", "line lookups of reads that missed",
-             [](const T &c) { return json(c.c.st.read_misses); }},
+             [](const T &c) { return json(c.c->st.read_misses); }},
             {"write_hits", "line lookups of writes that hit",
-             [](const T &c) { return json(c.c.st.write_hits); }},
+             [](const T &c) { return json(c.c->st.write_hits); }},
             {"write_misses", "line lookups of writes that missed (L1: a miss does not allocate; L2: it allocates the line dirty)",
-             [](const T &c) { return json(c.c.st.write_misses); }},
+             [](const T &c) { return json(c.c->st.write_misses); }},
             {"hits_under_fill", "hits on a line whose fill was still in flight: they complete with the fill",
-             [](const T &c) { return json(c.c.st.hits_under_fill); }},
+             [](const T &c) { return json(c.c->st.hits_under_fill); }},
             {"evictions", "lines replaced",
-             [](const T &c) { return json(c.c.st.evictions); }},
+             [](const T &c) { return json(c.c->st.evictions); }},
             {"writebacks", "dirty lines replaced and sent to the next level as timing-only writes",
-             [](const T &c) { return json(c.c.st.writebacks); }},
+             [](const T &c) { return json(c.c->st.writebacks); }},
             {"forwarded", "accesses sent down with `b_transport` (read misses, and the L1's posted writes)",
              [](const T &c) { return json(c.forwarded); }},
             {"posted_writes", "writes the L1 passed down without the writer waiting for them",
@@ -194,9 +194,9 @@ const stat_table<data_cache> &data_cache::stats_table()
             {"pte_read_misses", "line lookups of walker reads that missed (also in `read_misses`)",
              [](const T &c) { return json(c.pte_read_misses); }, [](const T &c) { return c.pte_accesses > 0; }},
             {"vipt_hidden_cycles", "cycles of hit time hidden under translations (virtually indexed L1, `l1_cache.indexing=vipt`)",
-             [](const T &c) { return json(c.vipt_hidden_cycles); }, [](const T &c) { return c.c.cfg.vipt; }},
+             [](const T &c) { return json(c.vipt_hidden_cycles); }, [](const T &c) { return c.c->cfg.vipt; }},
             {"read_hit_rate", "`read_hits / (read_hits + read_misses)`",
-             [](const T &c) { return json(c.c.st.read_hits + c.c.st.read_misses ? double(c.c.st.read_hits) / double(c.c.st.read_hits + c.c.st.read_misses) : 0.0); }},
+             [](const T &c) { return json(c.c->st.read_hits + c.c->st.read_misses ? double(c.c->st.read_hits) / double(c.c->st.read_hits + c.c->st.read_misses) : 0.0); }},
         });
     return table;
 }

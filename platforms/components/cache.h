@@ -55,7 +55,7 @@ class data_cache : public sc_core::sc_module, public stats_provider {
     data_cache(sc_core::sc_module_name name, const gmmu_cache_config &cfg, sc_core::sc_time clock);
     ~data_cache() override;
 
-    const gmmu_cache &model() const { return c; }
+    const gmmu_cache &model() const { return *c; }
     // The first cache on a warp's path (an SM's L1): it reports its misses
     // and victims in warp_ext (l1_miss, l1_victim*) for warp scheduling.
     bool reports_to_warp = false;
@@ -73,7 +73,7 @@ class data_cache : public sc_core::sc_module, public stats_provider {
     void write_back(uint64_t addr, const sc_core::sc_time &delay);
     uint64_t cycle_at(const sc_core::sc_time &delay) const;
 
-    gmmu_cache c{};
+    gmmu_cache *c = nullptr; // the model (gmmu_cache_create), owned
     sc_core::sc_time clock;
     std::vector<uint64_t> lines, missed; // scratch: lines of one access
     tlm::tlm_generic_payload wb_gp;

@@ -9,7 +9,7 @@ fault_handler::fault_handler(sc_core::sc_module_name name, const fault_handler_p
     : sc_module(name), tsock("tsock"), p(params), pg(pgr)
 {
     gmmu_error err{};
-    if (gmmu_fault_handler_init(&fh, &p.model, &err) != GMMU_OK)
+    if (gmmu_fault_handler_create(&p.model, &fh, &err) != GMMU_OK)
         report_error("fault_handler",
                      std::string(this->name()) + ": " + err.field + ": " + err.msg);
     shift = p.model.granularity_shift;
@@ -19,7 +19,7 @@ fault_handler::fault_handler(sc_core::sc_module_name name, const fault_handler_p
     dont_initialize();
 }
 
-fault_handler::~fault_handler() { gmmu_fault_handler_destroy(&fh); }
+fault_handler::~fault_handler() { gmmu_fault_handler_destroy(fh); }
 
 void fault_handler::resolve(uint64_t region)
 {
@@ -78,7 +78,7 @@ void fault_handler::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_t
         return;
     }
     gmmu_fault_ticket t{};
-    gmmu_status s = gmmu_fault_handler_raise(&fh, now, x->va, kind, &t);
+    gmmu_status s = gmmu_fault_handler_raise(fh, now, x->va, kind, &t);
     if (s != GMMU_OK) {
         gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE); // pending queue full
         return;
@@ -117,21 +117,21 @@ const stat_table<fault_handler> &fault_handler::stats_table()
             {"reports", "fault reports received",
              [](const T &c) { return json(c.reports); }},
             {"faults", "new faults queued for resolution (not merged, not refused)",
-             [](const T &c) { return json(c.fh.st.faults); }},
+             [](const T &c) { return json(c.fh->st.faults); }},
             {"merged", "faults on a region already pending: they complete with it at no extra cost",
-             [](const T &c) { return json(c.fh.st.merged); }},
+             [](const T &c) { return json(c.fh->st.merged); }},
             {"cpu_migrate", "new faults served by the CPU path with a data transfer",
-             [](const T &c) { return json(c.fh.st.cpu_migrate); }},
+             [](const T &c) { return json(c.fh->st.cpu_migrate); }},
             {"cpu_alloc", "new first-touch faults served by the CPU path (nothing to copy)",
-             [](const T &c) { return json(c.fh.st.cpu_alloc); }},
+             [](const T &c) { return json(c.fh->st.cpu_alloc); }},
             {"local", "new first-touch faults handled on the GPU (with local first-touch handling)",
-             [](const T &c) { return json(c.fh.st.local); }},
+             [](const T &c) { return json(c.fh->st.local); }},
             {"queue_full", "faults refused because the pending queue was full",
-             [](const T &c) { return json(c.fh.st.full); }},
+             [](const T &c) { return json(c.fh->st.full); }},
             {"busy_cycles", "summed service cycles of the new faults",
-             [](const T &c) { return json(c.fh.st.busy_cycles); }},
+             [](const T &c) { return json(c.fh->st.busy_cycles); }},
             {"peak_pending", "most faults pending at once",
-             [](const T &c) { return json(c.fh.st.peak_pending); }},
+             [](const T &c) { return json(c.fh->st.peak_pending); }},
             {"regions_resolved", "regions made present",
              [](const T &c) { return json(c.resolved); }},
             {"regions_migrated", "regions scheduled for resolution that held CPU data",

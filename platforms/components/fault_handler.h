@@ -89,7 +89,7 @@ class fault_handler : public sc_core::sc_module, public stats_provider {
 
     // Regions resolved so far (made present).
     uint64_t regions_resolved() const { return resolved; }
-    const gmmu_fault_handler &model() const { return fh; }
+    const gmmu_fault_handler &model() const { return *fh; }
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<fault_handler> &stats_table();
@@ -102,7 +102,7 @@ class fault_handler : public sc_core::sc_module, public stats_provider {
 
     fault_handler_params p;
     pager &pg;
-    gmmu_fault_handler fh{};
+    gmmu_fault_handler *fh = nullptr; // the model (gmmu_fault_handler_create), owned
     unsigned shift;
     sc_core::sc_event wake;
     // Regions with a resolution scheduled (region -> ready cycle) and not yet applied.

@@ -6,7 +6,7 @@ ldt_unit::ldt_unit(sc_core::sc_module_name name, const ldt_params &params)
     : sc_module(name), tsock("tsock"), push_isock("push_isock"), p(params)
 {
     gmmu_error err{};
-    if (gmmu_ldt_init(&ldt, &p.model, &err) != GMMU_OK)
+    if (gmmu_ldt_create(&p.model, &ldt, &err) != GMMU_OK)
         report_error("ldt", std::string(this->name()) + ": " + err.field + ": " + err.msg);
     tsock.register_b_transport(this, &ldt_unit::b_transport);
     out_gp.set_command(tlm::TLM_IGNORE_COMMAND);
@@ -18,7 +18,7 @@ ldt_unit::ldt_unit(sc_core::sc_module_name name, const ldt_params &params)
 ldt_unit::~ldt_unit()
 {
     out_gp.clear_extension(&out_ext);
-    gmmu_ldt_destroy(&ldt);
+    gmmu_ldt_destroy(ldt);
 }
 
 void ldt_unit::push(unsigned cu, const xlate_req &r, const sc_core::sc_time &delay)
@@ -45,7 +45,7 @@ void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &
     case xlate_ext::op_kind::ldt_update:
         for (auto &r : x->reqs) {
             uint32_t cyc = 0;
-            gmmu_ldt_update(&ldt, r.asid, r.va >> p.page_shift, x->cu, &cyc);
+            gmmu_ldt_update(ldt, r.asid, r.va >> p.page_shift, x->cu, &cyc);
         }
         break; // off the L1's critical path: no delay added
     case xlate_ext::op_kind::ldt_evict: {
@@ -53,7 +53,7 @@ void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &
         std::vector<xlate_req> evicted = x->reqs;
         for (auto &r : evicted) {
             uint32_t cus[1024], n = 0, cyc = 0;
-            if (gmmu_ldt_on_evict(&ldt, r.asid, r.va >> p.page_shift, cus, 1024, &n, &cyc) != GMMU_OK)
+            if (gmmu_ldt_on_evict(ldt, r.asid, r.va >> p.page_shift, cus, 1024, &n, &cyc) != GMMU_OK)
                 continue;
             sc_core::sc_time d = delay + p.clock * cyc;
             for (uint32_t k = 0; k < n; k++)
@@ -68,7 +68,7 @@ void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &
         for (auto &r : x->reqs) {
             probes++;
             uint32_t peers[1024], n = 0;
-            if (gmmu_ldt_sharers(&ldt, r.asid, r.va >> p.page_shift, x->cu, peers, 1024, &n) != GMMU_OK)
+            if (gmmu_ldt_sharers(ldt, r.asid, r.va >> p.page_shift, x->cu, peers, 1024, &n) != GMMU_OK)
                 continue;
             for (uint32_t k = 0; k < n && !r.done; k++) {
                 if (peers[k] >= push_isock.size())
@@ -108,13 +108,13 @@ const stat_table<ldt_unit> &ldt_unit::stats_table()
         "",
         {
             {"updates", "L1 TLB accesses recorded",
-             [](const T &c) { return json(c.ldt.st.updates); }},
+             [](const T &c) { return json(c.ldt->st.updates); }},
             {"lookups", "L2 TLB evictions looked up",
-             [](const T &c) { return json(c.ldt.st.lookups); }},
+             [](const T &c) { return json(c.ldt->st.lookups); }},
             {"lookup_hits", "lookups that found the page",
-             [](const T &c) { return json(c.ldt.st.lookup_hits); }},
+             [](const T &c) { return json(c.ldt->st.lookup_hits); }},
             {"replacements", "LDT entries replaced (sharing history lost)",
-             [](const T &c) { return json(c.ldt.st.replacements); }},
+             [](const T &c) { return json(c.ldt->st.replacements); }},
             {"prefetches_issued", "translations pushed into L1 TLBs",
              [](const T &c) { return json(c.pushes_sent); }},
             {"probes", "Valkyrie: L1 misses probed",

@@ -50,7 +50,7 @@ class ldt_unit : public sc_core::sc_module, public stats_provider {
     void push(unsigned cu, const xlate_req &r, const sc_core::sc_time &delay);
 
     ldt_params p;
-    gmmu_ldt ldt{};
+    gmmu_ldt *ldt = nullptr; // the model (gmmu_ldt_create), owned
     tlm::tlm_generic_payload out_gp;
     xlate_ext out_ext;
     uint64_t pushes_sent = 0, probes = 0, probe_hits = 0, peers_probed = 0;

@@ -123,11 +123,10 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
             pwc_check = std::move(rtl);
         }
     }
-    if (p.line_cache && gmmu_line_cache_init(&lc, &p.lc, &err) != GMMU_OK)
+    if (p.line_cache && gmmu_line_cache_create(&p.lc, &lc, &err) != GMMU_OK)
         report_error("ptw", me + ": line_cache." + err.field + ": " + err.msg);
     if (p.sched.variant != GMMU_WS_SERIAL) {
-        ws = new gmmu_walk_sched;
-        if (gmmu_walk_sched_init(ws, &p.sched, &err) != GMMU_OK)
+        if (gmmu_walk_sched_create(&p.sched, &ws, &err) != GMMU_OK)
             report_error("ptw", me + ": scheduler." + err.field + ": " + err.msg);
         auto c = std::make_unique<c_ws_device>();
         c->ws = ws;
@@ -163,7 +162,8 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
     // Serial: when each walker is free; scheduled: when each MSHR is free.
     free_at.assign(ws ? p.sched.mshrs : p.walkers, 0);
     gmmu_error wm_err{};
-    if (gmmu_wm_init(&wm, inflight_slots, &wm_err) != GMMU_OK)
+    const gmmu_wm_config wm_cfg{inflight_slots};
+    if (gmmu_wm_create(&wm_cfg, &wm, &wm_err) != GMMU_OK)
         report_error("ptw", std::string("walks in flight: ") + wm_err.msg);
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
@@ -172,10 +172,9 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
 ptw::~ptw()
 {
     gmmu_pwc_destroy(pwc_);
-    if (p.line_cache)
-        gmmu_line_cache_destroy(&lc);
-    gmmu_wm_destroy(&wm);
-    delete ws;
+    gmmu_line_cache_destroy(lc);
+    gmmu_wm_destroy(wm);
+    gmmu_walk_sched_destroy(ws);
 }
 
 // ---- lock-step: a waveform of the cycles before a mismatch -----------------------
@@ -353,7 +352,7 @@ bool ptw::merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &no
 {
     gmmu_wm_walk w{};
     uint64_t ready = 0;
-    if (!gmmu_wm_merge(&wm, r.asid, root, r.va, access_of(r), abs_req.value(), &w, &ready))
+    if (!gmmu_wm_merge(wm, r.asid, root, r.va, access_of(r), abs_req.value(), &w, &ready))
         return false;
     r.done = true;
     r.fault = GMMU_FAULT_NONE; // faulting walks are not recorded
@@ -379,7 +378,7 @@ void ptw::record_inflight(const xlate_req &r, uint64_t root, const sc_core::sc_t
     w.page_shift = uint8_t(r.page_shift);
     w.contig_log2 = uint8_t(r.contig_log2);
     w.level_hit = uint8_t(r.level_hit);
-    gmmu_wm_record(&wm, r.asid, root, &w, done.value());
+    gmmu_wm_record(wm, r.asid, root, &w, done.value());
 }
 
 bool ptw::find_root(uint16_t asid, uint64_t &root)
@@ -443,8 +442,8 @@ void ptw::drop(const xlate_ext::inv_desc &inv)
     const uint64_t lo = ranged ? inv.va_lo : 0, hi = ranged ? inv.va_hi : ~0ull;
     pwc_invalidate_any(!ranged, lo, hi); // the PWC entries carry no ASID
     if (p.line_cache)
-        gmmu_line_cache_flush(&lc); // PTE lines are not indexed by VA
-    gmmu_wm_invalidate(&wm, all_asids, inv.asid, lo, hi);
+        gmmu_line_cache_flush(lc); // PTE lines are not indexed by VA
+    gmmu_wm_invalidate(wm, all_asids, inv.asid, lo, hi);
 }
 
 bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
@@ -471,7 +470,7 @@ bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool)
 {
     same_line += (pa >> 7) == last_line;
     last_line = pa >> 7;
-    if (p.line_cache && gmmu_line_cache_probe(&lc, pa)) {
+    if (p.line_cache && gmmu_line_cache_probe(lc, pa)) {
         line_hits++;
         *latency_cycles = 0;
         debug_walk = true;
@@ -505,7 +504,7 @@ gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
     uint32_t lat = mem_lat;
     if (self->p.line_cache) {
         uint64_t now = self->cycles_of(sc_core::sc_time_stamp() + self->walk_delay);
-        gmmu_line_cache_access(&self->lc, pa, now, mem_lat ? mem_lat : 1, &lat, nullptr);
+        gmmu_line_cache_access(self->lc, pa, now, mem_lat ? mem_lat : 1, &lat, nullptr);
     }
     self->walk_delay += self->read_time.get(self->p.clock, lat);
     return GMMU_OK;
@@ -809,7 +808,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     dev.skip = &ptw::ws_skip_cb;
     dev.ctx = this;
     dev.mshrs = p.sched.mshrs;
-    gmmu_status s = gmmu_ws_run_device(&dev, p.line_cache ? &lc : nullptr, allocs.data(),
+    gmmu_status s = gmmu_ws_run_device(&dev, lc, allocs.data(),
                                        unsigned(allocs.size()), &ptw::sched_mem_cb, this,
                                        res.data(), &cycles, &ws_st);
     if (!ws_mismatch.empty())
@@ -965,9 +964,9 @@ const stat_table<ptw> &ptw::stats_table()
             {"sched.cycles", "scheduler cycles stepped (tree, pairwise)", [](const T &c) { return json(c.ws_st.cycles); }, sched},
             {"sched.scans", "comparator scans (tree, pairwise)", [](const T &c) { return json(c.ws_dev->scans()); }, sched},
             {"line_cache.accesses", "the page-table-line cache's lookups (with `ptw.line_cache.lines` > 0)",
-             [](const T &c) { return json(c.lc.st.accesses); }, line_cache},
-            {"line_cache.hits", "its hits", [](const T &c) { return json(c.lc.st.hits); }, line_cache},
-            {"line_cache.misses", "its misses", [](const T &c) { return json(c.lc.st.misses); }, line_cache},
+             [](const T &c) { return json(c.lc->st.accesses); }, line_cache},
+            {"line_cache.hits", "its hits", [](const T &c) { return json(c.lc->st.hits); }, line_cache},
+            {"line_cache.misses", "its misses", [](const T &c) { return json(c.lc->st.misses); }, line_cache},
             {"line_cache.lines", "its 128-byte lines", [](const T &c) { return json(c.p.lc.lines); }, line_cache},
             {"pwc.kind", "page-walk cache kind (with `ptw.pwc` != none)",
              [](const T &c) { return json(gmmu_pwc_kind_name(c.p.pwc.kind)); }, any_pwc},

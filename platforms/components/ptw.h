@@ -220,7 +220,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
     // A functional walk from the root (debug reads: no traffic, no time).
     bool debug_walk_full(uint64_t root, uint64_t va, gmmu_walk_result &w);
     void pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi);
-    gmmu_line_cache lc{};
+    gmmu_line_cache *lc = nullptr; // the PTE line cache (ptw.line_cache), owned
     gmmu_walk_sched *ws = nullptr; // the C model (TREE/PAIRWISE), driven by ws_dev or ws_check
     // Stepped scheduler: the device the results come from, and in lock-step
     // co-simulation the other implementation, checked every cycle.
@@ -246,7 +246,7 @@ class ptw : public sc_core::sc_module, public stats_provider {
 
     // Walks that may still be in flight (models/include/gmmu/walk_merge.h
     // decides which request merges into which walk).
-    gmmu_walk_merge wm{};
+    gmmu_walk_merge *wm = nullptr; // walks in flight (gmmu_wm_create), owned
     static constexpr uint32_t inflight_slots = 4096;
     // Serve r from a walk of its page in flight at abs_req; false: walk it.
     bool merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &now,

@@ -29,12 +29,12 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
     env.block_done = &sm_core::c_done;
     env.ctx = this;
     gmmu_error err{};
-    if (gmmu_sm_init(&sm, &cfg, &env, &err) != GMMU_OK)
+    if (gmmu_sm_create(&cfg, &env, &sm, &err) != GMMU_OK)
         throw model_error(err.field, err.msg);
     // Launch at cycle 0 now: occupancy and log partitions are checked at
     // elaboration, and the first wave of blocks is handed out in SM order.
-    if (gmmu_sm_launch(&sm, &ks.kernel(), 0, &err) != GMMU_OK) {
-        gmmu_sm_destroy(&sm);
+    if (gmmu_sm_launch(sm, &ks.kernel(), 0, &err) != GMMU_OK) {
+        gmmu_sm_destroy(sm);
         throw model_error(err.field, err.msg);
     }
     gp.set_extension(&ext);
@@ -58,7 +58,7 @@ sm_core::~sm_core()
 {
     gp.clear_extension(&ext);
     fgp.clear_extension(&fext);
-    gmmu_sm_destroy(&sm);
+    gmmu_sm_destroy(sm);
 }
 
 void sm_core::fail(const std::string &msg)
@@ -70,8 +70,8 @@ void sm_core::fail(const std::string &msg)
 void sm_core::run()
 {
     qk.reset();
-    while (!gmmu_sm_done(&sm) && error.empty()) {
-        const uint64_t t = gmmu_sm_next_cycle(&sm);
+    while (!gmmu_sm_done(sm) && error.empty()) {
+        const uint64_t t = gmmu_sm_next_cycle(sm);
         if (t == UINT64_MAX) {
             fail("the SM model has nothing to do but is not done");
             break;
@@ -82,12 +82,12 @@ void sm_core::run()
             if (qk.need_sync())
                 qk.sync();
         }
-        gmmu_status st = gmmu_sm_step(&sm, t);
+        gmmu_status st = gmmu_sm_step(sm, t);
         if (st != GMMU_OK && error.empty())
             fail(std::string("SM model step at cycle ") + std::to_string(t) + ": " +
                  gmmu_status_str(st));
     }
-    const sc_core::sc_time end = p.clock * double(sm.st.end_cycle);
+    const sc_core::sc_time end = p.clock * double(sm->st.end_cycle);
     if (end > sc_core::sc_time_stamp() + qk.get_local_time())
         qk.set(end - sc_core::sc_time_stamp());
     qk.sync();
@@ -296,109 +296,109 @@ const stat_table<sm_core> &sm_core::stats_table()
         "The counters of the issue/commit SM model with the fault schemes (docs/faults_platform.md).",
         {
             {"scheme", "the fault scheme (`sm.fault_scheme`)",
-             [](const T &c) { return json(gmmu_fault_scheme_name(c.sm.cfg.scheme)); }},
+             [](const T &c) { return json(gmmu_fault_scheme_name(c.sm->cfg.scheme)); }},
             {"end_cycle", "cycle the last block finished",
-             [](const T &c) { return json(c.sm.st.end_cycle); }},
+             [](const T &c) { return json(c.sm->st.end_cycle); }},
             {"issued", "instructions issued, replays included",
-             [](const T &c) { return json(c.sm.st.issued); }},
+             [](const T &c) { return json(c.sm->st.issued); }},
             {"replayed", "replay issues",
-             [](const T &c) { return json(c.sm.st.replayed); }},
+             [](const T &c) { return json(c.sm->st.replayed); }},
             {"committed", "instructions committed",
-             [](const T &c) { return json(c.sm.st.committed); }},
+             [](const T &c) { return json(c.sm->st.committed); }},
             {"mem_insns", "global memory instructions that passed their TLB checks",
-             [](const T &c) { return json(c.sm.st.mem_insns); }},
+             [](const T &c) { return json(c.sm->st.mem_insns); }},
             {"mem_pages", "distinct 4 KiB pages of those instructions' active lanes, summed",
-             [](const T &c) { return json(c.sm.st.mem_pages); }},
+             [](const T &c) { return json(c.sm->st.mem_pages); }},
             {"mem_static_warps", "static warps those instructions' active lanes belong to, summed (mem_insns without compaction)",
-             [](const T &c) { return json(c.sm.st.mem_static_warps); }},
+             [](const T &c) { return json(c.sm->st.mem_static_warps); }},
             {"mem_static_pages", "distinct pages of each static warp's share of those lanes, summed",
-             [](const T &c) { return json(c.sm.st.mem_static_pages); }},
+             [](const T &c) { return json(c.sm->st.mem_static_pages); }},
             {"page_divergence_avg", "distinct 4 KiB pages per global memory instruction (its active lanes)",
-             [](const T &c) { return json(c.sm.st.mem_insns ? double(c.sm.st.mem_pages) / double(c.sm.st.mem_insns) : 0.0); }},
+             [](const T &c) { return json(c.sm->st.mem_insns ? double(c.sm->st.mem_pages) / double(c.sm->st.mem_insns) : 0.0); }},
             {"requests", "translate calls",
-             [](const T &c) { return json(c.sm.st.requests); }},
+             [](const T &c) { return json(c.sm->st.requests); }},
             {"faults", "faulting instructions (squashed, or stalled under the stall scheme)",
-             [](const T &c) { return json(c.sm.st.faults); }},
+             [](const T &c) { return json(c.sm->st.faults); }},
             {"fault_retries", "stall scheme: re-sent requests",
-             [](const T &c) { return json(c.sm.st.fault_retries); }},
+             [](const T &c) { return json(c.sm->st.fault_retries); }},
             {"stall_wd", "warp-cycles blocked by warp disable",
-             [](const T &c) { return json(c.sm.st.stall_wd); }},
+             [](const T &c) { return json(c.sm->st.stall_wd); }},
             {"stall_war", "warp-cycles blocked by a pending source read (WAR)",
-             [](const T &c) { return json(c.sm.st.stall_war); }},
+             [](const T &c) { return json(c.sm->st.stall_war); }},
             {"stall_oplog_full", "warp-cycles blocked by a full operand-log partition",
-             [](const T &c) { return json(c.sm.st.stall_oplog_full); }},
+             [](const T &c) { return json(c.sm->st.stall_oplog_full); }},
             {"stall_rq_full", "warp-cycles blocked by a full replay queue",
-             [](const T &c) { return json(c.sm.st.stall_rq_full); }},
+             [](const T &c) { return json(c.sm->st.stall_rq_full); }},
             {"stall_pool_full", "warp-cycles blocked with no free in-flight instruction slot",
-             [](const T &c) { return json(c.sm.st.stall_pool_full); }},
+             [](const T &c) { return json(c.sm->st.stall_pool_full); }},
             {"stall_ldst_busy", "warp-cycles blocked by a full ld/st unit",
-             [](const T &c) { return json(c.sm.st.stall_ldst_busy); }},
+             [](const T &c) { return json(c.sm->st.stall_ldst_busy); }},
             {"stall_throttled", "warp-cycles a memory instruction was held by the CCWS throttle",
-             [](const T &c) { return json(c.sm.st.stall_throttled); }},
+             [](const T &c) { return json(c.sm->st.stall_throttled); }},
             {"vta_hits", "CCWS: L1 misses (TCWS: L1 TLB misses) found in the warp's victim tag array (lost locality)",
-             [](const T &c) { return json(c.sm.st.vta_hits); }},
+             [](const T &c) { return json(c.sm->st.vta_hits); }},
             {"lines_lost", "CCWS: L1 victims (TCWS: L1 TLB victims) entered into their owner warp's victim tag array",
-             [](const T &c) { return json(c.sm.st.lines_lost); }},
+             [](const T &c) { return json(c.sm->st.lines_lost); }},
             {"throttle_state_bits", "hardware state of the warp throttle in bits (VTAs and scores of every warp slot; 0 without one)",
-             [](const T &c) { return json(gmmu_sm_throttle_state_bits(&c.sm.cfg)); }},
+             [](const T &c) { return json(gmmu_sm_throttle_state_bits(&c.sm->cfg)); }},
             {"issued_by_warp_slot", "instructions issued per warp slot (resident block slot x warps per block + warp; with compaction the slot of the dynamic warp), an array",
-             [](const T &c) { return slot_array(c.sm, c.sm.st.issued_by_slot); }},
+             [](const T &c) { return slot_array(*c.sm, c.sm->st.issued_by_slot); }},
             {"held_by_warp_slot", "warp-cycles the scheduler held each warp slot's warp (CCWS-family throttle or a compaction synchronisation), an array",
-             [](const T &c) { return slot_array(c.sm, c.sm.st.held_by_slot); }},
+             [](const T &c) { return slot_array(*c.sm, c.sm->st.held_by_slot); }},
             {"branches", "branch instructions issued (also counted in issued and committed)",
-             [](const T &c) { return json(c.sm.st.branches); }},
+             [](const T &c) { return json(c.sm->st.branches); }},
             {"divergent_branches", "branches whose active lanes split the warp",
-             [](const T &c) { return json(c.sm.st.divergent_branches); }},
+             [](const T &c) { return json(c.sm->st.divergent_branches); }},
             {"simt_peak_depth", "deepest reconvergence stack of any warp (with compaction: of any block)",
-             [](const T &c) { return json(c.sm.st.simt_peak_depth); }},
+             [](const T &c) { return json(c.sm->st.simt_peak_depth); }},
             {"active_lanes", "active lanes of first issues (replays not counted)",
-             [](const T &c) { return json(c.sm.st.active_lanes); }},
+             [](const T &c) { return json(c.sm->st.active_lanes); }},
             {"simd_utilization", "active lanes per lane slot of first issues: active_lanes / (32 x (issued - replayed))",
-             [](const T &c) { const uint64_t n = c.sm.st.issued - c.sm.st.replayed; return json(n ? double(c.sm.st.active_lanes) / (32.0 * double(n)) : 0.0); }},
+             [](const T &c) { const uint64_t n = c.sm->st.issued - c.sm->st.replayed; return json(n ? double(c.sm->st.active_lanes) / (32.0 * double(n)) : 0.0); }},
             {"page_divergence_static_avg", "distinct 4 KiB pages per static warp's share of a global memory instruction's lanes (page divergence before compaction; equals page_divergence_avg without it)",
-             [](const T &c) { return json(c.sm.st.mem_static_warps ? double(c.sm.st.mem_static_pages) / double(c.sm.st.mem_static_warps) : 0.0); }},
+             [](const T &c) { return json(c.sm->st.mem_static_warps ? double(c.sm->st.mem_static_pages) / double(c.sm->st.mem_static_warps) : 0.0); }},
             {"compactions", "tbc/tlb-tbc: times a block's threads were regrouped into dynamic warps",
-             [](const T &c) { return json(c.sm.st.compactions); }},
+             [](const T &c) { return json(c.sm->st.compactions); }},
             {"dynamic_warps", "tbc/tlb-tbc: dynamic warps formed",
-             [](const T &c) { return json(c.sm.st.dynamic_warps); }},
+             [](const T &c) { return json(c.sm->st.dynamic_warps); }},
             {"mixed_warps", "tbc/tlb-tbc: dynamic warps holding threads of two or more static warps",
-             [](const T &c) { return json(c.sm.st.mixed_warps); }},
+             [](const T &c) { return json(c.sm->st.mixed_warps); }},
             {"cpm_updates", "tlb-tbc: Common Page Matrix counter increments (TLB hits on pages other warps used)",
-             [](const T &c) { return json(c.sm.st.cpm_updates); }},
+             [](const T &c) { return json(c.sm->st.cpm_updates); }},
             {"cpm_saturations", "tlb-tbc: increments that brought a counter to its maximum",
-             [](const T &c) { return json(c.sm.st.cpm_saturations); }},
+             [](const T &c) { return json(c.sm->st.cpm_saturations); }},
             {"cpm_state_bits", "tlb-tbc: Common Page Matrix state in bits (counters of every pair of the SM's warp slots plus the warp history of every L1 TLB entry; 0 otherwise)",
              [](const T &c) {
-                 gmmu_cpm_config m = c.sm.cfg.cpm;
-                 m.warps = c.sm.cfg.max_warps;
-                 return json(c.sm.cfg.compaction == GMMU_COMPACT_TLB_TBC ? gmmu_cpm_state_bits(&m, m.pages) : 0);
+                 gmmu_cpm_config m = c.sm->cfg.cpm;
+                 m.warps = c.sm->cfg.max_warps;
+                 return json(c.sm->cfg.compaction == GMMU_COMPACT_TLB_TBC ? gmmu_cpm_state_bits(&m, m.pages) : 0);
              }},
             {"block_syncs", "tbc/tlb-tbc: block-wide synchronisations (conditional branches and reconvergence points)",
-             [](const T &c) { return json(c.sm.st.block_syncs); }},
+             [](const T &c) { return json(c.sm->st.block_syncs); }},
             {"stall_sync", "tbc/tlb-tbc: warp-cycles a dynamic warp waited at a block-wide synchronisation for the block's other warps",
-             [](const T &c) { return json(c.sm.st.stall_sync); }},
+             [](const T &c) { return json(c.sm->st.stall_sync); }},
             {"regroup_wait_cycles", "tbc/tlb-tbc: block-cycles from a change of the block-wide stack's top to the regrouping (the model waits for the block's in-flight instructions)",
-             [](const T &c) { return json(c.sm.st.regroup_wait_cycles); }},
+             [](const T &c) { return json(c.sm->st.regroup_wait_cycles); }},
             {"blocks_started", "thread blocks started",
-             [](const T &c) { return json(c.sm.st.blocks_started); }},
+             [](const T &c) { return json(c.sm->st.blocks_started); }},
             {"blocks_done", "thread blocks finished",
-             [](const T &c) { return json(c.sm.st.blocks_done); }},
+             [](const T &c) { return json(c.sm->st.blocks_done); }},
             {"switch_outs", "blocks switched out while their faults resolve",
-             [](const T &c) { return json(c.sm.st.switch_outs); }},
+             [](const T &c) { return json(c.sm->st.switch_outs); }},
             {"restores", "switched-out blocks restored",
-             [](const T &c) { return json(c.sm.st.restores); }},
+             [](const T &c) { return json(c.sm->st.restores); }},
             {"extra_blocks", "blocks taken on beyond the resident limit to replace a switched-out one",
-             [](const T &c) { return json(c.sm.st.extra_blocks); }},
+             [](const T &c) { return json(c.sm->st.extra_blocks); }},
             {"peak_extra_blocks", "most blocks owned beyond the resident limit",
-             [](const T &c) { return json(c.sm.st.peak_extra_blocks); }},
+             [](const T &c) { return json(c.sm->st.peak_extra_blocks); }},
             {"peak_offchip", "most switched-out block contexts held off chip at once",
-             [](const T &c) { return json(c.sm.st.peak_offchip); }},
+             [](const T &c) { return json(c.sm->st.peak_offchip); }},
             {"ctx_cycles", "summed save and restore cycles",
-             [](const T &c) { return json(c.sm.st.ctx_cycles); }},
+             [](const T &c) { return json(c.sm->st.ctx_cycles); }},
             {"resident_blocks", "occupancy of the launched kernel (resident blocks)",
-             [](const T &c) { return json(c.sm.st.resident_blocks); }},
+             [](const T &c) { return json(c.sm->st.resident_blocks); }},
             {"oplog_partition_bytes", "bytes of one operand-log partition (0 without an operand log)",
-             [](const T &c) { return json(c.sm.st.oplog_partition_bytes); }},
+             [](const T &c) { return json(c.sm->st.oplog_partition_bytes); }},
             {"tlm_requests", "translate calls the C model made through the TLM path",
              [](const T &c) { return json(c.requests); }},
             {"fault_reports", "not-present faults reported to the fault handler",

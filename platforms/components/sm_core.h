@@ -72,7 +72,7 @@ class sm_core : public sm_base {
     tlm_utils::simple_initiator_socket<sm_core> fault_isock; // to the fault handler
 
     SC_HAS_PROCESS(sm_core);
-    // cfg is checked by the model (gmmu_sm_init) and the kernel launched at
+    // cfg is checked by the model (gmmu_sm_create) and the kernel launched at
     // cycle 0; a refusal throws model_error naming the gmmu_sm_config field.
     sm_core(sc_core::sc_module_name name, const sm_params &p, const gmmu_sm_config &cfg,
             kernel_source &ks, data_checker &chk);
@@ -87,8 +87,8 @@ class sm_core : public sm_base {
     bool finished() const override { return done; }
     bool failed() const override { return !error.empty(); }
     const std::string &error_message() const override { return error; }
-    uint64_t accesses() const override { return sm.st.mem_insns; }
-    const gmmu_sm_stats &model_stats() const { return sm.st; }
+    uint64_t accesses() const override { return sm->st.mem_insns; }
+    const gmmu_sm_stats &model_stats() const { return sm->st; }
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<sm_core> &stats_table();
@@ -112,7 +112,7 @@ class sm_core : public sm_base {
     sm_params p;
     kernel_source &ks;
     data_checker &checker;
-    gmmu_sm sm{};
+    gmmu_sm *sm = nullptr; // the model (gmmu_sm_create), owned
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload gp, fgp;
     warp_ext ext;

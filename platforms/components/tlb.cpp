@@ -41,7 +41,7 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
     miss_gp.set_data_length(0);
     miss_gp.set_extension(&miss_ext);
     if (p.mshr.mshrs) {
-        if (gmmu_tlb_mshr_init(&mshr, &p.mshr, &err) != GMMU_OK)
+        if (gmmu_tlb_mshr_create(&p.mshr, &mshr, &err) != GMMU_OK)
             report_error("tlb", std::string(this->name()) + ": mshr." + err.field + ": " + err.msg);
         use_mshr = true;
     }
@@ -51,8 +51,7 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
 tlb::~tlb()
 {
     miss_gp.clear_extension(&miss_ext);
-    if (use_mshr)
-        gmmu_tlb_mshr_destroy(&mshr);
+    gmmu_tlb_mshr_destroy(mshr);
     gmmu_tlb_destroy(t);
 }
 
@@ -329,11 +328,11 @@ const stat_table<tlb> &tlb::stats_table()
              [](const T &c) { return json(gmmu_tlb_stats_of(array_of(c, 30))->evictions); }, has_1g},
             {"mshr.mshrs", "L1 MSHR model (with `l1_tlb.mshrs` > 0): MSHRs",
              [](const T &c) { return json(c.p.mshr.mshrs); }, with_mshr},
-            {"mshr.allocated", "misses that took an MSHR", [](const T &c) { return json(c.mshr.st.misses); }, with_mshr},
-            {"mshr.merges", "misses merged into one in flight", [](const T &c) { return json(c.mshr.st.merges); }, with_mshr},
-            {"mshr.replays", "lookups issued again after waiting", [](const T &c) { return json(c.mshr.st.replays); }, with_mshr},
-            {"mshr.stall_cycles", "cycles the head lookup waited", [](const T &c) { return json(c.mshr.st.stall_cycles); }, with_mshr},
-            {"mshr.max_in_flight", "most MSHRs busy at once", [](const T &c) { return json(c.mshr.st.max_in_flight); }, with_mshr},
+            {"mshr.allocated", "misses that took an MSHR", [](const T &c) { return json(c.mshr->st.misses); }, with_mshr},
+            {"mshr.merges", "misses merged into one in flight", [](const T &c) { return json(c.mshr->st.merges); }, with_mshr},
+            {"mshr.replays", "lookups issued again after waiting", [](const T &c) { return json(c.mshr->st.replays); }, with_mshr},
+            {"mshr.stall_cycles", "cycles the head lookup waited", [](const T &c) { return json(c.mshr->st.stall_cycles); }, with_mshr},
+            {"mshr.max_in_flight", "most MSHRs busy at once", [](const T &c) { return json(c.mshr->st.max_in_flight); }, with_mshr},
             {"warp_accesses", "data-path payloads translated (L1 role only)",
              [](const T &c) { return json(c.warp_accesses); }, l1_role},
             {"lanes", "their active lanes (L1 role only)", [](const T &c) { return json(c.lanes); }, l1_role},

@@ -151,7 +151,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
                      const sc_core::sc_time &end) const;
     xlate_req batch_ctx; // context of the batch in translate_mshr
     bool use_mshr = false;
-    gmmu_tlb_mshr mshr{};
+    gmmu_tlb_mshr *mshr = nullptr; // the MSHR model (l1_tlb.mshrs > 0), owned
     std::vector<gmmu_tlb_access> acc;
     std::vector<xlate_req> resolved; // answers of this batch's misses, by page
     uint64_t batch_now = 0, batch_gen = 0;

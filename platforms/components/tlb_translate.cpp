@@ -237,14 +237,14 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     // The misses go down when the MSHR model lets the batch's first miss
     // allocate (a blocking TLB releases it only once the misses in flight are
     // filled), not when the batch arrives.
-    batch_ask = gmmu_tlb_mshr_first_miss_cycle(&mshr, batch_now);
+    batch_ask = gmmu_tlb_mshr_first_miss_cycle(mshr, batch_now);
     // Pass 1: the misses that need the next level.
     miss_ext.reqs.clear();
     for (auto &r : reqs) {
         gmmu_tlb_answer a;
         if (gmmu_tlb_answer_access(t, r.asid, r.va >> shift, access_of(r), true, &a) == GMMU_TLB_SERVED)
             continue;
-        if (gmmu_tlb_mshr_pending(&mshr, r.asid, r.va >> shift, batch_now))
+        if (gmmu_tlb_mshr_pending(mshr, r.asid, r.va >> shift, batch_now))
             continue; // its translation is already on the way
         miss_ext.reqs.push_back(miss_of(r));
     }
@@ -263,7 +263,7 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     for (size_t i = 0; i < reqs.size(); i++)
         acc[i].vpn = reqs[i].va >> shift;
     const uint16_t asid = reqs.empty() ? 0 : reqs[0].asid;
-    gmmu_tlb_access_batch(&mshr, t, asid, acc.data(), uint32_t(acc.size()), batch_now,
+    gmmu_tlb_access_batch(mshr, t, asid, acc.data(), uint32_t(acc.size()), batch_now,
                           &tlb::mshr_miss_cb, this, nullptr);
     sc_core::sc_time done = delay;
     for (size_t i = 0; i < reqs.size(); i++) {

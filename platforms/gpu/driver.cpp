@@ -9,9 +9,11 @@ driver::driver(sc_core::sc_module_name name, memory &m, uint64_t pt_base, uint64
 {
     gmmu_mem_ops ops = mem_ops();
     gmmu_error err{};
-    if (gmmu_pt_init(&pt, &ops, &driver::alloc_frame, this, &err) != GMMU_OK)
+    if (gmmu_pt_create(&ops, &driver::alloc_frame, this, &pt, &err) != GMMU_OK)
         report_error("driver", std::string("page-table init: ") + err.field + ": " + err.msg);
 }
+
+driver::~driver() { gmmu_pt_destroy(pt); }
 
 gmmu_status driver::rd(void *ctx, uint64_t pa, uint64_t *v)
 {
@@ -44,7 +46,7 @@ uint64_t driver::translate(uint64_t va) const
 {
     gmmu_mem_ops ops = mem_ops();
     gmmu_walk_result r;
-    if (gmmu_walk(&ops, pt.root, va, 0, &r) != GMMU_OK || r.fault != GMMU_FAULT_NONE)
+    if (gmmu_walk(&ops, pt->root, va, 0, &r) != GMMU_OK || r.fault != GMMU_FAULT_NONE)
         return ~0ull;
     return r.pa;
 }
@@ -76,7 +78,7 @@ void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flag
             n++;
         }
         gmmu_error err{};
-        gmmu_status s = gmmu_pt_map(&pt, v, pa, page_shift, flags | GMMU_MAP_CONTIG(n), &err);
+        gmmu_status s = gmmu_pt_map(pt, v, pa, page_shift, flags | GMMU_MAP_CONTIG(n), &err);
         if (s == GMMU_EEXIST)
             continue;
         if (s != GMMU_OK) {
@@ -102,7 +104,7 @@ static std::string hex(uint64_t v)
 
 void driver::set_present(uint64_t va, bool present)
 {
-    gmmu_status s = gmmu_pt_update_leaf(&pt, va, present ? GMMU_PTE_P : 0, present ? 0 : GMMU_PTE_P);
+    gmmu_status s = gmmu_pt_update_leaf(pt, va, present ? GMMU_PTE_P : 0, present ? 0 : GMMU_PTE_P);
     if (s != GMMU_OK)
         throw std::runtime_error("driver: cannot change VA " + hex(va) + ": " + gmmu_status_str(s));
 }
@@ -111,7 +113,7 @@ void driver::clear_contiguity(uint64_t va_lo, uint64_t va_hi)
 {
     const uint64_t psz = 1ull << mapped_shift;
     for (uint64_t v = va_lo & ~(psz - 1); v <= va_hi && v >= (va_lo & ~(psz - 1)); v += psz)
-        gmmu_pt_update_leaf(&pt, v, 0, GMMU_PTE_CONTIG_MASK); // unmapped pages: nothing to do
+        gmmu_pt_update_leaf(pt, v, 0, GMMU_PTE_CONTIG_MASK); // unmapped pages: nothing to do
 }
 
 uint64_t driver::alloc_frame_of(unsigned page_shift)
@@ -127,7 +129,7 @@ uint64_t driver::alloc_frame_of(unsigned page_shift)
 
 void driver::set_frame(uint64_t va, uint64_t pa)
 {
-    gmmu_status s = gmmu_pt_set_frame(&pt, va, pa, nullptr);
+    gmmu_status s = gmmu_pt_set_frame(pt, va, pa, nullptr);
     if (s != GMMU_OK)
         throw std::runtime_error("driver: cannot move VA " + hex(va) + " to " + hex(pa) + ": " +
                                  gmmu_status_str(s));
@@ -144,15 +146,15 @@ const stat_table<driver> &driver::stats_table()
             {"bytes_mapped", "bytes of virtual memory mapped",
              [](const T &c) { return json(c.bytes_mapped); }},
             {"page_table_pages", "page-table pages allocated",
-             [](const T &c) { return json(c.pt.table_pages); }},
+             [](const T &c) { return json(c.pt->table_pages); }},
             {"mapped_4k", "4 KiB pages mapped",
-             [](const T &c) { return json(c.pt.mapped_pages[0]); }},
+             [](const T &c) { return json(c.pt->mapped_pages[0]); }},
             {"mapped_2m", "2 MiB pages mapped",
-             [](const T &c) { return json(c.pt.mapped_pages[1]); }},
+             [](const T &c) { return json(c.pt->mapped_pages[1]); }},
             {"mapped_1g", "1 GiB pages mapped",
-             [](const T &c) { return json(c.pt.mapped_pages[2]); }},
+             [](const T &c) { return json(c.pt->mapped_pages[2]); }},
             {"root_pa", "physical address of the root table (CR3)",
-             [](const T &c) { return json(c.pt.root); }},
+             [](const T &c) { return json(c.pt->root); }},
         });
     return table;
 }

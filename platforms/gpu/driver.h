@@ -24,15 +24,18 @@ class driver : public sc_core::sc_module, public stats_provider {
     // Page tables are allocated from pt_base up; data frames from data_base up.
     driver(sc_core::sc_module_name name, memory &mem, uint64_t pt_base = 0x01000000ull,
            uint64_t data_base = 0x100000000ull);
+    ~driver() override;
+    driver(const driver &) = delete;
+    driver &operator=(const driver &) = delete;
 
-    uint64_t root() const { return pt.root; }
+    uint64_t root() const { return pt->root; }
     // Map [va, va+bytes) with pages of 2^page_shift (va and bytes rounded out to
     // pages); already-mapped pages are skipped. Throws std::runtime_error.
     void map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags = GMMU_MAP_W | GMMU_MAP_U);
     bool is_mapped(uint64_t va) const;
     // Independent functional walk (for checkers): PA of va or ~0 on fault.
     uint64_t translate(uint64_t va) const;
-    const gmmu_pt &table() const { return pt; }
+    const gmmu_pt &table() const { return *pt; }
     gmmu_mem_ops mem_ops() const;
 
     // Page migration (platforms/gpu/migrator.h), in the order a driver does
@@ -58,7 +61,7 @@ class driver : public sc_core::sc_module, public stats_provider {
     static gmmu_status alloc_frame(void *ctx, uint64_t *pa);
 
     memory &mem;
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // the page-table handle (gmmu_pt_create), owned
     uint64_t next_pt, next_data;
     uint64_t data_limit;
     uint64_t bytes_mapped = 0;

@@ -144,29 +144,32 @@ inline Layout make_layout(std::mt19937_64 &rng)
 struct Space {
     Memory mem;
     gmmu_mem_ops ops{};
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // owned
+    ~Space() { gmmu_pt_destroy(pt); }
+    Space(const Space &) = delete;
+    Space &operator=(const Space &) = delete;
     Space(uint64_t first_frame, const Layout &L) : mem(first_frame)
     {
         ops = gmmu_mem_ops{&Memory::read64, &Memory::write64, &mem};
-        if (gmmu_pt_init(&pt, &ops, &Memory::alloc, &mem, nullptr) != GMMU_OK)
+        if (gmmu_pt_create(&ops, &Memory::alloc, &mem, &pt, nullptr) != GMMU_OK)
             std::abort();
         uint64_t data = 0x4000000000ull; // data frames from 256 GiB (never read)
         // map in a shuffled-but-deterministic order so table frames differ per space
         for (const auto &l : L.leaves) {
             uint64_t sz = 1ull << l.shift;
             data = (data + sz - 1) & ~(sz - 1);
-            gmmu_status s = gmmu_pt_map(&pt, l.va, data, l.shift, GMMU_MAP_W | GMMU_MAP_U, nullptr);
+            gmmu_status s = gmmu_pt_map(pt, l.va, data, l.shift, GMMU_MAP_W | GMMU_MAP_U, nullptr);
             if (s != GMMU_OK && s != GMMU_EEXIST)
                 std::abort();
             data += sz;
         }
     }
-    uint64_t root() const { return pt.root; }
+    uint64_t root() const { return pt->root; }
     gmmu_walk_result walk(uint64_t va)
     {
         gmmu_walk_result r;
         std::memset(&r, 0, sizeof r);
-        if (gmmu_walk(&ops, pt.root, va, 0, &r) != GMMU_OK)
+        if (gmmu_walk(&ops, pt->root, va, 0, &r) != GMMU_OK)
             std::abort();
         return r;
     }

@@ -67,23 +67,26 @@ public:
         : cfg_(cfg), record_(record)
     {
         gmmu_error err{};
-        init_ok_ = gmmu_walk_sched_init(&ws_, &cfg, &err) == GMMU_OK;
+        init_ok_ = gmmu_walk_sched_create(&cfg, &ws_, &err) == GMMU_OK;
         if (!init_ok_)
             msg_ = std::string("C model init: ") + err.field + ": " + err.msg;
         rtl_ = gmmu::RtlWalkSched::Create(cfg, &msg_, rand_reset, seed);
         if (rtl_ && !fst.empty())
             rtl_->OpenTrace(fst);
     }
+    ~LockStep() { gmmu_walk_sched_destroy(ws_); }
+    LockStep(const LockStep &) = delete;
+    LockStep &operator=(const LockStep &) = delete;
     bool Ok() const { return init_ok_ && rtl_ != nullptr; }
     const std::string &Msg() const { return msg_; }
-    gmmu_walk_sched &Model() { return ws_; }
+    gmmu_walk_sched &Model() { return *ws_; }
     gmmu::RtlWalkSched &Rtl() { return *rtl_; }
 
     // One cycle; false (with res filled) on the first mismatch.
     bool Step(const gmmu_ws_in &in, gmmu_ws_out &out, uint64_t seed, RunResult &res)
     {
         gmmu_ws_out r{};
-        gmmu_status sc = gmmu_walk_sched_step(&ws_, &in, &out);
+        gmmu_status sc = gmmu_walk_sched_step(ws_, &in, &out);
         gmmu_status sr = rtl_->Step(&in, &r);
         const uint64_t cyc = res.cycles++;
         res.out_hash = Scoreboard::Hash(res.out_hash, r);
@@ -97,8 +100,8 @@ public:
         // (gmmu_ws_run_device's idle-cycle skip, the scans counter). The diff
         // text is built only on a mismatch.
         if (sc == GMMU_OK && sr == GMMU_OK && Scoreboard::Equal(out, r) &&
-            gmmu_walk_sched_quiescent(&ws_) == rtl_->Quiescent() &&
-            ws_.st.scans == rtl_->ScansStarted() && !rtl_->AssertionFailed())
+            gmmu_walk_sched_quiescent(ws_) == rtl_->Quiescent() &&
+            ws_->st.scans == rtl_->ScansStarted() && !rtl_->AssertionFailed())
             return true;
         std::string d;
         if (sc != GMMU_OK || sr != GMMU_OK)
@@ -106,11 +109,11 @@ public:
         d += Scoreboard::Diff(out, r);
         // what the platform reads besides the outputs (gmmu_ws_run_device's
         // idle-cycle skip, the scans counter)
-        if (gmmu_walk_sched_quiescent(&ws_) != rtl_->Quiescent())
-            d += "  quiescent              C model " + std::to_string(gmmu_walk_sched_quiescent(&ws_)) +
+        if (gmmu_walk_sched_quiescent(ws_) != rtl_->Quiescent())
+            d += "  quiescent              C model " + std::to_string(gmmu_walk_sched_quiescent(ws_)) +
                  "  RTL " + std::to_string(rtl_->Quiescent()) + "\n";
-        if (ws_.st.scans != rtl_->ScansStarted())
-            d += "  scans started          C model " + std::to_string(ws_.st.scans) + "  RTL " +
+        if (ws_->st.scans != rtl_->ScansStarted())
+            d += "  scans started          C model " + std::to_string(ws_->st.scans) + "  RTL " +
                  std::to_string(rtl_->ScansStarted()) + "\n";
         if (rtl_->AssertionFailed())
             d += "  an RTL assertion failed (see the %Error line above)\n";
@@ -124,12 +127,12 @@ public:
         return false;
     }
 
-    void Finish(RunResult &res) { res.st = ws_.st; }
+    void Finish(RunResult &res) { res.st = ws_->st; }
 
 private:
     gmmu_ws_config cfg_;
     bool record_;
-    gmmu_walk_sched ws_{};
+    gmmu_walk_sched *ws_ = nullptr; // the C model (gmmu_walk_sched_create), owned
     bool init_ok_ = false;
     std::string msg_;
     std::unique_ptr<gmmu::RtlWalkSched> rtl_;

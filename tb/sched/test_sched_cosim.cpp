@@ -57,23 +57,24 @@ uint64_t VaOf(unsigned i4, unsigned i3, unsigned i2, unsigned i1)
 struct Figure8 : ::testing::Test {
     sched_tb::SparseMem mem;
     gmmu_mem_ops ops{};
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // owned
+    ~Figure8() override { gmmu_pt_destroy(pt); }
     std::vector<gmmu_ws_alloc> allocs;
     std::vector<gmmu_walk_result> walks;
 
     void SetUp() override
     {
         ops = mem.ops();
-        ASSERT_EQ(gmmu_pt_init(&pt, &ops, &sched_tb::SparseMem::alloc, &mem, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_create(&ops, &sched_tb::SparseMem::alloc, &mem, &pt, nullptr), GMMU_OK);
         const uint64_t vas[3] = {VaOf(0xb9, 0x0c, 0xac, 0x03), VaOf(0xb9, 0x0c, 0xac, 0x04),
                                  VaOf(0xb9, 0x0c, 0xad, 0x05)};
         for (unsigned i = 0; i < 3; i++) {
-            ASSERT_EQ(gmmu_pt_map(&pt, vas[i], 0x40000000ull + 0x1000ull * i, 12,
+            ASSERT_EQ(gmmu_pt_map(pt, vas[i], 0x40000000ull + 0x1000ull * i, 12,
                                   GMMU_MAP_U | GMMU_MAP_W, nullptr),
                       GMMU_OK);
             gmmu_ws_alloc a{};
             a.va = vas[i] | 0x123;
-            a.table_base = pt.root;
+            a.table_base = pt->root;
             a.start_level = 4;
             a.valid = 1;
             allocs.push_back(a);

@@ -38,9 +38,9 @@ struct IsolationTest : ::testing::TestWithParam<gmmu_pwc_kind> {
         walker = std::make_unique<gmmu::ptw>("ptw", p);
         ini.isock.bind(walker->tsock);
         walker->pt_isock.bind(mem.tsock);
-        walker->set_root(0, s0.pt.root);
-        walker->set_root(1, s1.pt.root);
-        walker->set_root(2, s2.pt.root);
+        walker->set_root(0, s0.pt->root);
+        walker->set_root(1, s1.pt->root);
+        walker->set_root(2, s2.pt->root);
         sc_start(SC_ZERO_TIME);
     }
     gmmu::xlate_req xlate(uint16_t asid, uint64_t va, bool write, sc_time d = SC_ZERO_TIME)
@@ -141,7 +141,7 @@ TEST_P(IsolationTest, InvalidationStopsMergingWithAWalkInFlight)
     s0.map(V, 0x100000000ull);
     gmmu::xlate_req first = xlate(0, V, false);
     ASSERT_GT(first.ready, sc_time(50, SC_NS)); // the walk is in flight until then
-    ASSERT_EQ(gmmu_pt_unmap(&s0.pt, V), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_unmap(s0.pt, V), GMMU_OK);
     s0.map(V, 0x100777000ull);
     invalidate({gmmu::xlate_ext::inv_desc::scope::asid_range, 0, V, V + 4095});
     gmmu::xlate_req again = xlate(0, V, false, sc_time(1, SC_NS));
@@ -180,7 +180,7 @@ TEST_P(IsolationTest, RandomizedContextsRemapsAndInvalidations)
             // then invalidate it, while earlier walks may still be in flight.
             const uint64_t page = va & ~0xFFFull;
             if (mapped[{a, page}]) {
-                ASSERT_EQ(gmmu_pt_unmap(&space(a).pt, page), GMMU_OK);
+                ASSERT_EQ(gmmu_pt_unmap(space(a).pt, page), GMMU_OK);
             }
             space(a).map(page, next_frame, GMMU_MAP_U | ((rng() % 2) ? GMMU_MAP_W : 0));
             next_frame += 4096;
@@ -219,7 +219,7 @@ TEST(UptcInWalkerTest, NeighbourWalksHitTheUptc)
     gmmu::ptw walker("ptw", p);
     ini.isock.bind(walker.tsock);
     walker.pt_isock.bind(mem.tsock);
-    walker.set_root(0, s.pt.root);
+    walker.set_root(0, s.pt->root);
     sc_start(SC_ZERO_TIME);
     for (uint64_t k = 0; k < 8; k++)
         s.map(V + k * 4096, 0x100000000ull + k * 4096);
@@ -278,7 +278,7 @@ struct TlbPathTest : ::testing::Test {
         l1.miss_isock.bind(l2.tsock);
         l2.miss_isock.bind(walker.tsock);
         walker.pt_isock.bind(mem.tsock);
-        walker.set_root(0, s.pt.root);
+        walker.set_root(0, s.pt->root);
         sc_start(SC_ZERO_TIME);
     }
     uint64_t leaf(uint64_t va)
@@ -318,7 +318,7 @@ TEST_F(TlbPathTest, TlbInvalidationReachesTheWalkInFlight)
         uint64_t v = 0;
         sc_time d = SC_ZERO_TIME;
         ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, va, &v, 8, d), tlm::TLM_OK_RESPONSE);
-        ASSERT_EQ(gmmu_pt_unmap(&s.pt, va), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_unmap(s.pt, va), GMMU_OK);
         const uint64_t fresh = 0x100777000ull + uint64_t(how) * 0x10000;
         s.map(va, fresh);
         mem.write64(fresh, 0xfeedull + uint64_t(how));

@@ -79,7 +79,8 @@ struct FlatMem : sc_module {
 struct LargePageTest : ::testing::Test {
     TestInitiator ini{"ini"};
     FlatMem mem{"mem"};
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // owned
+    ~LargePageTest() override { gmmu_pt_destroy(pt); }
     uint64_t next_table = 0x1000'0000;
     static gmmu_status rd(void *c, uint64_t pa, uint64_t *v)
     {
@@ -120,14 +121,14 @@ struct LargePageTest : ::testing::Test {
         walker.pt_isock.bind(mem.tsock);
         gmmu_mem_ops ops{&rd, &wr, this};
         gmmu_error err{};
-        ASSERT_EQ(gmmu_pt_init(&pt, &ops, &alloc, this, &err), GMMU_OK);
-        walker.set_root(0, pt.root);
+        ASSERT_EQ(gmmu_pt_create(&ops, &alloc, this, &pt, &err), GMMU_OK);
+        walker.set_root(0, pt->root);
         sc_start(SC_ZERO_TIME);
     }
     void map(uint64_t va, uint64_t pa, unsigned shift)
     {
         gmmu_error err{};
-        ASSERT_EQ(gmmu_pt_map(&pt, va, pa, shift, GMMU_MAP_W | GMMU_MAP_U, &err), GMMU_OK) << err.msg;
+        ASSERT_EQ(gmmu_pt_map(pt, va, pa, shift, GMMU_MAP_W | GMMU_MAP_U, &err), GMMU_OK) << err.msg;
     }
     uint64_t walks() const
     {

@@ -243,25 +243,28 @@ TEST_F(PtwTest, ScheduledBatchesOverlapWhileMshrsAreFree)
 // (ptw.scheduler_impl / ptw.cosim) without Verilator: the C model under another
 // name, optionally with one output field corrupted at its n-th request.
 struct TwinSched : gmmu::ws_step_device {
-    gmmu_walk_sched ws{};
+    gmmu_walk_sched *ws = nullptr;
     unsigned corrupt_at = 0, reqs = 0; // 0: never
-    explicit TwinSched(const gmmu_ws_config &c) { gmmu_walk_sched_init(&ws, &c, nullptr); }
+    explicit TwinSched(const gmmu_ws_config &c) { gmmu_walk_sched_create(&c, &ws, nullptr); }
+    ~TwinSched() override { gmmu_walk_sched_destroy(ws); }
+    TwinSched(const TwinSched &) = delete;
+    TwinSched &operator=(const TwinSched &) = delete;
     gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) override
     {
-        gmmu_status s = gmmu_walk_sched_step(&ws, in, out);
+        gmmu_status s = gmmu_walk_sched_step(ws, in, out);
         if (s == GMMU_OK && out->req.valid && ++reqs == corrupt_at)
             out->req.pa ^= 0x40;
         after_step();
         return s;
     }
-    bool quiescent() const override { return gmmu_walk_sched_quiescent(&ws); }
+    bool quiescent() const override { return gmmu_walk_sched_quiescent(ws); }
     void skip(uint64_t c) override
     {
-        ws.cycle += c;
-        ws.st.cycles += c;
+        ws->cycle += c;
+        ws->st.cycles += c;
     }
-    void reset() override { gmmu_walk_sched_reset(&ws); }
-    uint64_t scans() const override { return ws.st.scans; }
+    void reset() override { gmmu_walk_sched_reset(ws); }
+    uint64_t scans() const override { return ws->st.scans; }
     std::string name() const override { return "twin"; }
     // Its "waveform": a line per cycle stepped while open (the cycle and the
     // request count after it).
@@ -276,7 +279,7 @@ struct TwinSched : gmmu::ws_step_device {
     void after_step()
     {
         if (log)
-            *log << ws.cycle << " " << reqs << "\n";
+            *log << ws->cycle << " " << reqs << "\n";
     }
 };
 

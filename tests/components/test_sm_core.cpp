@@ -133,7 +133,7 @@ struct SmCoreTest : ::testing::Test {
                 }
             }
         }
-        walker.set_root(0, space.pt.root);
+        walker.set_root(0, space.pt->root);
     }
 };
 

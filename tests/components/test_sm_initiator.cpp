@@ -99,7 +99,7 @@ struct SmInitiatorTest : ::testing::Test {
         walker->pt_isock.bind(mem.tsock);
         for (unsigned i = 0; i < PAGES; i++)
             space.map(VBASE + uint64_t(i) * 4096, PBASE + uint64_t(PAGES - 1 - i) * 4096);
-        walker->set_root(0, space.pt.root);
+        walker->set_root(0, space.pt->root);
     }
 };
 

@@ -106,8 +106,8 @@ struct SmmuTest : ::testing::Test {
         bus.isock.bind(mem.tsock);
         sc_start(SC_ZERO_TIME);
         // Stream 1 -> (ASID 1, s1), stream 2 -> (ASID 2, s2).
-        cd(CDTAB + 0x000, 1, s1.pt.root);
-        cd(CDTAB + 0x1000, 2, s2.pt.root);
+        cd(CDTAB + 0x000, 1, s1.pt->root);
+        cd(CDTAB + 0x1000, 2, s2.pt->root);
         ste(1, GMMU_SMMU_STE_CFG_S1, CDTAB + 0x000);
         ste(2, GMMU_SMMU_STE_CFG_S1, CDTAB + 0x1000);
         w64(GMMU_SMMU_STRTAB_BASE, STRTAB);
@@ -295,7 +295,7 @@ TEST_F(SmmuTest, AnInitiatorCannotChooseItsOwnContext)
     cx.stream_id = 1;
     cx.resolved = true; // claims stream 2's context
     cx.asid = 2;
-    cx.root = s2.pt.root;
+    cx.root = s2.pt->root;
     uint64_t v = 0;
     tlm::tlm_generic_payload gp;
     gp.set_command(tlm::TLM_READ_COMMAND);
@@ -356,7 +356,7 @@ TEST_F(SmmuTest, ConfigurationFaultsNameTheirCause)
     ste(6, 7, CDTAB); // a reserved Config
     EXPECT_EQ(access(6, tlm::TLM_READ_COMMAND, V, &v), tlm::TLM_GENERIC_ERROR_RESPONSE);
     // A PTE read that gets a bus error: the PML4 entry points into the hole.
-    cd(CDTAB + 0x3000, 7, s1.pt.root);
+    cd(CDTAB + 0x3000, 7, s1.pt->root);
     ste(7, GMMU_SMMU_STE_CFG_S1, CDTAB + 0x3000);
     s1.map(V, 0x1'0000'0000ull);
     const uint64_t pml4e = s1.entry_pa(V, 4);

@@ -13,7 +13,10 @@ extern "C" {
 
 struct Space {
     gmmu::memory &mem;
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // owned
+    ~Space() { gmmu_pt_destroy(pt); }
+    Space(const Space &) = delete;
+    Space &operator=(const Space &) = delete;
     uint64_t next;
     static gmmu_status rd(void *c, uint64_t pa, uint64_t *v)
     {
@@ -36,19 +39,19 @@ struct Space {
     {
         gmmu_mem_ops ops{&rd, &wr, this};
         gmmu_error err{};
-        EXPECT_EQ(gmmu_pt_init(&pt, &ops, &alloc, this, &err), GMMU_OK);
+        EXPECT_EQ(gmmu_pt_create(&ops, &alloc, this, &pt, &err), GMMU_OK);
     }
     void map(uint64_t va, uint64_t pa, uint64_t flags = GMMU_MAP_W | GMMU_MAP_U)
     {
         gmmu_error err{};
-        ASSERT_EQ(gmmu_pt_map(&pt, va, pa, 12, flags, &err), GMMU_OK) << err.msg;
+        ASSERT_EQ(gmmu_pt_map(pt, va, pa, 12, flags, &err), GMMU_OK) << err.msg;
     }
-    void unmap(uint64_t va) { ASSERT_EQ(gmmu_pt_unmap(&pt, va), GMMU_OK); }
+    void unmap(uint64_t va) { ASSERT_EQ(gmmu_pt_unmap(pt, va), GMMU_OK); }
     // The reference: a plain walk of the current tables.
     gmmu_walk_result walk(uint64_t va, bool write) const
     {
         gmmu_walk_result w;
-        EXPECT_EQ(gmmu_walk(&pt.mem, pt.root, va, GMMU_ACC_USER | (write ? GMMU_ACC_WRITE : 0u), &w),
+        EXPECT_EQ(gmmu_walk(&pt->mem, pt->root, va, GMMU_ACC_USER | (write ? GMMU_ACC_WRITE : 0u), &w),
                   GMMU_OK);
         return w;
     }
@@ -56,7 +59,7 @@ struct Space {
     uint64_t entry_pa(uint64_t va, unsigned level) const
     {
         gmmu_walk_result w;
-        EXPECT_EQ(gmmu_walk(&pt.mem, pt.root, va, 0, &w), GMMU_OK);
+        EXPECT_EQ(gmmu_walk(&pt->mem, pt->root, va, 0, &w), GMMU_OK);
         return w.table_base[level] + ((va >> (12 + 9 * (level - 1))) & 511) * 8;
     }
 };

@@ -57,19 +57,22 @@ inline PwcPtr make_pwc(const gmmu_pwc_config &cfg)
 struct Space {
     TestMem mem;
     gmmu_mem_ops ops{};
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr; // owned
+    ~Space() { gmmu_pt_destroy(pt); }
+    Space(const Space &) = delete;
+    Space &operator=(const Space &) = delete;
     uint64_t next_data = 0x100000000ull; // data frames from 4 GiB up (never read)
     Space()
     {
         ops = mem.ops();
-        if (gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr) != GMMU_OK)
+        if (gmmu_pt_create(&ops, &TestMem::alloc, &mem, &pt, nullptr) != GMMU_OK)
             std::abort();
     }
     gmmu_status map(uint64_t va, unsigned shift = 12)
     {
         uint64_t sz = 1ull << shift;
         next_data = (next_data + sz - 1) & ~(sz - 1);
-        gmmu_status s = gmmu_pt_map(&pt, va & ~(sz - 1), next_data, shift, GMMU_MAP_W | GMMU_MAP_U,
+        gmmu_status s = gmmu_pt_map(pt, va & ~(sz - 1), next_data, shift, GMMU_MAP_W | GMMU_MAP_U,
                                     nullptr);
         next_data += sz;
         return s;
@@ -77,7 +80,7 @@ struct Space {
     gmmu_walk_result walk(uint64_t va)
     {
         gmmu_walk_result r;
-        if (gmmu_walk(&ops, pt.root, va, 0, &r) != GMMU_OK)
+        if (gmmu_walk(&ops, pt->root, va, 0, &r) != GMMU_OK)
             std::abort();
         return r;
     }

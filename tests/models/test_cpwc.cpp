@@ -51,7 +51,7 @@ struct Access {
 Access access(Space &sp, gmmu_pwc *p, uint64_t va)
 {
     Access a{};
-    EXPECT_EQ(gmmu_pwc_lookup(p, sp.pt.root, va, &a.hit), GMMU_OK);
+    EXPECT_EQ(gmmu_pwc_lookup(p, sp.pt->root, va, &a.hit), GMMU_OK);
     gmmu_walk_result w = sp.walk_from(a.hit.table_base, a.hit.start_level, va);
     a.reads = w.nreads;
     EXPECT_EQ(gmmu_pwc_fill(p, va, &w), GMMU_OK);
@@ -150,7 +150,7 @@ TEST(CpwcTest, WorkedExampleThroughTheCycleInterface)
         gmmu_pwc_cycle_out out{};
         in.lookup_valid = 1;
         in.lookup_va = kVa[i];
-        in.lookup_root = sp.pt.root;
+        in.lookup_root = sp.pt->root;
         ASSERT_EQ(gmmu_pwc_step(p.get(), &in, &out), GMMU_OK);
         EXPECT_FALSE(out.hit_valid);
         in = {};
@@ -264,13 +264,13 @@ TEST(CpwcTest, FullOwnerClaimsFreeBlocksThenLruBlockIsTakenOver)
     EXPECT_FALSE(l2e(p.get(), 1, 1).valid);
     EXPECT_EQ(gmmu_pwc_get_stats(p.get())->evictions, 1u);
     gmmu_pwc_hit h{};
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 1, 5, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 1, 5, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u);
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 0, 3, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 0, 3, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 2u); // gone with block 1
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 0, 2, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 0, 2, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u); // still in block 0
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 0, 1, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 0, 1, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u);
 }
 
@@ -290,9 +290,9 @@ TEST(CpwcTest, OwnBlockReplacesItsLeastRecentlyUsedEntry)
         unsigned kept = repl == GMMU_PWC_REPL_LRU ? 1u : 2u;
         unsigned gone = repl == GMMU_PWC_REPL_LRU ? 2u : 1u;
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 0, kept, 0), &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 0, kept, 0), &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 1u);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(0, 0, gone, 0), &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(0, 0, gone, 0), &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 2u);
     }
 }
@@ -350,7 +350,7 @@ TEST(PwcCycleTest, ResultAppearsExactlyLatencyCyclesLaterAndLookupSeesStateBefor
             gmmu_pwc_cycle_in in = fill_in(sp, va);
             in.lookup_valid = 1;
             in.lookup_va = va;
-            in.lookup_root = sp.pt.root;
+            in.lookup_root = sp.pt->root;
             std::vector<gmmu_pwc_cycle_out> outs;
             for (unsigned cyc = 0; cyc < L + 3; cyc++) {
                 gmmu_pwc_cycle_out out{};
@@ -360,7 +360,7 @@ TEST(PwcCycleTest, ResultAppearsExactlyLatencyCyclesLaterAndLookupSeesStateBefor
                     in = {};
                     in.lookup_valid = 1;
                     in.lookup_va = va;
-                    in.lookup_root = sp.pt.root;
+                    in.lookup_root = sp.pt->root;
                 } else {
                     in = {};
                 }
@@ -370,7 +370,7 @@ TEST(PwcCycleTest, ResultAppearsExactlyLatencyCyclesLaterAndLookupSeesStateBefor
                 EXPECT_EQ(outs[cyc].hit_valid, want) << "cycle " << cyc << " L " << L;
             }
             EXPECT_EQ(outs[L].start_level, 4u); // read before the same-cycle fill
-            EXPECT_EQ(outs[L].table_base, sp.pt.root);
+            EXPECT_EQ(outs[L].table_base, sp.pt->root);
             EXPECT_EQ(outs[L + 1].start_level, 1u);
             EXPECT_EQ(outs[L + 1].table_base, w.table_base[1]);
             EXPECT_EQ(gmmu_pwc_get_stats(p.get())->lookups, 2u);
@@ -395,7 +395,7 @@ TEST(PwcCycleTest, InvalidationSquashesLookupsInFlight)
         in = {};
         in.lookup_valid = 1;
         in.lookup_va = va;
-        in.lookup_root = sp.pt.root;
+        in.lookup_root = sp.pt->root;
         ASSERT_EQ(gmmu_pwc_step(p.get(), &in, &out), GMMU_OK); // cycle 1: lookup (hits)
         in.inv_valid = 1;                                      // cycle 2: lookup + invalidate
         in.inv_all = 0;
@@ -407,7 +407,7 @@ TEST(PwcCycleTest, InvalidationSquashesLookupsInFlight)
         ASSERT_EQ(gmmu_pwc_step(p.get(), &in, &out), GMMU_OK); // cycle 3: cycle-1 lookup
         ASSERT_TRUE(out.hit_valid);
         EXPECT_EQ(out.start_level, 4u);
-        EXPECT_EQ(out.table_base, sp.pt.root);
+        EXPECT_EQ(out.table_base, sp.pt->root);
         ASSERT_EQ(gmmu_pwc_step(p.get(), &in, &out), GMMU_OK); // cycle 4: cycle-2 lookup
         ASSERT_TRUE(out.hit_valid);
         EXPECT_EQ(out.start_level, 4u);
@@ -527,7 +527,7 @@ TEST(PwcCycleTest, CycleStreamMatchesFunctionalCallsAndRealWalks)
             if (!draining && rng() % 10 < 7) {
                 in.lookup_valid = 1;
                 in.lookup_va = pick() | (rng() & 0xFF8);
-                in.lookup_root = sp.pt.root;
+                in.lookup_root = sp.pt->root;
             }
             gmmu_pwc_cycle_out out{};
             ASSERT_EQ(gmmu_pwc_step(ps.get(), &in, &out), GMMU_OK);
@@ -570,7 +570,7 @@ TEST(PwcCycleTest, CycleStreamMatchesFunctionalCallsAndRealWalks)
                     gmmu_pwc_invalidate_range(pf.get(), in.inv_lo, in.inv_hi);
                 for (Pending &e : pend) {
                     e.start = 4;
-                    e.base = sp.pt.root;
+                    e.base = sp.pt->root;
                 }
             }
         }

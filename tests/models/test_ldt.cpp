@@ -26,22 +26,24 @@ gmmu_ldt_config lcfg(uint32_t entries, uint32_t ways, uint32_t cus, uint32_t tag
 }
 
 struct Ldt {
-    gmmu_ldt l{};
+    gmmu_ldt *l = nullptr;
     explicit Ldt(const gmmu_ldt_config &c)
     {
         gmmu_error err{};
-        EXPECT_EQ(gmmu_ldt_init(&l, &c, &err), GMMU_OK) << err.field << ": " << err.msg;
+        EXPECT_EQ(gmmu_ldt_create(&c, &l, &err), GMMU_OK) << err.field << ": " << err.msg;
     }
-    ~Ldt() { gmmu_ldt_destroy(&l); }
+    ~Ldt() { gmmu_ldt_destroy(l); }
+    Ldt(const Ldt &) = delete;
+    Ldt &operator=(const Ldt &) = delete;
     void touch(uint64_t vpn, uint32_t cu, uint16_t asid = 0)
     {
-        EXPECT_EQ(gmmu_ldt_update(&l, asid, vpn, cu, nullptr), GMMU_OK);
+        EXPECT_EQ(gmmu_ldt_update(l, asid, vpn, cu, nullptr), GMMU_OK);
     }
     std::vector<uint32_t> evict(uint64_t vpn, uint16_t asid = 0)
     {
-        std::vector<uint32_t> cus(l.cfg.cus);
+        std::vector<uint32_t> cus(l->cfg.cus);
         uint32_t n = 99;
-        EXPECT_EQ(gmmu_ldt_on_evict(&l, asid, vpn, cus.data(), l.cfg.cus, &n, nullptr), GMMU_OK);
+        EXPECT_EQ(gmmu_ldt_on_evict(l, asid, vpn, cus.data(), l->cfg.cus, &n, nullptr), GMMU_OK);
         cus.resize(n);
         return cus;
     }
@@ -64,8 +66,9 @@ TEST(LdtTest, ConfigValidationNamesTheBadField)
     auto c = lcfg(64, 4, 64);
     c.update_cycles = 2000000;
     EXPECT_EQ(bad_field(c), "update_cycles");
-    gmmu_ldt l{};
-    EXPECT_EQ(gmmu_ldt_init(&l, nullptr, nullptr), GMMU_EINVAL);
+    gmmu_ldt *l = nullptr;
+    EXPECT_EQ(gmmu_ldt_create(nullptr, &l, nullptr), GMMU_EINVAL);
+    EXPECT_EQ(l, nullptr);
 }
 
 TEST(LdtTest, EveryL1AccessAddsItsCuToThePageBitmap)
@@ -74,11 +77,11 @@ TEST(LdtTest, EveryL1AccessAddsItsCuToThePageBitmap)
     for (uint32_t cu : {3u, 0u, 63u, 64u, 99u, 3u})
         t.touch(0x1234, cu);
     EXPECT_EQ(t.evict(0x1234), (std::vector<uint32_t>{0, 3, 63, 64, 99}));
-    EXPECT_EQ(t.l.st.updates, 6u);
-    EXPECT_EQ(t.l.st.update_hits, 5u);
-    EXPECT_EQ(t.l.st.allocations, 1u);
-    EXPECT_EQ(t.l.st.pushes, 5u);
-    EXPECT_EQ(t.l.st.lookup_hits, 1u);
+    EXPECT_EQ(t.l->st.updates, 6u);
+    EXPECT_EQ(t.l->st.update_hits, 5u);
+    EXPECT_EQ(t.l->st.allocations, 1u);
+    EXPECT_EQ(t.l->st.pushes, 5u);
+    EXPECT_EQ(t.l->st.lookup_hits, 1u);
     // The entry stays after the eviction lookup.
     EXPECT_EQ(t.evict(0x1234).size(), 5u);
     // Pages and address spaces are tracked apart.
@@ -86,7 +89,7 @@ TEST(LdtTest, EveryL1AccessAddsItsCuToThePageBitmap)
     t.touch(0x1234, 8, 1);
     EXPECT_EQ(t.evict(0x1235), (std::vector<uint32_t>{7}));
     EXPECT_EQ(t.evict(0x1234, 1), (std::vector<uint32_t>{8}));
-    EXPECT_EQ(gmmu_ldt_update(&t.l, 0, 1, 100, nullptr), GMMU_EINVAL); // CU out of range
+    EXPECT_EQ(gmmu_ldt_update(t.l, 0, 1, 100, nullptr), GMMU_EINVAL); // CU out of range
 }
 
 TEST(LdtTest, EvictionOfAnUntrackedPagePushesNothing)
@@ -95,12 +98,12 @@ TEST(LdtTest, EvictionOfAnUntrackedPagePushesNothing)
     t.touch(5, 1);
     uint32_t cycles = 0, n = 9;
     std::vector<uint32_t> cus(8);
-    EXPECT_EQ(gmmu_ldt_on_evict(&t.l, 0, 6, cus.data(), 8, &n, &cycles), GMMU_OK);
+    EXPECT_EQ(gmmu_ldt_on_evict(t.l, 0, 6, cus.data(), 8, &n, &cycles), GMMU_OK);
     EXPECT_EQ(n, 0u);
     EXPECT_EQ(cycles, 3u);
-    EXPECT_EQ(t.l.st.lookups, 1u);
-    EXPECT_EQ(t.l.st.lookup_hits, 0u);
-    EXPECT_EQ(gmmu_ldt_on_evict(&t.l, 0, 5, cus.data(), 7, &n, nullptr), GMMU_EINVAL); // cap < cus
+    EXPECT_EQ(t.l->st.lookups, 1u);
+    EXPECT_EQ(t.l->st.lookup_hits, 0u);
+    EXPECT_EQ(gmmu_ldt_on_evict(t.l, 0, 5, cus.data(), 7, &n, nullptr), GMMU_EINVAL); // cap < cus
 }
 
 TEST(LdtTest, LruReplacementForgetsTheLeastRecentPage)
@@ -110,7 +113,7 @@ TEST(LdtTest, LruReplacementForgetsTheLeastRecentPage)
         t.touch(100 + p, uint32_t(p));
     t.touch(100, 5); // page 100 becomes most recent
     t.touch(200, 6); // replaces page 101
-    EXPECT_EQ(t.l.st.replacements, 1u);
+    EXPECT_EQ(t.l->st.replacements, 1u);
     EXPECT_TRUE(t.evict(101).empty());
     EXPECT_EQ(t.evict(100), (std::vector<uint32_t>{0, 5}));
     EXPECT_EQ(t.evict(200), (std::vector<uint32_t>{6}));
@@ -132,12 +135,12 @@ TEST(LdtTest, HashedTagsAliasAndAreCounted)
             other = v;
     ASSERT_NE(other, 0u);
     EXPECT_EQ(narrow.evict(other), (std::vector<uint32_t>{2}));
-    EXPECT_GE(narrow.l.st.alias_hits, 1u);
+    EXPECT_GE(narrow.l->st.alias_hits, 1u);
 
     Ldt wide(lcfg(1, 1, 8, 32));
     wide.touch(0xA, 2);
     EXPECT_TRUE(wide.evict(other).empty());
-    EXPECT_EQ(wide.l.st.alias_hits, 0u);
+    EXPECT_EQ(wide.l->st.alias_hits, 0u);
 }
 
 TEST(LdtTest, SharersExcludeSelfAndChangeNothing)
@@ -146,14 +149,14 @@ TEST(LdtTest, SharersExcludeSelfAndChangeNothing)
     t.touch(9, 1);
     t.touch(9, 2);
     t.touch(9, 5);
-    const gmmu_ldt_stats before = t.l.st;
+    const gmmu_ldt_stats before = t.l->st;
     std::vector<uint32_t> cus(8);
     uint32_t n = 0;
-    ASSERT_EQ(gmmu_ldt_sharers(&t.l, 0, 9, 2, cus.data(), 8, &n), GMMU_OK);
+    ASSERT_EQ(gmmu_ldt_sharers(t.l, 0, 9, 2, cus.data(), 8, &n), GMMU_OK);
     cus.resize(n);
     EXPECT_EQ(cus, (std::vector<uint32_t>{1, 5}));
-    EXPECT_EQ(std::memcmp(&before, &t.l.st, sizeof before), 0);
-    gmmu_ldt_clear(&t.l);
+    EXPECT_EQ(std::memcmp(&before, &t.l->st, sizeof before), 0);
+    gmmu_ldt_clear(t.l);
     EXPECT_TRUE(t.evict(9).empty());
 }
 
@@ -225,7 +228,7 @@ TEST(LdtTest, PushAfterL2EvictionTurnsAPeerL1MissIntoAHit)
         bool hit = m.access(1, P);
         EXPECT_EQ(hit, on);
         if (on) {
-            EXPECT_EQ(m.ldt.l.st.pushes, 2u);
+            EXPECT_EQ(m.ldt.l->st.pushes, 2u);
             EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_fills, 1u);
             EXPECT_EQ(gmmu_tlb_stats_of(m.l1[0])->prefetch_redundant, 1u); // CU0 still had P
             EXPECT_EQ(gmmu_tlb_stats_of(m.l1[1])->prefetch_hits, 1u);      // used before eviction

@@ -8,21 +8,22 @@ namespace {
 
 struct PageTableTest : ::testing::Test {
     TestMem mem;
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr;
     gmmu_mem_ops ops{};
     void SetUp() override
     {
         ops = mem.ops();
-        ASSERT_EQ(gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_create(&ops, &TestMem::alloc, &mem, &pt, nullptr), GMMU_OK);
     }
+    void TearDown() override { gmmu_pt_destroy(pt); }
 };
 
 TEST_F(PageTableTest, Maps4KPageAndWalksWithFourReads)
 {
     const uint64_t va = 0x7F72B010F1F0ull & ~0xFFFull;
-    ASSERT_EQ(gmmu_pt_map(&pt, va, 0x40000000ull, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, va, 0x40000000ull, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, va | 0x1F0, GMMU_ACC_USER, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va | 0x1F0, GMMU_ACC_USER, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
     EXPECT_EQ(r.pa, 0x400001F0ull);
     EXPECT_EQ(r.page_shift, 12u);
@@ -33,21 +34,21 @@ TEST_F(PageTableTest, Maps4KPageAndWalksWithFourReads)
         EXPECT_EQ(r.read_level[i], level);
         EXPECT_EQ(r.read_pa[i], r.table_base[level] + 8ull * gmmu_va_index(va, level));
     }
-    EXPECT_EQ(r.table_base[4], pt.root);
-    EXPECT_EQ(pt.table_pages, 4u);
+    EXPECT_EQ(r.table_base[4], pt->root);
+    EXPECT_EQ(pt->table_pages, 4u);
 }
 
 TEST_F(PageTableTest, LargePagesStopTheWalkEarly)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x40000000ull, 0x80000000ull, 30, GMMU_MAP_U, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x200000ull, 0x600000ull, 21, GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x40000000ull, 0x80000000ull, 30, GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x200000ull, 0x600000ull, 21, GMMU_MAP_U, nullptr), GMMU_OK);
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x40000000ull + 0x12345678ull, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x40000000ull + 0x12345678ull, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
     EXPECT_EQ(r.nreads, 2u);
     EXPECT_EQ(r.page_shift, 30u);
     EXPECT_EQ(r.pa, 0x80000000ull + 0x12345678ull);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x2ABCDEull, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x2ABCDEull, 0, &r), GMMU_OK);
     EXPECT_EQ(r.nreads, 3u);
     EXPECT_EQ(r.page_shift, 21u);
     EXPECT_EQ(r.pa, 0x6ABCDEull);
@@ -57,46 +58,46 @@ TEST_F(PageTableTest, LargePagesStopTheWalkEarly)
 TEST_F(PageTableTest, UnmappedAndNonCanonicalAreFaultsNotErrors)
 {
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x1000, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x1000, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NOT_PRESENT);
     EXPECT_EQ(r.fault_level, 4u);
     EXPECT_EQ(r.nreads, 1u);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x0000800000000000ull, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x0000800000000000ull, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONCANONICAL);
     EXPECT_EQ(r.nreads, 0u);
     // Upper-half canonical addresses are fine to map.
-    ASSERT_EQ(gmmu_pt_map(&pt, 0xFFFF800000000000ull, 0x1000000, 12, 0, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0xFFFF800000000008ull, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0xFFFF800000000000ull, 0x1000000, 12, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0xFFFF800000000008ull, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
     EXPECT_EQ(r.pa, 0x1000008ull);
 }
 
 TEST_F(PageTableTest, PermissionBitsAreEnforced)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, 0, nullptr), GMMU_OK); // read-only, supervisor
+    ASSERT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 12, 0, nullptr), GMMU_OK); // read-only, supervisor
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x10000, GMMU_ACC_WRITE, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x10000, GMMU_ACC_WRITE, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_WRITE);
     EXPECT_EQ(r.fault_level, 1u);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x10000, GMMU_ACC_USER, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x10000, GMMU_ACC_USER, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_USER);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x10000, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x10000, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
 }
 
 TEST_F(PageTableTest, WalkerSetsAccessedAndDirty)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x10000, GMMU_ACC_SET_AD, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x10000, GMMU_ACC_SET_AD, &r), GMMU_OK);
     uint64_t leaf = 0;
     TestMem::read64(&mem, r.read_pa[3], &leaf);
     EXPECT_TRUE(leaf & GMMU_PTE_A);
     EXPECT_FALSE(leaf & GMMU_PTE_D);
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x10000, GMMU_ACC_SET_AD | GMMU_ACC_WRITE, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x10000, GMMU_ACC_SET_AD | GMMU_ACC_WRITE, &r), GMMU_OK);
     TestMem::read64(&mem, r.read_pa[3], &leaf);
     EXPECT_TRUE(leaf & GMMU_PTE_D);
-    ASSERT_EQ(gmmu_pt_update_leaf(&pt, 0x10000, 0, GMMU_PTE_A | GMMU_PTE_D), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_update_leaf(pt, 0x10000, 0, GMMU_PTE_A | GMMU_PTE_D), GMMU_OK);
     TestMem::read64(&mem, r.read_pa[3], &leaf);
     EXPECT_FALSE(leaf & (GMMU_PTE_A | GMMU_PTE_D));
 }
@@ -104,38 +105,40 @@ TEST_F(PageTableTest, WalkerSetsAccessedAndDirty)
 TEST_F(PageTableTest, BadArgumentsNameTheField)
 {
     gmmu_error err{};
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x10001000, 0x20000, 21, 0, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x10001000, 0x20000, 21, 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "va");
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 13, 0, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 13, 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "page_shift");
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x0000800000000000ull, 0x20000, 12, 0, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x0000800000000000ull, 0x20000, 12, 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "va");
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, GMMU_PTE_PS, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 12, GMMU_PTE_PS, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "flags");
-    EXPECT_EQ(gmmu_pt_init(&pt, nullptr, &TestMem::alloc, &mem, &err), GMMU_EINVAL);
+    gmmu_pt *bad = nullptr;
+    EXPECT_EQ(gmmu_pt_create(nullptr, &TestMem::alloc, &mem, &bad, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "mem");
+    EXPECT_EQ(bad, nullptr);
 }
 
 TEST_F(PageTableTest, DoubleMapAndOverlapAreRefused)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x200000, 0x200000, 21, 0, nullptr), GMMU_OK);
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x201000, 0x300000, 12, 0, nullptr), GMMU_EEXIST);
-    EXPECT_EQ(gmmu_pt_map(&pt, 0x200000, 0x400000, 21, 0, nullptr), GMMU_EEXIST);
-    ASSERT_EQ(gmmu_pt_unmap(&pt, 0x200123), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x200000, 0x200000, 21, 0, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x201000, 0x300000, 12, 0, nullptr), GMMU_EEXIST);
+    EXPECT_EQ(gmmu_pt_map(pt, 0x200000, 0x400000, 21, 0, nullptr), GMMU_EEXIST);
+    ASSERT_EQ(gmmu_pt_unmap(pt, 0x200123), GMMU_OK);
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&ops, pt.root, 0x200000, 0, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x200000, 0, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NOT_PRESENT);
     EXPECT_EQ(r.fault_level, 2u);
 }
 
 TEST_F(PageTableTest, MemoryErrorIsReportedNotCrashed)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x10000, 0x20000, 12, 0, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 12, 0, nullptr), GMMU_OK);
     mem.fail_reads = true;
     gmmu_walk_result r;
-    EXPECT_EQ(gmmu_walk(&ops, pt.root, 0x10000, 0, &r), GMMU_EMEM);
-    EXPECT_EQ(gmmu_walk(nullptr, pt.root, 0x10000, 0, &r), GMMU_EINVAL);
-    EXPECT_EQ(gmmu_walk_from(&ops, pt.root, 5, 0x10000, 0, &r), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_walk(&ops, pt->root, 0x10000, 0, &r), GMMU_EMEM);
+    EXPECT_EQ(gmmu_walk(nullptr, pt->root, 0x10000, 0, &r), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_walk_from(&ops, pt->root, 5, 0x10000, 0, &r), GMMU_EINVAL);
 }
 
 TEST_F(PageTableTest, RandomMappingsWalkToWhatWasMapped)
@@ -147,13 +150,13 @@ TEST_F(PageTableTest, RandomMappingsWalkToWhatWasMapped)
         uint64_t vpn = rng() & ((1ull << 35) - 1);
         if (want.count(vpn))
             continue;
-        ASSERT_EQ(gmmu_pt_map(&pt, vpn << 12, next_pa, 12, GMMU_MAP_U, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_map(pt, vpn << 12, next_pa, 12, GMMU_MAP_U, nullptr), GMMU_OK);
         want[vpn] = next_pa;
         next_pa += 4096;
     }
     for (auto &kv : want) {
         gmmu_walk_result r;
-        ASSERT_EQ(gmmu_walk(&ops, pt.root, (kv.first << 12) | 0x88, GMMU_ACC_USER, &r), GMMU_OK);
+        ASSERT_EQ(gmmu_walk(&ops, pt->root, (kv.first << 12) | 0x88, GMMU_ACC_USER, &r), GMMU_OK);
         ASSERT_EQ(r.fault, GMMU_FAULT_NONE);
         ASSERT_EQ(r.pa, kv.second | 0x88);
     }
@@ -164,26 +167,26 @@ TEST_F(PageTableTest, RandomMappingsWalkToWhatWasMapped)
 TEST_F(PageTableTest, SetFrameMovesAPageAndKeepsItsFlags)
 {
     const uint64_t va = 0x7f00'0020'0000ull;
-    ASSERT_EQ(gmmu_pt_map(&pt, va, 0x4000'0000, 21, GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_CONTIG(2),
+    ASSERT_EQ(gmmu_pt_map(pt, va, 0x4000'0000, 21, GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_CONTIG(2),
                           nullptr),
               GMMU_OK);
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x1000, 0x9000, 12, GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x1000, 0x9000, 12, GMMU_MAP_U, nullptr), GMMU_OK);
     // Not present while it moves; the frame still changes.
-    ASSERT_EQ(gmmu_pt_update_leaf(&pt, va, 0, GMMU_PTE_P), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_update_leaf(pt, va, 0, GMMU_PTE_P), GMMU_OK);
     unsigned shift = 0;
-    EXPECT_EQ(gmmu_pt_set_frame(&pt, va + 0x1234, 0x1000, &shift), GMMU_EINVAL) << "not 2 MiB aligned";
-    ASSERT_EQ(gmmu_pt_set_frame(&pt, va + 0x1234, 0x8000'0000, &shift), GMMU_OK);
+    EXPECT_EQ(gmmu_pt_set_frame(pt, va + 0x1234, 0x1000, &shift), GMMU_EINVAL) << "not 2 MiB aligned";
+    ASSERT_EQ(gmmu_pt_set_frame(pt, va + 0x1234, 0x8000'0000, &shift), GMMU_OK);
     EXPECT_EQ(shift, 21u);
-    ASSERT_EQ(gmmu_pt_update_leaf(&pt, va, GMMU_PTE_P, 0), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_update_leaf(pt, va, GMMU_PTE_P, 0), GMMU_OK);
     gmmu_walk_result r;
-    ASSERT_EQ(gmmu_walk(&pt.mem, pt.root, va + 0x1234, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&pt->mem, pt->root, va + 0x1234, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
     EXPECT_EQ(r.pa, 0x8000'1234ull);
     EXPECT_EQ(r.page_shift, 21u);
     EXPECT_EQ(r.pte & GMMU_PTE_CONTIG_MASK, uint64_t(GMMU_MAP_CONTIG(2))) << "flags kept";
-    ASSERT_EQ(gmmu_pt_set_frame(&pt, 0x1abc, 0xa000, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_walk(&pt.mem, pt.root, 0x1abc, GMMU_ACC_USER, &r), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_set_frame(pt, 0x1abc, 0xa000, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_walk(&pt->mem, pt->root, 0x1abc, GMMU_ACC_USER, &r), GMMU_OK);
     EXPECT_EQ(r.pa, 0xaabcull);
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
-    EXPECT_EQ(gmmu_pt_set_frame(&pt, 0x5000, 0xa000, nullptr), GMMU_EFAULT) << "nothing mapped";
+    EXPECT_EQ(gmmu_pt_set_frame(pt, 0x5000, 0xa000, nullptr), GMMU_EFAULT) << "nothing mapped";
 }

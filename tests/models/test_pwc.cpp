@@ -202,13 +202,13 @@ TEST(PwcTest, MissReturnsRootThenHitSkipsThreeReads)
         ASSERT_EQ(sp.map(va), GMMU_OK);
         auto p = make_pwc(cfg_of(k));
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 4u);
-        EXPECT_EQ(h.table_base, sp.pt.root);
+        EXPECT_EQ(h.table_base, sp.pt->root);
         EXPECT_EQ(h.reads_left, 4u);
         gmmu_walk_result w = sp.walk(va);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va, &w), GMMU_OK);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va + 0x1000 * 3, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va + 0x1000 * 3, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 1u) << gmmu_pwc_kind_name(k);
         EXPECT_EQ(h.table_base, w.table_base[1]);
         EXPECT_EQ(h.reads_left, 1u);
@@ -237,9 +237,9 @@ TEST(PwcTest, NoneKindAlwaysWalksFromTheRoot)
     gmmu_walk_result w = sp.walk(va);
     ASSERT_EQ(gmmu_pwc_fill(p.get(), va, &w), GMMU_OK);
     gmmu_pwc_hit h{};
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 4u);
-    EXPECT_EQ(h.table_base, sp.pt.root);
+    EXPECT_EQ(h.table_base, sp.pt->root);
     EXPECT_EQ(h.cycles, 0u);
     EXPECT_EQ(gmmu_pwc_bits(p.get()), 0u);
     gmmu_pwc_cycle_in in{};
@@ -260,7 +260,7 @@ TEST(PwcTest, LargePagesCacheOnlyTablesAWalkReuses)
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va2m, &w), GMMU_OK);
         gmmu_pwc_hit h{};
         // Another address in the same 2 MiB page: start at the PD (1 read).
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va2m + 0x12345, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va2m + 0x12345, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 2u) << gmmu_pwc_kind_name(k);
         EXPECT_EQ(h.table_base, w.table_base[2]);
         gmmu_walk_result rest = sp.walk_from(h.table_base, h.start_level, va2m + 0x12345);
@@ -270,7 +270,7 @@ TEST(PwcTest, LargePagesCacheOnlyTablesAWalkReuses)
         gmmu_walk_result g = sp.walk(va1g);
         ASSERT_EQ(g.page_shift, 30u);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va1g, &g), GMMU_OK);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va1g + 0x3456789, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va1g + 0x3456789, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 3u) << gmmu_pwc_kind_name(k);
         EXPECT_EQ(h.table_base, g.table_base[3]);
     }
@@ -289,7 +289,7 @@ TEST(PwcTest, FaultingWalksCacheOnlyTheTablesTheyReached)
         ASSERT_EQ(w.fault_level, 1u);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va_pte, &w), GMMU_OK);
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_pte, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_pte, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 1u);
         EXPECT_EQ(h.table_base, w.table_base[1]);
         // PDE not present: nothing below the PD may be cached.
@@ -297,12 +297,12 @@ TEST(PwcTest, FaultingWalksCacheOnlyTheTablesTheyReached)
         w = sp.walk(va_pde);
         ASSERT_EQ(w.fault_level, 2u);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va_pde, &w), GMMU_OK);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_pde, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_pde, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 2u) << gmmu_pwc_kind_name(k);
         // Non-canonical: nothing cached, never a hit.
         w = sp.walk(0x0000800000000000ull);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), 0x0000800000000000ull, &w), GMMU_OK);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, 0x0000800000000000ull | (va_pte & 0x7FFFFFFFFFFFull), &h),
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, 0x0000800000000000ull | (va_pte & 0x7FFFFFFFFFFFull), &h),
                   GMMU_OK);
         EXPECT_EQ(h.start_level, 4u);
     }
@@ -321,12 +321,12 @@ TEST(PwcTest, PartialHitFillCompletesThePathFromOwnEntries)
         gmmu_walk_result w = sp.walk(a);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), a, &w), GMMU_OK);
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, b, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, b, &h), GMMU_OK);
         ASSERT_EQ(h.start_level, 2u);
         gmmu_walk_result wb = sp.walk_from(h.table_base, 2, b);
         EXPECT_EQ(wb.nreads, 2u);
         ASSERT_EQ(gmmu_pwc_fill(p.get(), b, &wb), GMMU_OK);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, b, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, b, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 1u) << gmmu_pwc_kind_name(k);
         EXPECT_EQ(h.table_base, wb.table_base[1]);
     }
@@ -344,16 +344,16 @@ TEST(UptcTest, ProbesAreSequentialAndStopAtTheFirstMiss)
     gmmu_walk_result w = sp.walk(a);
     ASSERT_EQ(gmmu_pwc_fill(p.get(), a, &w), GMMU_OK);
     gmmu_pwc_hit h{};
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, a, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, a, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u);
     EXPECT_EQ(h.cycles, 6u); // 3 probes
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, b, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, b, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 2u);
     EXPECT_EQ(h.cycles, 6u); // L4 hit, L3 hit, L2 probe misses
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, c, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, c, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 3u);
     EXPECT_EQ(h.cycles, 4u); // L4 hit, L3 probe misses
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(2, 2, 3, 4), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(2, 2, 3, 4), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 4u);
     EXPECT_EQ(h.cycles, 2u); // the first probe misses
     // One entry per (table, index): 3 entries for the path, none repeated.
@@ -384,7 +384,7 @@ TEST(StcTest, StoresAreIndependentAndTheDeepestHitWins)
     EXPECT_EQ(v.tag, 5u);
     // a's L4-store entry is gone, its L4+L3+L2 entry is not and still wins.
     gmmu_pwc_hit h{};
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, a, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, a, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u);
     EXPECT_EQ(h.table_base, sp.walk(a).table_base[1]);
     EXPECT_EQ(gmmu_pwc_get_stats(p.get())->evictions, 1u);
@@ -403,7 +403,7 @@ TEST(PwcInvalidateTest, AllDropsEverything)
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va, &w), GMMU_OK);
         gmmu_pwc_invalidate_all(p.get());
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 4u) << gmmu_pwc_kind_name(k);
         EXPECT_EQ(gmmu_pwc_get_stats(p.get())->invalidations, 1u);
         EXPECT_EQ(gmmu_pwc_get_stats(p.get())->entries_invalidated, k == GMMU_PWC_TPC ? 1u : 3u);
@@ -426,16 +426,16 @@ TEST(PwcInvalidateTest, RangeDropsEntriesCoveringItAndKeepsOthers)
         // L4+L3 and L4+L3+L2 entries).
         gmmu_pwc_invalidate_range(p.get(), in, in + 0xFFF);
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, in, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, in, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 4u) << gmmu_pwc_kind_name(k);
         // Another L4 index is untouched, except in the UPTC (no VA in its tags:
         // a range invalidation flushes it).
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, far, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, far, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, k == GMMU_PWC_UPTC ? 4u : 1u) << gmmu_pwc_kind_name(k);
         // Same L4/L3, other 2 MiB region: only the STC keeps a separate
         // full-prefix entry; TPC entries and CPWC L2 entries hang on the
         // dropped L4 prefix.
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, near, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, near, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, k == GMMU_PWC_STC ? 1u : 4u) << gmmu_pwc_kind_name(k);
     }
 }
@@ -454,13 +454,13 @@ TEST(PwcInvalidateTest, RangeInUpperHalfAndAcrossTheHole)
         }
         gmmu_pwc_hit h{};
         gmmu_pwc_invalidate_range(p.get(), hi, hi);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, hi, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, hi, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 4u);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, lo, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, lo, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 1u);
         // lo > hi on bits 47:0 (range across the canonical hole): flush all.
         gmmu_pwc_invalidate_range(p.get(), 0xFFFF800000000000ull, 0x1000);
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, lo, &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, lo, &h), GMMU_OK);
         EXPECT_EQ(h.start_level, 4u);
     }
 }
@@ -480,15 +480,15 @@ TEST(PwcInvalidateTest, RepointedTableIsNeverReturnedAfterInvalidation)
             ASSERT_EQ(gmmu_pwc_fill(p.get(), va, &w), GMMU_OK);
             ASSERT_TRUE(sp.repoint(va, level));
             gmmu_pwc_hit h{};
-            ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va, &h), GMMU_OK);
+            ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va, &h), GMMU_OK);
             ASSERT_EQ(h.start_level, 1u); // stale until invalidated: the caller's duty
             unsigned shift = 12 + 9 * (level - 1);
             uint64_t lo = va & ~((1ull << shift) - 1);
             gmmu_pwc_invalidate_range(p.get(), lo, lo + (1ull << shift) - 1);
             gmmu_walk_result now = sp.walk(va);
-            ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va, &h), GMMU_OK);
+            ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va, &h), GMMU_OK);
             EXPECT_GE(h.start_level, level) << gmmu_pwc_kind_name(k) << " level " << level;
-            EXPECT_EQ(h.table_base, h.start_level == 4 ? sp.pt.root : now.table_base[h.start_level]);
+            EXPECT_EQ(h.table_base, h.start_level == 4 ? sp.pt->root : now.table_base[h.start_level]);
             gmmu_walk_result rest = sp.walk_from(h.table_base, h.start_level, va);
             EXPECT_EQ(rest.fault, GMMU_FAULT_NONE);
             EXPECT_EQ(rest.pa, now.pa);
@@ -576,7 +576,7 @@ struct CheckResult {
             last = (last + rs.vas.size() + rng() % 9 - 4) % rs.vas.size();
         uint64_t va = rs.vas[last] | ((rng() % 512) * 8);
         gmmu_pwc_hit h{};
-        if (gmmu_pwc_lookup(p, sp.pt.root, va, &h) != GMMU_OK)
+        if (gmmu_pwc_lookup(p, sp.pt->root, va, &h) != GMMU_OK)
             return ::testing::AssertionFailure() << "lookup failed";
         gmmu_walk_result full = sp.walk(va);
         res.lookups++;
@@ -588,7 +588,7 @@ struct CheckResult {
                        << std::dec << h.start_level << " base 0x" << std::hex << h.table_base
                        << ", full walk base 0x" << full.table_base[h.start_level] << std::dec
                        << " (deepest level " << deepest_level(full) << ")";
-        } else if (h.table_base != sp.pt.root) {
+        } else if (h.table_base != sp.pt->root) {
             return ::testing::AssertionFailure() << "miss did not return the root";
         }
         if (h.reads_left != h.start_level)

@@ -172,9 +172,12 @@ struct Env {
 
 struct SmRun {
     Env env;
-    gmmu_sm sm{};
+    gmmu_sm *sm = nullptr;
     uint64_t end = 0;
-    ~SmRun() { gmmu_sm_destroy(&sm); }
+    SmRun() = default;
+    ~SmRun() { gmmu_sm_destroy(sm); }
+    SmRun(const SmRun &) = delete;
+    SmRun &operator=(const SmRun &) = delete;
 };
 
 std::unique_ptr<gmmu_kernel> kernel(const char *name, uint32_t grid = 0, uint32_t iters = 0)
@@ -200,9 +203,9 @@ void run(SmRun &r, const gmmu_sm_config &c, const gmmu_kernel *k)
     r.env.grid = k->grid_blocks;
     gmmu_error err{};
     gmmu_sm_env e = r.env.env();
-    ASSERT_EQ(gmmu_sm_init(&r.sm, &c, &e, &err), GMMU_OK) << err.field << ": " << err.msg;
-    ASSERT_EQ(gmmu_sm_launch(&r.sm, k, 0, &err), GMMU_OK) << err.field << ": " << err.msg;
-    ASSERT_EQ(gmmu_sm_run(&r.sm, 1ull << 34, &r.end), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK) << err.field << ": " << err.msg;
+    ASSERT_EQ(gmmu_sm_launch(r.sm, k, 0, &err), GMMU_OK) << err.field << ": " << err.msg;
+    ASSERT_EQ(gmmu_sm_run(r.sm, 1ull << 34, &r.end), GMMU_OK);
     ASSERT_EQ(r.env.regs.size(), k->grid_blocks);
 }
 
@@ -293,9 +296,9 @@ TEST(SmIssueTest, BadConfigsNameTheField)
         EXPECT_STREQ(err.field, bc.field);
         Env e;
         gmmu_sm_env env = e.env();
-        gmmu_sm sm{};
+        gmmu_sm *sm = nullptr;
         gmmu_error err2{};
-        EXPECT_EQ(gmmu_sm_init(&sm, &c, &env, &err2), GMMU_EINVAL);
+        EXPECT_EQ(gmmu_sm_create(&c, &env, &sm, &err2), GMMU_EINVAL);
         EXPECT_STREQ(err2.field, bc.field);
     }
 }
@@ -308,18 +311,18 @@ TEST(SmIssueTest, LogTooSmallForOccupancyIsRejectedAtLaunch)
     Env e;
     e.grid = 16;
     gmmu_sm_env env = e.env();
-    gmmu_sm sm{};
+    gmmu_sm *sm = nullptr;
     gmmu_error err{};
-    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK);
-    EXPECT_EQ(gmmu_sm_launch(&sm, k.get(), 0, &err), GMMU_EINVAL);
+    ASSERT_EQ(gmmu_sm_create(&c, &env, &sm, &err), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_launch(sm, k.get(), 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "oplog_bytes");
-    gmmu_sm_destroy(&sm);
+    gmmu_sm_destroy(sm);
     c.oplog_bytes = 8192;
-    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK);
-    EXPECT_EQ(gmmu_sm_launch(&sm, k.get(), 0, &err), GMMU_OK);
-    EXPECT_EQ(sm.st.resident_blocks, 16u);
-    EXPECT_EQ(sm.st.oplog_partition_bytes, 512u);
-    gmmu_sm_destroy(&sm);
+    ASSERT_EQ(gmmu_sm_create(&c, &env, &sm, &err), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_launch(sm, k.get(), 0, &err), GMMU_OK);
+    EXPECT_EQ(sm->st.resident_blocks, 16u);
+    EXPECT_EQ(sm->st.oplog_partition_bytes, 512u);
+    gmmu_sm_destroy(sm);
 }
 
 TEST(SmIssueTest, OccupancyFollowsRegistersWarpsAndSharedMemory)
@@ -357,8 +360,8 @@ TEST(SmIssueTest, KernelBuilderAndEnvErrorsNameTheField)
     Env e;
     gmmu_sm_env env = e.env();
     env.translate = nullptr;
-    gmmu_sm sm{};
-    EXPECT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_EINVAL);
+    gmmu_sm *sm = nullptr;
+    EXPECT_EQ(gmmu_sm_create(&c, &env, &sm, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "env");
 }
 
@@ -369,18 +372,18 @@ TEST(SmIssueTest, StepRejectsTimeGoingBackwards)
     e.grid = 1;
     gmmu_sm_env env = e.env();
     gmmu_sm_config c = cfg_for(GMMU_SCHEME_REPLAY_QUEUE);
-    gmmu_sm sm{};
-    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_sm_launch(&sm, k.get(), 100, nullptr), GMMU_OK);
-    EXPECT_EQ(gmmu_sm_step(&sm, 50), GMMU_EINVAL);
-    EXPECT_EQ(gmmu_sm_step(&sm, 100), GMMU_OK);
-    EXPECT_GT(gmmu_sm_next_cycle(&sm), 100u);
-    EXPECT_FALSE(gmmu_sm_done(&sm));
+    gmmu_sm *sm = nullptr;
+    ASSERT_EQ(gmmu_sm_create(&c, &env, &sm, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(sm, k.get(), 100, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_step(sm, 50), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_sm_step(sm, 100), GMMU_OK);
+    EXPECT_GT(gmmu_sm_next_cycle(sm), 100u);
+    EXPECT_FALSE(gmmu_sm_done(sm));
     uint64_t end = 0;
-    EXPECT_EQ(gmmu_sm_run(&sm, 1ull << 30, &end), GMMU_OK);
-    EXPECT_TRUE(gmmu_sm_done(&sm));
-    EXPECT_EQ(gmmu_sm_next_cycle(&sm), UINT64_MAX);
-    gmmu_sm_destroy(&sm);
+    EXPECT_EQ(gmmu_sm_run(sm, 1ull << 30, &end), GMMU_OK);
+    EXPECT_TRUE(gmmu_sm_done(sm));
+    EXPECT_EQ(gmmu_sm_next_cycle(sm), UINT64_MAX);
+    gmmu_sm_destroy(sm);
 }
 
 // ---- mechanics ----------------------------------------------------------------
@@ -415,7 +418,7 @@ TEST(SmIssueTest, WdCommitBlocksFetchUntilCommitAndLastcheckUntilTlbCheck)
             EXPECT_LT(add_issue, ld_check); // baseline: no barrier
         } else if (s == GMMU_SCHEME_WD_COMMIT) {
             EXPECT_GE(add_issue, ld_commit);
-            EXPECT_GT(r.sm.st.stall_wd, 0u);
+            EXPECT_GT(r.sm->st.stall_wd, 0u);
         } else {
             EXPECT_GE(add_issue, ld_check);
             EXPECT_LT(add_issue, ld_commit);
@@ -435,7 +438,7 @@ TEST(SmIssueTest, ReplayQueueHoldsSourcesUntilLastTlbCheck)
     run(rq, cfg_for(GMMU_SCHEME_REPLAY_QUEUE), k.get());
     run(ol, cfg_for(GMMU_SCHEME_OPLOG), k.get());
     EXPECT_GE(when(rq.env, GMMU_SM_TR_ISSUE, 5), when(rq.env, GMMU_SM_TR_LASTCHECK, 4));
-    EXPECT_GT(rq.sm.st.stall_war, 0u);
+    EXPECT_GT(rq.sm->st.stall_war, 0u);
     EXPECT_LT(when(ol.env, GMMU_SM_TR_ISSUE, 5), when(ol.env, GMMU_SM_TR_LASTCHECK, 4));
 }
 
@@ -449,11 +452,11 @@ TEST(SmIssueTest, OplogLoadTakesOneEntryStoreTwoAndFullPartitionStallsIssue)
     r.env.keep_trace = true;
     r.env.tlb_cycles = 200;
     run(r, c, k.get());
-    EXPECT_EQ(r.sm.st.oplog_partition_bytes, 1024u);
+    EXPECT_EQ(r.sm->st.oplog_partition_bytes, 1024u);
     // Per warp 19 loads (1 entry each) then 19 stores (2 entries each). With 4
     // entries for the block and a 200-cycle TLB check, issue stalls on a full
     // partition.
-    EXPECT_GT(r.sm.st.stall_oplog_full, 0u);
+    EXPECT_GT(r.sm->st.stall_oplog_full, 0u);
     unsigned full = 0;
     for (const auto &ev : r.env.tr)
         full += ev.kind == GMMU_SM_TR_OPLOG_FULL;
@@ -482,7 +485,7 @@ TEST(SmIssueTest, OplogLoadTakesOneEntryStoreTwoAndFullPartitionStallsIssue)
     c.oplog_bytes = 65536;
     big.env.tlb_cycles = 200;
     run(big, c, k.get());
-    EXPECT_EQ(big.sm.st.stall_oplog_full, 0u);
+    EXPECT_EQ(big.sm->st.stall_oplog_full, 0u);
     EXPECT_LT(big.end, r.end);
 }
 
@@ -514,7 +517,7 @@ Snapshot reference(const gmmu_kernel *k)
 {
     SmRun r;
     run(r, cfg_for(GMMU_SCHEME_STALL), k);
-    EXPECT_EQ(r.sm.st.faults, 0u);
+    EXPECT_EQ(r.sm->st.faults, 0u);
     return Snapshot{r.env.mem, r.env.regs};
 }
 
@@ -534,11 +537,11 @@ TEST(SmIssueTest, FaultyRunsEndWithFaultFreeMemoryAndRegistersEveryScheme)
             run(r, cfg_for(s, 32768), k.get());
             std::string what = std::string(name) + "/" + gmmu_fault_scheme_name(s) + " seed " +
                                std::to_string(seed);
-            EXPECT_GT(r.sm.st.faults, 0u) << what;
+            EXPECT_GT(r.sm->st.faults, 0u) << what;
             if (s != GMMU_SCHEME_STALL)
-                EXPECT_GT(r.sm.st.replayed, 0u) << what;
+                EXPECT_GT(r.sm->st.replayed, 0u) << what;
             else
-                EXPECT_GT(r.sm.st.fault_retries, 0u) << what;
+                EXPECT_GT(r.sm->st.fault_retries, 0u) << what;
             expect_same(ref, r.env, what);
         }
     }
@@ -613,17 +616,17 @@ TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
         SmRun r;
         run(r, cfg_for(GMMU_SCHEME_OPLOG), k.get());
         expect_same(ref, r.env, name);
-        EXPECT_GT(r.sm.st.branches, 0u) << name;
-        EXPECT_GT(r.sm.st.divergent_branches, 0u) << name;
-        EXPECT_LT(r.sm.st.divergent_branches, r.sm.st.branches) << name;
+        EXPECT_GT(r.sm->st.branches, 0u) << name;
+        EXPECT_GT(r.sm->st.divergent_branches, 0u) << name;
+        EXPECT_LT(r.sm->st.divergent_branches, r.sm->st.branches) << name;
         // Page divergence: coalesced kernels touch one page per instruction,
         // memcached-like's hashed buckets and items many.
-        EXPECT_GE(r.sm.st.mem_pages, r.sm.st.mem_insns) << name;
+        EXPECT_GE(r.sm->st.mem_pages, r.sm->st.mem_insns) << name;
         if (std::string(name) == "pathfinder-like") {
-            EXPECT_EQ(r.sm.st.mem_pages, r.sm.st.mem_insns) << name;
+            EXPECT_EQ(r.sm->st.mem_pages, r.sm->st.mem_insns) << name;
         }
         if (std::string(name) == "memcached-like") {
-            EXPECT_GT(r.sm.st.mem_pages, 4 * r.sm.st.mem_insns) << name;
+            EXPECT_GT(r.sm->st.mem_pages, 4 * r.sm->st.mem_insns) << name;
         }
     }
     // Nested divergence leaves a waiting entry per level: bfs-like's frontier
@@ -631,7 +634,7 @@ TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
     auto k = kernel("bfs-like", 6, 8);
     SmRun r;
     run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
-    EXPECT_GE(r.sm.st.simt_peak_depth, 3u);
+    EXPECT_GE(r.sm->st.simt_peak_depth, 3u);
 }
 
 TEST(SmIssueTest, InactiveLanesSendNoRequests)
@@ -653,8 +656,8 @@ TEST(SmIssueTest, InactiveLanesSendNoRequests)
         k->code[i] = code[i];
     SmRun r;
     run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
-    EXPECT_EQ(r.sm.st.requests, 16u); // 16 even lanes, one 128-B line each
-    EXPECT_EQ(r.sm.st.divergent_branches, 1u);
+    EXPECT_EQ(r.sm->st.requests, 16u); // 16 even lanes, one 128-B line each
+    EXPECT_EQ(r.sm->st.divergent_branches, 1u);
     const auto &regs = r.env.regs.at(0);
     for (uint32_t l = 0; l < 32; l++) {
         uint64_t v = regs[7 * 32 + l];
@@ -686,7 +689,7 @@ TEST(SmIssueTest, WithoutOverlapEveryLineWaitsForTheInstructionsLastTranslation)
         gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
         c.overlap_lines = ov == 1;
         run(r, c, k.get());
-        EXPECT_EQ(r.sm.st.requests, 2u);
+        EXPECT_EQ(r.sm->st.requests, 2u);
         for (const auto &ev : r.env.tr) {
             if (ev.kind == GMMU_SM_TR_COMMIT && ev.pc == 2)
                 end[ov] = ev.cycle;
@@ -829,19 +832,19 @@ TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
         run(r, c, k.get());
         expect_same(ref, r.env, "throttle " + std::to_string(t));
         if (t == GMMU_THROTTLE_NONE) {
-            EXPECT_EQ(r.sm.st.vta_hits + r.sm.st.lines_lost + r.sm.st.stall_throttled, 0u);
+            EXPECT_EQ(r.sm->st.vta_hits + r.sm->st.lines_lost + r.sm->st.stall_throttled, 0u);
         } else {
-            EXPECT_GT(r.sm.st.lines_lost, 0u);
-            EXPECT_GT(r.sm.st.vta_hits, 0u);
-            EXPECT_GT(r.sm.st.stall_throttled, 0u);
+            EXPECT_GT(r.sm->st.lines_lost, 0u);
+            EXPECT_GT(r.sm->st.vta_hits, 0u);
+            EXPECT_GT(r.sm->st.stall_throttled, 0u);
         }
         uint64_t held = 0, issued = 0;
         for (uint32_t g = 0; g < GMMU_SM_MAX_WARP_SLOTS; g++) {
-            held += r.sm.st.held_by_slot[g];
-            issued += r.sm.st.issued_by_slot[g];
+            held += r.sm->st.held_by_slot[g];
+            issued += r.sm->st.issued_by_slot[g];
         }
-        EXPECT_EQ(held, r.sm.st.stall_throttled);
-        EXPECT_EQ(issued, r.sm.st.issued);
+        EXPECT_EQ(held, r.sm->st.stall_throttled);
+        EXPECT_EQ(issued, r.sm->st.issued);
     }
     // Too many resident warps for the 64-warp scoring: refused at launch.
     gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
@@ -852,13 +855,13 @@ TEST(SmIssueTest, CcwsThrottlesWarpsThatLoseLinesAndKeepsTheResults)
     c.regfile_bytes = 1u << 20;
     Env e;
     gmmu_sm_env env = e.env();
-    gmmu_sm sm{};
+    gmmu_sm *sm = nullptr;
     gmmu_error err{};
-    ASSERT_EQ(gmmu_sm_init(&sm, &c, &env, &err), GMMU_OK) << err.msg;
+    ASSERT_EQ(gmmu_sm_create(&c, &env, &sm, &err), GMMU_OK) << err.msg;
     auto big = kernel("spmv-like", 64, 2);
-    EXPECT_EQ(gmmu_sm_launch(&sm, big.get(), 0, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_sm_launch(sm, big.get(), 0, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "throttle");
-    gmmu_sm_destroy(&sm);
+    gmmu_sm_destroy(sm);
     c.ccws.tlb_weight = 3;
     EXPECT_EQ(gmmu_sm_config_check(&c, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "tlb_weight");
@@ -887,12 +890,12 @@ TEST(SmIssueTest, DivergentKernelsSurviveFaultsUnderEveryScheme)
                 run(r, c, k.get());
                 std::string what = std::string(name) + "/" + gmmu_fault_scheme_name(s) +
                                    (sw ? "+switch" : "") + " seed " + std::to_string(seed);
-                EXPECT_GT(r.sm.st.faults, 0u) << what;
+                EXPECT_GT(r.sm->st.faults, 0u) << what;
                 if (s != GMMU_SCHEME_STALL) {
-                    EXPECT_GT(r.sm.st.replayed, 0u) << what;
+                    EXPECT_GT(r.sm->st.replayed, 0u) << what;
                 }
                 if (sw) {
-                    EXPECT_GT(r.sm.st.switch_outs, 0u) << what;
+                    EXPECT_GT(r.sm->st.switch_outs, 0u) << what;
                 }
                 expect_same(ref, r.env, what);
             }
@@ -912,7 +915,7 @@ TEST(SmIssueTest, OplogReplayReadsLoggedOperandsNotOverwrittenRegisters)
     r.env.fault_pct = 100; // every page faults once
     r.env.keep_trace = true;
     run(r, cfg_for(GMMU_SCHEME_OPLOG, 8192), k.get());
-    EXPECT_GT(r.sm.st.replayed, 0u);
+    EXPECT_GT(r.sm->st.replayed, 0u);
     // Sources were released at operand read: the ADDI that overwrites a
     // faulted load's address register (pc + 1) committed before the replay.
     unsigned overwritten_before_replay = 0;
@@ -944,8 +947,8 @@ TEST(SmIssueTest, StallSchemeTreatsAFaultAsALongTlbMiss)
     r.env.fault_min = 9000;
     r.env.fault_span = 1;
     run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
-    EXPECT_GT(r.sm.st.faults, 0u);
-    EXPECT_EQ(r.sm.st.replayed, 0u); // nothing squashed
+    EXPECT_GT(r.sm->st.faults, 0u);
+    EXPECT_EQ(r.sm->st.replayed, 0u); // nothing squashed
     EXPECT_GT(r.end, 9000u);
 }
 
@@ -969,11 +972,11 @@ TEST(SmIssueTest, BlockSwitchingBringsAtMostFourExtraBlocksAndKeepsResults)
         r.env.queue_pos = 50; // always past the threshold
         run(r, c, k.get());
         std::string what = std::string(gmmu_fault_scheme_name(s)) + " seed " + std::to_string(seed);
-        EXPECT_GT(r.sm.st.switch_outs, 0u) << what;
-        EXPECT_GT(r.sm.st.restores, 0u) << what;
-        EXPECT_EQ(r.sm.st.peak_extra_blocks, 4u) << what;
-        EXPECT_LE(r.sm.st.peak_offchip, 4u + 16u) << what;
-        EXPECT_GT(r.sm.st.ctx_cycles, 0u) << what;
+        EXPECT_GT(r.sm->st.switch_outs, 0u) << what;
+        EXPECT_GT(r.sm->st.restores, 0u) << what;
+        EXPECT_EQ(r.sm->st.peak_extra_blocks, 4u) << what;
+        EXPECT_LE(r.sm->st.peak_offchip, 4u + 16u) << what;
+        EXPECT_GT(r.sm->st.ctx_cycles, 0u) << what;
         expect_same(ref, r.env, "block switching " + what);
     }
 }
@@ -988,8 +991,8 @@ TEST(SmIssueTest, BlockSwitchingWaitsBelowThreshold)
     r.env.fault_pct = 60;
     r.env.queue_pos = 100; // not above the threshold
     run(r, c, k.get());
-    EXPECT_GT(r.sm.st.faults, 0u);
-    EXPECT_EQ(r.sm.st.switch_outs, 0u);
+    EXPECT_GT(r.sm->st.faults, 0u);
+    EXPECT_EQ(r.sm->st.switch_outs, 0u);
 }
 
 TEST(SmIssueTest, ContextSaveIncludesTheOperandLogShare)
@@ -1010,8 +1013,8 @@ TEST(SmIssueTest, ContextSaveIncludesTheOperandLogShare)
         r.env.fault_pct = 50;
         r.env.queue_pos = 10;
         run(r, c, k.get());
-        ctx[i] = r.sm.st.ctx_cycles;
-        sw[i] = r.sm.st.switch_outs + r.sm.st.restores;
+        ctx[i] = r.sm->st.ctx_cycles;
+        sw[i] = r.sm->st.switch_outs + r.sm->st.restores;
         i++;
     }
     ASSERT_GT(sw[0], 0u);
@@ -1092,28 +1095,28 @@ TEST(SmIssueTest, TbcCompactsThreadsOfTwoWarpsIntoOneDynamicWarp)
     SmRun r;
     run(r, c, k.get());
     // per-warp stacks: 2 warps x 5 instructions; TBC: 2 x 4, then one load
-    EXPECT_EQ(base.sm.st.issued, 10u);
-    EXPECT_EQ(r.sm.st.issued, 9u);
-    EXPECT_EQ(base.sm.st.active_lanes, r.sm.st.active_lanes); // same work, fewer issues
-    EXPECT_EQ(r.sm.st.compactions, 1u);
-    EXPECT_EQ(r.sm.st.dynamic_warps, 1u);
-    EXPECT_EQ(r.sm.st.mixed_warps, 1u);
-    EXPECT_EQ(r.sm.st.block_syncs, 2u); // the branch, then the exit
+    EXPECT_EQ(base.sm->st.issued, 10u);
+    EXPECT_EQ(r.sm->st.issued, 9u);
+    EXPECT_EQ(base.sm->st.active_lanes, r.sm->st.active_lanes); // same work, fewer issues
+    EXPECT_EQ(r.sm->st.compactions, 1u);
+    EXPECT_EQ(r.sm->st.dynamic_warps, 1u);
+    EXPECT_EQ(r.sm->st.mixed_warps, 1u);
+    EXPECT_EQ(r.sm->st.block_syncs, 2u); // the branch, then the exit
     // per warp slot: dynamic warp 0 issued the load too
-    EXPECT_EQ(r.sm.st.issued_by_slot[0], 5u);
-    EXPECT_EQ(r.sm.st.issued_by_slot[1], 4u);
-    EXPECT_EQ(base.sm.st.issued_by_slot[0], 5u);
-    EXPECT_EQ(base.sm.st.issued_by_slot[1], 5u);
-    EXPECT_EQ(r.sm.st.held_by_slot[0] + r.sm.st.held_by_slot[1], r.sm.st.stall_sync);
-    EXPECT_EQ(r.sm.st.divergent_branches, 1u);
+    EXPECT_EQ(r.sm->st.issued_by_slot[0], 5u);
+    EXPECT_EQ(r.sm->st.issued_by_slot[1], 4u);
+    EXPECT_EQ(base.sm->st.issued_by_slot[0], 5u);
+    EXPECT_EQ(base.sm->st.issued_by_slot[1], 5u);
+    EXPECT_EQ(r.sm->st.held_by_slot[0] + r.sm->st.held_by_slot[1], r.sm->st.stall_sync);
+    EXPECT_EQ(r.sm->st.divergent_branches, 1u);
     // the dynamic warp's load touches both warps' pages; each static warp's
     // share touches one
-    EXPECT_EQ(r.sm.st.mem_insns, 1u);
-    EXPECT_EQ(r.sm.st.mem_pages, 2u);
-    EXPECT_EQ(r.sm.st.mem_static_warps, 2u);
-    EXPECT_EQ(r.sm.st.mem_static_pages, 2u);
-    EXPECT_EQ(base.sm.st.mem_pages, 2u);
-    EXPECT_EQ(base.sm.st.mem_insns, 2u);
+    EXPECT_EQ(r.sm->st.mem_insns, 1u);
+    EXPECT_EQ(r.sm->st.mem_pages, 2u);
+    EXPECT_EQ(r.sm->st.mem_static_warps, 2u);
+    EXPECT_EQ(r.sm->st.mem_static_pages, 2u);
+    EXPECT_EQ(base.sm->st.mem_pages, 2u);
+    EXPECT_EQ(base.sm->st.mem_insns, 2u);
     expect_same(Snapshot{base.env.mem, base.env.regs}, r.env, "tbc");
     const auto &regs = r.env.regs.at(0);
     for (uint32_t w = 0; w < 2; w++)
@@ -1137,12 +1140,12 @@ TEST(SmIssueTest, TlbAwareTbcKeepsWarpsApartUntilTheirCountersSaturate)
     run(r, c, k.get());
     // a fresh matrix: warp 1's threads may not join warp 0's; they are
     // forced into the second dynamic warp
-    EXPECT_EQ(r.sm.st.dynamic_warps, 2u);
-    EXPECT_EQ(r.sm.st.mixed_warps, 0u);
-    EXPECT_EQ(r.sm.st.issued, 10u);
-    EXPECT_EQ(r.sm.st.mem_pages, 2u);
-    EXPECT_EQ(r.sm.st.mem_insns, 2u); // one page each
-    EXPECT_EQ(r.sm.st.mem_static_warps, 2u);
+    EXPECT_EQ(r.sm->st.dynamic_warps, 2u);
+    EXPECT_EQ(r.sm->st.mixed_warps, 0u);
+    EXPECT_EQ(r.sm->st.issued, 10u);
+    EXPECT_EQ(r.sm->st.mem_pages, 2u);
+    EXPECT_EQ(r.sm->st.mem_insns, 2u); // one page each
+    EXPECT_EQ(r.sm->st.mem_static_warps, 2u);
 }
 
 TEST(SmIssueTest, CompactionKeepsEveryKernelsResultsUnderEverySchemeAndSwitching)
@@ -1172,10 +1175,10 @@ TEST(SmIssueTest, CompactionKeepsEveryKernelsResultsUnderEverySchemeAndSwitching
                                        (comp == GMMU_COMPACT_TBC ? "tbc/" : "tlb-tbc/") +
                                        gmmu_fault_scheme_name(s) + (sw ? "+switch" : "") +
                                        " seed " + std::to_string(seed);
-                    EXPECT_GT(r.sm.st.faults, 0u) << what;
-                    EXPECT_GT(r.sm.st.compactions, 0u) << what;
+                    EXPECT_GT(r.sm->st.faults, 0u) << what;
+                    EXPECT_GT(r.sm->st.compactions, 0u) << what;
                     if (sw) {
-                        EXPECT_GT(r.sm.st.switch_outs, 0u) << what;
+                        EXPECT_GT(r.sm->st.switch_outs, 0u) << what;
                     }
                     expect_same(ref, r.env, what);
                 }
@@ -1205,8 +1208,8 @@ TEST(SmIssueTest, CompactionRefusesThrottlesAndBadMatrices)
     c.regfile_bytes = 64u << 20;
     SmRun r;
     gmmu_sm_env e = r.env.env();
-    ASSERT_EQ(gmmu_sm_init(&r.sm, &c, &e, &err), GMMU_OK);
-    EXPECT_NE(gmmu_sm_launch(&r.sm, k.get(), 0, &err), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK);
+    EXPECT_NE(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_OK);
     EXPECT_STREQ(err.field, "compaction");
 }
 

@@ -167,21 +167,21 @@ TEST(TbcCompactTest, ThreadsKeepTheirLanesAndFillTheLowestDynamicWarp)
     EXPECT_EQ(n, 0u);
 }
 
-gmmu_cpm make_cpm(uint32_t warps, uint32_t bits)
+gmmu_cpm *make_cpm(uint32_t warps, uint32_t bits)
 {
-    gmmu_cpm m;
+    gmmu_cpm *m = nullptr;
     gmmu_cpm_config c = {warps, bits, 2, 16, 0};
-    EXPECT_EQ(gmmu_cpm_init(&m, &c, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_cpm_create(&c, &m, nullptr), GMMU_OK);
     return m;
 }
 
 TEST(TbcCompactTest, TlbAwareCompactionGroupsOnlyWarpsWithSaturatedCounters)
 {
-    gmmu_cpm m = make_cpm(2, 1);
+    gmmu_cpm *m = make_cpm(2, 1);
     uint32_t n = 0;
     // counters clear: warp 1's threads may not join warp 0's; lane 1 and 3
     // wait for the second dynamic warp, where they are forced (one warp left)
-    auto home = compact({0x5u, 0xAu}, &m, &n);
+    auto home = compact({0x5u, 0xAu}, m, &n);
     EXPECT_EQ(n, 2u);
     EXPECT_EQ(home[0], 0);
     EXPECT_EQ(home[1], X);
@@ -190,32 +190,32 @@ TEST(TbcCompactTest, TlbAwareCompactionGroupsOnlyWarpsWithSaturatedCounters)
     EXPECT_EQ(home[32 + 1], 1);
     EXPECT_EQ(home[32 + 3], 1);
     // warp 1 hit a page warp 0 used: counter [1][0] saturates at 1 bit
-    gmmu_cpm_access(&m, 7, 0, false, 0);
-    gmmu_cpm_access(&m, 7, 1, true, 1);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 0, 1), 0u);
+    gmmu_cpm_access(m, 7, 0, false, 0);
+    gmmu_cpm_access(m, 7, 1, true, 1);
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 0, 1), 0u);
     // the row is the candidate's: warp 1 may join warp 0's lane 0, but then
     // warp 0's lane 2 may not join warp 1's lanes ([0][1] is clear)
-    home = compact({0x5u, 0xAu}, &m, &n);
+    home = compact({0x5u, 0xAu}, m, &n);
     EXPECT_EQ(n, 2u);
     EXPECT_EQ(home[0], 0);
     EXPECT_EQ(home[1], 1);
     EXPECT_EQ(home[2], X);
     EXPECT_EQ(home[3], 1);
     EXPECT_EQ(home[32 + 2], 0);
-    gmmu_cpm_access(&m, 7, 0, true, 2); // [0][1] saturates too
-    home = compact({0x5u, 0xAu}, &m, &n);
+    gmmu_cpm_access(m, 7, 0, true, 2); // [0][1] saturates too
+    home = compact({0x5u, 0xAu}, m, &n);
     EXPECT_EQ(n, 1u); // the TLB-agnostic grouping again
     EXPECT_EQ(home[2], 0);
-    gmmu_cpm_destroy(&m);
+    gmmu_cpm_destroy(m);
 }
 
 TEST(TbcCompactTest, TlbAwareCompactionNeverNeedsMoreWarpsThanTheBlockHas)
 {
-    gmmu_cpm m = make_cpm(4, 3);
+    gmmu_cpm *m = make_cpm(4, 3);
     uint32_t n = 0;
     // every lane used by 3 of 4 warps, no counter set: still at most 4 warps
-    auto home = compact({0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0}, &m, &n);
+    auto home = compact({0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0}, m, &n);
     EXPECT_LE(n, 4u);
     std::vector<uint32_t> placed(4, 0);
     for (uint32_t k = 0; k < 4; k++)
@@ -231,7 +231,7 @@ TEST(TbcCompactTest, TlbAwareCompactionNeverNeedsMoreWarpsThanTheBlockHas)
     EXPECT_EQ(home[0], 0);
     EXPECT_EQ(home[32], 1);
     EXPECT_EQ(home[64], 2);
-    gmmu_cpm_destroy(&m);
+    gmmu_cpm_destroy(m);
 }
 
 TEST(TbcCompactTest, TheCompactorFormsOneDynamicWarpPerCycle)
@@ -269,69 +269,69 @@ TEST(TbcCompactTest, TheCompactorFormsOneDynamicWarpPerCycle)
 
 TEST(CpmTest, HitsCountAgainstTheLastTwoOtherUsersAndSaturate)
 {
-    gmmu_cpm m = make_cpm(4, 3);
-    gmmu_cpm_access(&m, 9, 0, false, 0); // fill: history [0]
-    gmmu_cpm_access(&m, 9, 1, true, 1);  // [1][0] = 1; history [1, 0]
-    gmmu_cpm_access(&m, 9, 2, true, 2);  // [2][1], [2][0] = 1; history [2, 1]
-    gmmu_cpm_access(&m, 9, 3, true, 3);  // [3][2], [3][1] = 1, not [3][0]
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 2, 1), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 2, 0), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 2), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 1), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 0), 0u);
+    gmmu_cpm *m = make_cpm(4, 3);
+    gmmu_cpm_access(m, 9, 0, false, 0); // fill: history [0]
+    gmmu_cpm_access(m, 9, 1, true, 1);  // [1][0] = 1; history [1, 0]
+    gmmu_cpm_access(m, 9, 2, true, 2);  // [2][1], [2][0] = 1; history [2, 1]
+    gmmu_cpm_access(m, 9, 3, true, 3);  // [3][2], [3][1] = 1, not [3][0]
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 2, 1), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 2, 0), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 2), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 1), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 0), 0u);
     // a repeated user moves to the front and does not count against itself
-    gmmu_cpm_access(&m, 9, 3, true, 4); // history [3, 2]: [3][2] = 2
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 2), 2u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 3), 0u);
+    gmmu_cpm_access(m, 9, 3, true, 4); // history [3, 2]: [3][2] = 2
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 2), 2u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 3), 0u);
     for (int i = 0; i < 20; i++)
-        gmmu_cpm_access(&m, 9, 3, true, 5);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 3, 2), 7u);
-    EXPECT_TRUE(gmmu_cpm_saturated(&m, 3, 2));
-    EXPECT_FALSE(gmmu_cpm_saturated(&m, 2, 3));
-    EXPECT_TRUE(gmmu_cpm_saturated(&m, 1, 1));
-    gmmu_cpm_destroy(&m);
+        gmmu_cpm_access(m, 9, 3, true, 5);
+    EXPECT_EQ(gmmu_cpm_counter(m, 3, 2), 7u);
+    EXPECT_TRUE(gmmu_cpm_saturated(m, 3, 2));
+    EXPECT_FALSE(gmmu_cpm_saturated(m, 2, 3));
+    EXPECT_TRUE(gmmu_cpm_saturated(m, 1, 1));
+    gmmu_cpm_destroy(m);
 }
 
 TEST(CpmTest, MissesAndEvictionsStartAPageHistoryAfresh)
 {
-    gmmu_cpm m = make_cpm(3, 3);
-    gmmu_cpm_access(&m, 4, 0, false, 0);
-    gmmu_cpm_access(&m, 4, 1, false, 1); // a miss: the TLB refilled the entry
-    gmmu_cpm_access(&m, 4, 2, true, 2);  // history was [1] only
-    EXPECT_EQ(gmmu_cpm_counter(&m, 2, 1), 1u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 2, 0), 0u);
-    gmmu_cpm_evict(&m, 4);
-    gmmu_cpm_access(&m, 4, 0, true, 3); // a page it no longer knows
-    EXPECT_EQ(gmmu_cpm_counter(&m, 0, 1), 0u);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 0, 2), 0u);
-    gmmu_cpm_access(&m, 4, 1, true, 4);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 1u);
-    gmmu_cpm_destroy(&m);
+    gmmu_cpm *m = make_cpm(3, 3);
+    gmmu_cpm_access(m, 4, 0, false, 0);
+    gmmu_cpm_access(m, 4, 1, false, 1); // a miss: the TLB refilled the entry
+    gmmu_cpm_access(m, 4, 2, true, 2);  // history was [1] only
+    EXPECT_EQ(gmmu_cpm_counter(m, 2, 1), 1u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 2, 0), 0u);
+    gmmu_cpm_evict(m, 4);
+    gmmu_cpm_access(m, 4, 0, true, 3); // a page it no longer knows
+    EXPECT_EQ(gmmu_cpm_counter(m, 0, 1), 0u);
+    EXPECT_EQ(gmmu_cpm_counter(m, 0, 2), 0u);
+    gmmu_cpm_access(m, 4, 1, true, 4);
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 1u);
+    gmmu_cpm_destroy(m);
 }
 
 TEST(CpmTest, TheTableKeepsTheMostRecentlyUsedPagesAndFlushesPeriodically)
 {
-    gmmu_cpm m;
+    gmmu_cpm *m = nullptr;
     gmmu_cpm_config c = {2, 3, 2, 2, 500};
-    ASSERT_EQ(gmmu_cpm_init(&m, &c, nullptr), GMMU_OK);
-    gmmu_cpm_access(&m, 1, 0, false, 0);
-    gmmu_cpm_access(&m, 2, 0, false, 1);
-    gmmu_cpm_access(&m, 1, 0, true, 2); // page 1 is now the more recent
-    gmmu_cpm_access(&m, 3, 0, false, 3); // evicts page 2
-    gmmu_cpm_access(&m, 1, 1, true, 4);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 1u);
-    gmmu_cpm_access(&m, 2, 1, true, 5); // page 2 is gone: no count
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 1u);
-    gmmu_cpm_access(&m, 1, 1, true, 499);
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 2u);
-    gmmu_cpm_access(&m, 7, 0, false, 500); // cycle 500: every counter clears
-    EXPECT_EQ(gmmu_cpm_counter(&m, 1, 0), 0u);
-    EXPECT_EQ(m.flushes, 1u);
-    gmmu_cpm_access(&m, 7, 0, false, 1600); // two periods later: one flush, aligned
-    EXPECT_EQ(m.flushes, 2u);
-    EXPECT_EQ(m.last_flush, 1500u);
-    gmmu_cpm_destroy(&m);
+    ASSERT_EQ(gmmu_cpm_create(&c, &m, nullptr), GMMU_OK);
+    gmmu_cpm_access(m, 1, 0, false, 0);
+    gmmu_cpm_access(m, 2, 0, false, 1);
+    gmmu_cpm_access(m, 1, 0, true, 2); // page 1 is now the more recent
+    gmmu_cpm_access(m, 3, 0, false, 3); // evicts page 2
+    gmmu_cpm_access(m, 1, 1, true, 4);
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 1u);
+    gmmu_cpm_access(m, 2, 1, true, 5); // page 2 is gone: no count
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 1u);
+    gmmu_cpm_access(m, 1, 1, true, 499);
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 2u);
+    gmmu_cpm_access(m, 7, 0, false, 500); // cycle 500: every counter clears
+    EXPECT_EQ(gmmu_cpm_counter(m, 1, 0), 0u);
+    EXPECT_EQ(m->flushes, 1u);
+    gmmu_cpm_access(m, 7, 0, false, 1600); // two periods later: one flush, aligned
+    EXPECT_EQ(m->flushes, 2u);
+    EXPECT_EQ(m->last_flush, 1500u);
+    gmmu_cpm_destroy(m);
 }
 
 TEST(CpmTest, StateBitsAreCountersPlusTheTlbHistory)

@@ -15,7 +15,7 @@ namespace {
 
 struct Rig {
     gmmu_tlb *t = nullptr;
-    gmmu_tlb_mshr m{};
+    gmmu_tlb_mshr *m = nullptr;
     Rig(gmmu_tlb_mshr_config mc, uint32_t lookup_cycles = 1, uint32_t entries = 64)
     {
         gmmu_tlb_config c{};
@@ -25,13 +25,15 @@ struct Rig {
         c.lookup_cycles = lookup_cycles;
         gmmu_error err{};
         EXPECT_EQ(gmmu_tlb_create(&c, &t, &err), GMMU_OK) << err.field;
-        EXPECT_EQ(gmmu_tlb_mshr_init(&m, &mc, &err), GMMU_OK) << err.field << ": " << err.msg;
+        EXPECT_EQ(gmmu_tlb_mshr_create(&mc, &m, &err), GMMU_OK) << err.field << ": " << err.msg;
     }
     ~Rig()
     {
-        gmmu_tlb_mshr_destroy(&m);
+        gmmu_tlb_mshr_destroy(m);
         gmmu_tlb_destroy(t);
     }
+    Rig(const Rig &) = delete;
+    Rig &operator=(const Rig &) = delete;
     void fill(uint64_t vpn) { gmmu_tlb_fill_ex(t, 0, vpn, vpn + 0x100, 0, 0, 0, nullptr); }
     std::vector<gmmu_tlb_access> run(std::vector<uint64_t> vpns, uint64_t now = 0,
                                      gmmu_tlb_batch_result *res = nullptr,
@@ -40,7 +42,7 @@ struct Rig {
         std::vector<gmmu_tlb_access> a(vpns.size());
         for (size_t i = 0; i < vpns.size(); i++)
             a[i].vpn = vpns[i];
-        EXPECT_EQ(gmmu_tlb_access_batch(&m, t, 0, a.data(), uint32_t(a.size()), now, fn, ctx, res),
+        EXPECT_EQ(gmmu_tlb_access_batch(m, t, 0, a.data(), uint32_t(a.size()), now, fn, ctx, res),
                   GMMU_OK);
         return a;
     }
@@ -108,8 +110,8 @@ TEST(TlbMshrTest, MissCompletesAfterLookupPlusMissLatency)
     EXPECT_EQ(a[0].issue, 50u);
     EXPECT_EQ(a[0].done, 152u);
     EXPECT_EQ(res.misses, 1u);
-    EXPECT_EQ(gmmu_tlb_mshr_in_flight(&r.m, 151), 1u);
-    EXPECT_EQ(gmmu_tlb_mshr_in_flight(&r.m, 152), 0u);
+    EXPECT_EQ(gmmu_tlb_mshr_in_flight(r.m, 151), 1u);
+    EXPECT_EQ(gmmu_tlb_mshr_in_flight(r.m, 152), 0u);
 }
 
 struct Calls {
@@ -141,7 +143,7 @@ TEST(TlbMshrTest, MissesToTheSamePageMergeIntoOneMshr)
     EXPECT_EQ(a[1].done, 11u);
     EXPECT_EQ(res.merges, 2u);
     EXPECT_EQ(res.misses, 2u);
-    EXPECT_EQ(r.m.st.merges, 2u);
+    EXPECT_EQ(r.m->st.merges, 2u);
 }
 
 TEST(TlbMshrTest, MergeGroupJoinsMissesToNeighbouringPages)
@@ -188,7 +190,7 @@ TEST(TlbMshrTest, BlockingTlbWaitsOutEveryMiss)
     EXPECT_EQ(a[2].issue, 101u);
     EXPECT_EQ(a[2].done, 202u);
     EXPECT_EQ(res.stall_cycles, 101u);
-    EXPECT_EQ(r.m.st.max_in_flight, 1u);
+    EXPECT_EQ(r.m->st.max_in_flight, 1u);
 }
 
 TEST(TlbMshrTest, BlockingTlbWithBatchIssueThroughBlocksOnlyLaterBatches)
@@ -209,7 +211,7 @@ TEST(TlbMshrTest, BlockingTlbWithBatchIssueThroughBlocksOnlyLaterBatches)
     EXPECT_EQ(a[2].issue, 0u);
     EXPECT_EQ(a[2].done, 101u);
     EXPECT_EQ(res.stall_cycles, 0u);
-    EXPECT_EQ(r.m.st.max_in_flight, 2u);
+    EXPECT_EQ(r.m->st.max_in_flight, 2u);
     // A later warp's hit waits until both are done.
     auto b = r.run({9}, 5, &res);
     EXPECT_EQ(b[0].kind, GMMU_TLB_ACCESS_HIT);
@@ -233,7 +235,7 @@ TEST(TlbMshrTest, FullMshrsStallTheMissAndEverythingBehindIt)
     EXPECT_EQ(a[4].done, 202u);
     EXPECT_EQ(res.stall_cycles, 101u);
     EXPECT_EQ(res.replays, 1u);
-    EXPECT_EQ(r.m.st.max_in_flight, 2u);
+    EXPECT_EQ(r.m->st.max_in_flight, 2u);
     // The functional TLB saw each lookup once.
     EXPECT_EQ(gmmu_tlb_stats_of(r.t)->accesses, 5u);
 }
@@ -251,7 +253,7 @@ TEST(TlbMshrTest, OutstandingLimitSerialisesMissesUnderMisses)
     EXPECT_EQ(a[2].issue, 101u);
     EXPECT_EQ(a[3].issue, 202u);
     EXPECT_EQ(a[3].done, 303u);
-    EXPECT_EQ(r.m.st.max_in_flight, 1u);
+    EXPECT_EQ(r.m->st.max_in_flight, 1u);
 }
 
 TEST(TlbMshrTest, TargetLimitMakesExtraRequestsWaitForTheFill)
@@ -286,8 +288,8 @@ TEST(TlbMshrTest, OutstandingMissesPersistAcrossBatches)
     r.fill(3);
     auto d = r.run({3}, 200);
     EXPECT_EQ(d[0].kind, GMMU_TLB_ACCESS_HIT);
-    gmmu_tlb_mshr_reset(&r.m);
-    EXPECT_EQ(gmmu_tlb_mshr_in_flight(&r.m, 0), 0u);
+    gmmu_tlb_mshr_reset(r.m);
+    EXPECT_EQ(gmmu_tlb_mshr_in_flight(r.m, 0), 0u);
 }
 
 TEST(TlbMshrTest, MissCallbackSeesIssueCycleAndErrorsAbort)
@@ -302,9 +304,9 @@ TEST(TlbMshrTest, MissCallbackSeesIssueCycleAndErrorsAbort)
     EXPECT_EQ(a[1].done, 31u + 1 + 7);
     std::vector<gmmu_tlb_access> b(1);
     b[0].vpn = 99;
-    EXPECT_EQ(gmmu_tlb_access_batch(&r.m, r.t, 0, b.data(), 1, 0, &Calls::fail, nullptr, nullptr),
+    EXPECT_EQ(gmmu_tlb_access_batch(r.m, r.t, 0, b.data(), 1, 0, &Calls::fail, nullptr, nullptr),
               GMMU_EMEM);
-    EXPECT_EQ(gmmu_tlb_access_batch(&r.m, nullptr, 0, b.data(), 1, 0, nullptr, nullptr, nullptr),
+    EXPECT_EQ(gmmu_tlb_access_batch(r.m, nullptr, 0, b.data(), 1, 0, nullptr, nullptr, nullptr),
               GMMU_EINVAL);
 }
 
@@ -374,12 +376,12 @@ TEST(TlbMshrTest, PendingNamesOnlyAMissOfThatPageStillInFlight)
     gmmu_tlb_access acc[2]{};
     acc[0].vpn = 0x40;
     acc[1].vpn = 0x41;
-    ASSERT_EQ(gmmu_tlb_access_batch(&r.m, r.t, 3, acc, 2, 100, nullptr, nullptr, nullptr), GMMU_OK);
-    EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 101));
-    EXPECT_TRUE(gmmu_tlb_mshr_pending(&r.m, 3, 0x41, 101));
-    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x42, 101)) << "another page";
-    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 4, 0x40, 101)) << "another ASID";
-    EXPECT_FALSE(gmmu_tlb_mshr_pending(&r.m, 3, 0x40, 100 + 1 + 50 + 10)) << "completed";
+    ASSERT_EQ(gmmu_tlb_access_batch(r.m, r.t, 3, acc, 2, 100, nullptr, nullptr, nullptr), GMMU_OK);
+    EXPECT_TRUE(gmmu_tlb_mshr_pending(r.m, 3, 0x40, 101));
+    EXPECT_TRUE(gmmu_tlb_mshr_pending(r.m, 3, 0x41, 101));
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(r.m, 3, 0x42, 101)) << "another page";
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(r.m, 4, 0x40, 101)) << "another ASID";
+    EXPECT_FALSE(gmmu_tlb_mshr_pending(r.m, 3, 0x40, 100 + 1 + 50 + 10)) << "completed";
 }
 
 // The cycle a batch's first miss can take an MSHR is the cycle a lone miss
@@ -389,11 +391,11 @@ TEST(TlbMshrTest, FirstMissCycleIsWhereALoneMissIssues)
 {
     {
         Rig r(mcfg(4, 2, 100), 1);
-        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 7), 7u) << "nothing in flight";
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 7), 7u) << "nothing in flight";
         r.run({1}, 0);
-        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 5u) << "an MSHR is free";
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 5), 5u) << "an MSHR is free";
         r.run({2}, 0);
-        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 101u) << "both busy until 101";
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 5), 101u) << "both busy until 101";
         EXPECT_EQ(r.run({3}, 5)[0].issue, 101u);
     }
     {
@@ -402,9 +404,9 @@ TEST(TlbMshrTest, FirstMissCycleIsWhereALoneMissIssues)
         c.batch_issues_through = true;
         Rig r(c, 1);
         r.run({1, 3}, 0); // both misses of one warp: done at 101
-        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 5), 101u) << "blocking: waits out the warp before";
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 5), 101u) << "blocking: waits out the warp before";
         EXPECT_EQ(r.run({4}, 5)[0].issue, 101u);
-        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(&r.m, 300), 300u);
+        EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 300), 300u);
     }
     const uint64_t seed = 20261126;
     std::mt19937_64 rng(seed);
@@ -422,7 +424,7 @@ TEST(TlbMshrTest, FirstMissCycleIsWhereALoneMissIssues)
             r.run(v, now);
             now += rng() % 150;
         }
-        const uint64_t predicted = gmmu_tlb_mshr_first_miss_cycle(&r.m, now);
+        const uint64_t predicted = gmmu_tlb_mshr_first_miss_cycle(r.m, now);
         auto a = r.run({vpn + 100}, now); // a page never seen: a miss
         ASSERT_EQ(a[0].kind, GMMU_TLB_ACCESS_MISS) << "seed " << seed << " it " << it;
         ASSERT_EQ(a[0].issue, predicted) << "seed " << seed << " it " << it;

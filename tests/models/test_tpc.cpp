@@ -26,7 +26,7 @@ TEST(TpcTest, WorkedExampleStoresOneFullPathPerEntry)
     const unsigned want[3] = {4, 2, 4};
     for (int i = 0; i < 3; i++) {
         gmmu_pwc_hit h{};
-        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va[i], &h), GMMU_OK);
+        ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va[i], &h), GMMU_OK);
         EXPECT_EQ(h.start_level, want[i]);
         gmmu_walk_result w = sp.walk_from(h.table_base, h.start_level, va[i]);
         EXPECT_EQ(w.nreads, want[i]);
@@ -64,7 +64,7 @@ TEST(TpcTest, LargePagePathIsExtendedWhenAFullPathArrives)
     EXPECT_EQ(entry(p.get(), 0).idx[2], 5u);
     EXPECT_FALSE(entry(p.get(), 1).valid);
     gmmu_pwc_hit h{};
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, big + 0x5000, &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, big + 0x5000, &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 2u); // prefix match on L4+L3, never the 4 KiB path's PT
 }
 
@@ -83,13 +83,13 @@ TEST(TpcTest, LruEntryIsReplaced)
         w = sp.walk(va_of(1, 1, i2, 0));
         ASSERT_EQ(gmmu_pwc_fill(p.get(), va_of(1, 1, i2, 0), &w), GMMU_OK);
     }
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(1, 1, 1, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(1, 1, 1, 0), &h), GMMU_OK);
     w = sp.walk(va_of(1, 1, 3, 0));
     ASSERT_EQ(gmmu_pwc_fill(p.get(), va_of(1, 1, 3, 0), &w), GMMU_OK);
     EXPECT_EQ(gmmu_pwc_get_stats(p.get())->evictions, 1u);
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(1, 1, 1, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(1, 1, 1, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 1u);
-    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt.root, va_of(1, 1, 2, 0), &h), GMMU_OK);
+    ASSERT_EQ(gmmu_pwc_lookup(p.get(), sp.pt->root, va_of(1, 1, 2, 0), &h), GMMU_OK);
     EXPECT_EQ(h.start_level, 2u); // evicted; the L4+L3 prefix still matches another entry
 }
 

@@ -15,13 +15,16 @@ extern "C" {
 namespace {
 
 struct Table {
-    gmmu_walk_merge m{};
+    gmmu_walk_merge *m = nullptr;
     explicit Table(uint32_t slots = 4096)
     {
+        const gmmu_wm_config c{slots};
         gmmu_error err{};
-        EXPECT_EQ(gmmu_wm_init(&m, slots, &err), GMMU_OK) << err.field;
+        EXPECT_EQ(gmmu_wm_create(&c, &m, &err), GMMU_OK) << err.field;
     }
-    ~Table() { gmmu_wm_destroy(&m); }
+    ~Table() { gmmu_wm_destroy(m); }
+    Table(const Table &) = delete;
+    Table &operator=(const Table &) = delete;
 };
 
 constexpr uint64_t RW = GMMU_PTE_P | GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_A | GMMU_PTE_D;
@@ -39,7 +42,7 @@ gmmu_wm_walk walk(uint64_t va, uint64_t pa, unsigned shift, uint64_t perms = RW)
 
 void record(Table &t, uint16_t asid, uint64_t root, gmmu_wm_walk w, uint64_t ready)
 {
-    gmmu_wm_record(&t.m, asid, root, &w, ready);
+    gmmu_wm_record(t.m, asid, root, &w, ready);
 }
 
 } // namespace
@@ -50,16 +53,16 @@ TEST(WalkMergeTest, MergesIntoAWalkOfTheSamePageWhileInFlight)
     record(t, 1, 0x1000, walk(0x7000'0000'1234, 0x5'0000'1234, 12), 100);
     gmmu_wm_walk out{};
     uint64_t ready = 0;
-    ASSERT_TRUE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x7000'0000'1ff8, false, 50, &out, &ready));
+    ASSERT_TRUE(gmmu_wm_merge(t.m, 1, 0x1000, 0x7000'0000'1ff8, false, 50, &out, &ready));
     EXPECT_EQ(ready, 100u);
     EXPECT_EQ(out.va, 0x7000'0000'1ff8u) << "the requester keeps its own VA";
     EXPECT_EQ(out.pa, 0x5'0000'1ff8u);
     EXPECT_EQ(out.page_shift, 12);
     EXPECT_EQ(out.contig_log2, 3);
     // Not once the walk is ready, not for the next page.
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x7000'0000'1000, false, 100, &out, &ready));
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x7000'0000'2000, false, 50, &out, &ready));
-    EXPECT_EQ(t.m.st.merges, 1u);
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 0x1000, 0x7000'0000'1000, false, 100, &out, &ready));
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 0x1000, 0x7000'0000'2000, false, 50, &out, &ready));
+    EXPECT_EQ(t.m->st.merges, 1u);
 }
 
 TEST(WalkMergeTest, LargePagesMergeAnywhereInsideThem)
@@ -70,13 +73,13 @@ TEST(WalkMergeTest, LargePagesMergeAnywhereInsideThem)
     record(t, 2, 0x2000, walk(0x7e00'4000'0000, 0x8000'0000, 30), 500);
     gmmu_wm_walk out{};
     uint64_t ready = 0;
-    ASSERT_TRUE(gmmu_wm_merge(&t.m, 2, 0x2000, 0x7f00'003f'f010, false, 10, &out, &ready));
+    ASSERT_TRUE(gmmu_wm_merge(t.m, 2, 0x2000, 0x7f00'003f'f010, false, 10, &out, &ready));
     EXPECT_EQ(out.pa, 0x4000'0000u + 0x1f'f010);
     EXPECT_EQ(out.page_shift, 21);
-    ASSERT_TRUE(gmmu_wm_merge(&t.m, 2, 0x2000, 0x7e00'7fff'fff8, false, 10, &out, &ready));
+    ASSERT_TRUE(gmmu_wm_merge(t.m, 2, 0x2000, 0x7e00'7fff'fff8, false, 10, &out, &ready));
     EXPECT_EQ(out.pa, 0x8000'0000u + 0x3fff'fff8);
     EXPECT_EQ(out.page_shift, 30);
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 2, 0x2000, 0x7f00'0040'0000, false, 10, &out, &ready))
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 2, 0x2000, 0x7f00'0040'0000, false, 10, &out, &ready))
         << "the next 2 MiB page";
 }
 
@@ -86,9 +89,9 @@ TEST(WalkMergeTest, NeverAcrossContexts)
     record(t, 1, 0x1000, walk(0x40'0000, 0x9000, 12), 100);
     gmmu_wm_walk out{};
     uint64_t ready = 0;
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 2, 0x1000, 0x40'0000, false, 0, &out, &ready)) << "other ASID";
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 0x3000, 0x40'0000, false, 0, &out, &ready)) << "other root";
-    EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x40'0000, false, 0, &out, &ready));
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 2, 0x1000, 0x40'0000, false, 0, &out, &ready)) << "other ASID";
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 0x3000, 0x40'0000, false, 0, &out, &ready)) << "other root";
+    EXPECT_TRUE(gmmu_wm_merge(t.m, 1, 0x1000, 0x40'0000, false, 0, &out, &ready));
 }
 
 TEST(WalkMergeTest, WritesToReadOnlyOrCleanPagesWalkThemselves)
@@ -99,10 +102,10 @@ TEST(WalkMergeTest, WritesToReadOnlyOrCleanPagesWalkThemselves)
     record(t, 1, 1, walk(0x2000, 0xb000, 12, clean), 100);
     gmmu_wm_walk out{};
     uint64_t ready = 0;
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 1, 0x1000, true, 0, &out, &ready));
-    EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 1, 0x1000, false, 0, &out, &ready));
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 1, 0x2000, true, 0, &out, &ready));
-    EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 1, 0x2000, false, 0, &out, &ready));
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 1, 0x1000, true, 0, &out, &ready));
+    EXPECT_TRUE(gmmu_wm_merge(t.m, 1, 1, 0x1000, false, 0, &out, &ready));
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 1, 0x2000, true, 0, &out, &ready));
+    EXPECT_TRUE(gmmu_wm_merge(t.m, 1, 1, 0x2000, false, 0, &out, &ready));
 }
 
 TEST(WalkMergeTest, AnUnprivilegedRequestNeverMergesIntoASupervisorWalk)
@@ -111,8 +114,8 @@ TEST(WalkMergeTest, AnUnprivilegedRequestNeverMergesIntoASupervisorWalk)
     record(t, 1, 0x1000, walk(0x4000, 0x9000, 12, RW & ~GMMU_PTE_U), 100);
     gmmu_wm_walk out{};
     uint64_t ready = 0;
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x4008, GMMU_ACC_USER, 50, &out, &ready));
-    EXPECT_TRUE(gmmu_wm_merge(&t.m, 1, 0x1000, 0x4008, 0, 50, &out, &ready))
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 0x1000, 0x4008, GMMU_ACC_USER, 50, &out, &ready));
+    EXPECT_TRUE(gmmu_wm_merge(t.m, 1, 0x1000, 0x4008, 0, 50, &out, &ready))
         << "a privileged request of the same context may";
 }
 
@@ -125,15 +128,15 @@ TEST(WalkMergeTest, InvalidationDropsWhatItCoversOnly)
     gmmu_wm_walk out{};
     uint64_t ready = 0;
     // A range inside the 2 MiB page drops that page's walk.
-    gmmu_wm_invalidate(&t.m, true, 0, 0x30'0000, 0x30'0fff);
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 1, 0x20'0000, false, 0, &out, &ready));
+    gmmu_wm_invalidate(t.m, true, 0, 0x30'0000, 0x30'0fff);
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 1, 0x20'0000, false, 0, &out, &ready));
     // ASID 1 only: ASID 2's walk of the same page stays.
-    gmmu_wm_invalidate(&t.m, false, 1, 0, ~0ull);
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 1, 1, 0x80'0000, false, 0, &out, &ready));
-    EXPECT_TRUE(gmmu_wm_merge(&t.m, 2, 1, 0x80'0000, false, 0, &out, &ready));
-    EXPECT_EQ(t.m.st.invalidated, 2u);
-    gmmu_wm_clear(&t.m);
-    EXPECT_FALSE(gmmu_wm_merge(&t.m, 2, 1, 0x80'0000, false, 0, &out, &ready));
+    gmmu_wm_invalidate(t.m, false, 1, 0, ~0ull);
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 1, 0x80'0000, false, 0, &out, &ready));
+    EXPECT_TRUE(gmmu_wm_merge(t.m, 2, 1, 0x80'0000, false, 0, &out, &ready));
+    EXPECT_EQ(t.m->st.invalidated, 2u);
+    gmmu_wm_clear(t.m);
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 2, 1, 0x80'0000, false, 0, &out, &ready));
 }
 
 TEST(WalkMergeTest, AgreesWithAPlainListOfWalksOnRandomTraffic)
@@ -161,7 +164,7 @@ TEST(WalkMergeTest, AgreesWithAPlainListOfWalksOnRandomTraffic)
         } else {
             gmmu_wm_walk out{};
             uint64_t ready = 0;
-            if (!gmmu_wm_merge(&t.m, asid, root, va, false, now, &out, &ready))
+            if (!gmmu_wm_merge(t.m, asid, root, va, false, now, &out, &ready))
                 continue;
             merges++;
             bool found = false;
@@ -182,8 +185,11 @@ TEST(WalkMergeTest, AgreesWithAPlainListOfWalksOnRandomTraffic)
 
 TEST(WalkMergeTest, RefusesABadSize)
 {
-    gmmu_walk_merge m{};
+    gmmu_walk_merge *m = nullptr;
     gmmu_error err{};
-    EXPECT_EQ(gmmu_wm_init(&m, 3000, &err), GMMU_EINVAL);
+    const gmmu_wm_config c{3000};
+    EXPECT_EQ(gmmu_wm_create(&c, &m, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "slots");
+    EXPECT_EQ(m, nullptr);
+    EXPECT_EQ(gmmu_wm_create(nullptr, &m, &err), GMMU_EINVAL);
 }

@@ -87,18 +87,32 @@ void ExpectSameAsWalk(const gmmu_ws_result &r, const gmmu_walk_result &w, const 
         EXPECT_EQ(r.table_base[l], w.table_base[l]) << what << " table_base[" << l << "]";
 }
 
+// A scheduler the test owns: Create() makes it from a config (the previous one,
+// if any, is destroyed), and it is destroyed with the handle.
+struct Sched : std::unique_ptr<gmmu_walk_sched, void (*)(gmmu_walk_sched *)> {
+    Sched() : unique_ptr(nullptr, &gmmu_walk_sched_destroy) {}
+    gmmu_status Create(const gmmu_ws_config &cfg, gmmu_error *err = nullptr)
+    {
+        gmmu_walk_sched *p = nullptr;
+        const gmmu_status s = gmmu_walk_sched_create(&cfg, &p, err);
+        reset(p);
+        return s;
+    }
+};
+
 struct WalkSchedTest : ::testing::Test {
     TestMem mem;
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr;
     gmmu_mem_ops ops{};
     void SetUp() override
     {
         ops = mem.ops();
-        ASSERT_EQ(gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_create(&ops, &TestMem::alloc, &mem, &pt, nullptr), GMMU_OK);
     }
+    void TearDown() override { gmmu_pt_destroy(pt); }
     void Map4K(uint64_t va, uint64_t pa, uint64_t flags = GMMU_MAP_U | GMMU_MAP_W)
     {
-        ASSERT_EQ(gmmu_pt_map(&pt, va, pa, 12, flags, nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_pt_map(pt, va, pa, 12, flags, nullptr), GMMU_OK);
     }
     gmmu_walk_result Walk(const gmmu_ws_alloc &a)
     {
@@ -109,11 +123,12 @@ struct WalkSchedTest : ::testing::Test {
     // Runs allocs through a fresh scheduler of cfg; returns results, fills
     // *ws_out (stats) and *reads (PA order).
     std::vector<gmmu_ws_result> Run(const gmmu_ws_config &cfg, const std::vector<gmmu_ws_alloc> &allocs,
-                                    RunMem &rm, gmmu_walk_sched *ws, uint64_t *cycles = nullptr,
+                                    RunMem &rm, Sched &sched, uint64_t *cycles = nullptr,
                                     gmmu_line_cache *lc = nullptr)
     {
         gmmu_error err{};
-        EXPECT_EQ(gmmu_walk_sched_init(ws, &cfg, &err), GMMU_OK) << err.field << ": " << err.msg;
+        EXPECT_EQ(sched.Create(cfg, &err), GMMU_OK) << err.field << ": " << err.msg;
+        gmmu_walk_sched *ws = sched.get();
         gmmu_walk_sched_attach_line_cache(ws, lc);
         rm.mem = &mem;
         rm.reads.clear();
@@ -140,7 +155,7 @@ struct Figure8 : WalkSchedTest {
                                  VaOf(0xb9, 0x0c, 0xad, 0x05)};
         for (unsigned i = 0; i < 3; i++) {
             Map4K(vas[i], 0x40000000ull + 0x1000ull * i);
-            allocs.push_back(Alloc(vas[i] | 0x123, pt.root));
+            allocs.push_back(Alloc(vas[i] | 0x123, pt->root));
             walks.push_back(Walk(allocs.back()));
             ASSERT_EQ(walks.back().nreads, 4u);
         }
@@ -158,16 +173,16 @@ struct Figure8 : WalkSchedTest {
 TEST_F(Figure8, SerialWalkerIssuesTwelveReadsWalkByWalk)
 {
     RunMem rm;
-    gmmu_walk_sched ws;
+    Sched ws;
     uint64_t cycles = 0;
-    auto res = Run(Cfg(GMMU_WS_SERIAL), allocs, rm, &ws, &cycles);
+    auto res = Run(Cfg(GMMU_WS_SERIAL), allocs, rm, ws, &cycles);
     std::vector<uint64_t> expect;
     for (auto &w : walks)
         expect.insert(expect.end(), w.read_pa, w.read_pa + w.nreads);
     ASSERT_EQ(rm.reads.size(), 12u);
     EXPECT_EQ(rm.reads, expect);
-    EXPECT_EQ(ws.st.refs_issued, 12u);
-    EXPECT_EQ(ws.st.refs_merged, 0u);
+    EXPECT_EQ(ws->st.refs_issued, 12u);
+    EXPECT_EQ(ws->st.refs_merged, 0u);
     for (unsigned i = 0; i < 3; i++)
         ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
     // Cycle-exact (docs/walk_scheduler.md): latency 10, 1-cycle turnaround, a
@@ -181,17 +196,17 @@ TEST_F(Figure8, SerialWalkerIssuesTwelveReadsWalkByWalk)
 TEST_F(Figure8, TreeSchedulerIssuesSevenReadsInThePapersOrder)
 {
     RunMem rm;
-    gmmu_walk_sched ws;
+    Sched ws;
     uint64_t cycles = 0;
-    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, &cycles);
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, ws, &cycles);
     ASSERT_EQ(rm.reads.size(), 7u);
     EXPECT_EQ(rm.reads, PaperOrder());
-    EXPECT_EQ(ws.st.refs_issued, 7u);
-    EXPECT_EQ(ws.st.refs_walked, 12u);
-    EXPECT_EQ(ws.st.refs_merged, 5u);
-    EXPECT_EQ(ws.st.same_line_back_to_back, 2u); // PD[ac]->PD[ad], PT_a[03]->PT_a[04]
-    EXPECT_EQ(ws.st.line_groups, 5u);            // L4 1, L3 1, L2 1, L1 2
-    EXPECT_EQ(ws.st.scan_passes, 5u);            // the tree: one pass per line group
+    EXPECT_EQ(ws->st.refs_issued, 7u);
+    EXPECT_EQ(ws->st.refs_walked, 12u);
+    EXPECT_EQ(ws->st.refs_merged, 5u);
+    EXPECT_EQ(ws->st.same_line_back_to_back, 2u); // PD[ac]->PD[ad], PT_a[03]->PT_a[04]
+    EXPECT_EQ(ws->st.line_groups, 5u);            // L4 1, L3 1, L2 1, L1 2
+    EXPECT_EQ(ws->st.scan_passes, 5u);            // the tree: one pass per line group
     for (unsigned i = 0; i < 3; i++)
         ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
     // Scans of levels 3..1 ran while PML4 was in flight (cycles 2..5), so each
@@ -205,11 +220,11 @@ TEST_F(Figure8, TreeSchedulerIssuesSevenReadsInThePapersOrder)
 TEST_F(Figure8, PairwiseSchedulerIssuesTheSameSevenReadsWithFewerPasses)
 {
     RunMem rm;
-    gmmu_walk_sched ws;
-    auto res = Run(Cfg(GMMU_WS_PAIRWISE), allocs, rm, &ws);
+    Sched ws;
+    auto res = Run(Cfg(GMMU_WS_PAIRWISE), allocs, rm, ws);
     EXPECT_EQ(rm.reads, PaperOrder());
-    EXPECT_EQ(ws.st.scan_passes, 4u); // one pass per level
-    EXPECT_EQ(ws.st.line_groups, 5u);
+    EXPECT_EQ(ws->st.scan_passes, 4u); // one pass per level
+    EXPECT_EQ(ws->st.line_groups, 5u);
     for (unsigned i = 0; i < 3; i++)
         ExpectSameAsWalk(res[i], walks[i], "walk " + std::to_string(i));
 }
@@ -221,12 +236,12 @@ TEST_F(Figure8, SlowTreePassesDelayTheSecondLineGroupButNotPairwise)
     rm.lat_min = rm.lat_max = 1;
     gmmu_ws_config tree = Cfg(GMMU_WS_TREE), pair = Cfg(GMMU_WS_PAIRWISE);
     tree.scan_pass_cycles = pair.scan_pass_cycles = 3;
-    gmmu_walk_sched ws;
+    Sched ws;
     uint64_t ct = 0, cp = 0;
-    auto rt = Run(tree, allocs, rm, &ws, &ct);
-    EXPECT_EQ(ws.st.scan_busy_cycles, 15u); // 5 passes x 3
-    auto rp = Run(pair, allocs, rm, &ws, &cp);
-    EXPECT_EQ(ws.st.scan_busy_cycles, 12u); // 4 passes x 3
+    auto rt = Run(tree, allocs, rm, ws, &ct);
+    EXPECT_EQ(ws->st.scan_busy_cycles, 15u); // 5 passes x 3
+    auto rp = Run(pair, allocs, rm, ws, &cp);
+    EXPECT_EQ(ws->st.scan_busy_cycles, 12u); // 4 passes x 3
     EXPECT_GT(ct, cp);
     for (unsigned i = 0; i < 3; i++) {
         ExpectSameAsWalk(rt[i], walks[i], "tree walk " + std::to_string(i));
@@ -239,21 +254,21 @@ TEST_F(Figure8, LineCacheSeesBackToBackSameLineReadsAsHits)
     gmmu_line_cache_config lcc;
     gmmu_line_cache_config_default(&lcc);
     lcc.hit_cycles = 5;
-    gmmu_line_cache lc;
-    ASSERT_EQ(gmmu_line_cache_init(&lc, &lcc, nullptr), GMMU_OK);
+    gmmu_line_cache *lc = nullptr;
+    ASSERT_EQ(gmmu_line_cache_create(&lcc, &lc, nullptr), GMMU_OK);
     RunMem rm;
     rm.lat_min = rm.lat_max = 100;
-    gmmu_walk_sched ws;
-    Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, nullptr, &lc);
-    EXPECT_EQ(lc.st.accesses, 7u);
-    EXPECT_EQ(lc.st.hits, 2u); // PD[ad] and PT_a[04]
-    EXPECT_EQ(lc.st.hits_pending, 2u); // issued back to back: the line was still on its way
-    gmmu_line_cache_flush(&lc);
-    lc.st = {};
-    Run(Cfg(GMMU_WS_SERIAL), allocs, rm, &ws, nullptr, &lc);
-    EXPECT_EQ(lc.st.accesses, 12u);
-    EXPECT_EQ(lc.st.misses, 5u); // the same 5 lines
-    gmmu_line_cache_destroy(&lc);
+    Sched ws;
+    Run(Cfg(GMMU_WS_TREE), allocs, rm, ws, nullptr, lc);
+    EXPECT_EQ(lc->st.accesses, 7u);
+    EXPECT_EQ(lc->st.hits, 2u); // PD[ad] and PT_a[04]
+    EXPECT_EQ(lc->st.hits_pending, 2u); // issued back to back: the line was still on its way
+    gmmu_line_cache_flush(lc);
+    lc->st = {};
+    Run(Cfg(GMMU_WS_SERIAL), allocs, rm, ws, nullptr, lc);
+    EXPECT_EQ(lc->st.accesses, 12u);
+    EXPECT_EQ(lc->st.misses, 5u); // the same 5 lines
+    gmmu_line_cache_destroy(lc);
 }
 
 // ---- randomized equivalence --------------------------------------------------
@@ -262,13 +277,16 @@ TEST_F(Figure8, LineCacheSeesBackToBackSameLineReadsAsHits)
 // (some not present, some read-only or supervisor), 2 MiB and 1 GiB pages.
 struct World {
     TestMem mem;
-    gmmu_pt pt{};
+    gmmu_pt *pt = nullptr;
     gmmu_mem_ops ops{};
     std::vector<uint64_t> va_pool; // VAs to draw MSHRs from (mapped and not)
+    ~World() { gmmu_pt_destroy(pt); }
+    World(const World &) = delete;
+    World &operator=(const World &) = delete;
     explicit World(std::mt19937_64 &rng)
     {
         ops = mem.ops();
-        gmmu_pt_init(&pt, &ops, &TestMem::alloc, &mem, nullptr);
+        gmmu_pt_create(&ops, &TestMem::alloc, &mem, &pt, nullptr);
         uint64_t base = ((1 + rng() % 200) << 39) | ((rng() % 500) << 30);
         unsigned regions = 1 + (unsigned)(rng() % 6);
         for (unsigned r = 0; r < regions; r++) {
@@ -278,8 +296,8 @@ struct World {
                 uint64_t va = reg + ((rng() % 96) << 12);
                 uint64_t flags = (rng() % 8 ? GMMU_MAP_U : 0) | (rng() % 3 ? GMMU_MAP_W : 0);
                 uint64_t pa = (0x100000ull + (rng() % 0xFFFFF)) << 12;
-                if (gmmu_pt_map(&pt, va, pa, 12, flags, nullptr) == GMMU_OK && rng() % 10 == 0)
-                    gmmu_pt_update_leaf(&pt, va, 0, GMMU_PTE_P);
+                if (gmmu_pt_map(pt, va, pa, 12, flags, nullptr) == GMMU_OK && rng() % 10 == 0)
+                    gmmu_pt_update_leaf(pt, va, 0, GMMU_PTE_P);
                 va_pool.push_back(va | (rng() & 0xFFF));
             }
             // an unmapped neighbour page and an unmapped 2 MiB region in the same PD
@@ -288,13 +306,13 @@ struct World {
         }
         if (rng() % 2) { // a 2 MiB page next to the 4 KiB regions
             uint64_t va = base + (20ull << 21);
-            if (gmmu_pt_map(&pt, va, 0x200000000ull, 21, GMMU_MAP_U | GMMU_MAP_W, nullptr) == GMMU_OK)
+            if (gmmu_pt_map(pt, va, 0x200000000ull, 21, GMMU_MAP_U | GMMU_MAP_W, nullptr) == GMMU_OK)
                 for (int i = 0; i < 4; i++)
                     va_pool.push_back(va + (rng() & 0x1FFFFF));
         }
         if (rng() % 2) { // a 1 GiB page in the PDP slot after the regions
             uint64_t va = (base & ~((1ull << 30) - 1)) + (3ull << 30);
-            if (gmmu_pt_map(&pt, va, 0x4000000000ull, 30, GMMU_MAP_U, nullptr) == GMMU_OK)
+            if (gmmu_pt_map(pt, va, 0x4000000000ull, 30, GMMU_MAP_U, nullptr) == GMMU_OK)
                 for (int i = 0; i < 4; i++)
                     va_pool.push_back(va + (rng() & 0x3FFFFFFF));
         }
@@ -309,11 +327,11 @@ std::vector<gmmu_ws_alloc> DrawMshrs(World &w, std::mt19937_64 &rng, unsigned n,
         if (rng() % 64 == 0)
             va = (1ull << 47) | (rng() & 0xFFFFFFFFFull); // non-canonical
         unsigned access = (unsigned)(rng() % 4) & (GMMU_ACC_WRITE | GMMU_ACC_USER);
-        gmmu_ws_alloc a = Alloc(va, w.pt.root, 4, access);
+        gmmu_ws_alloc a = Alloc(va, w.pt->root, 4, access);
         if (mixed_start && rng() % 2) {
             // as if a page-walk cache had supplied the table of a lower level
             gmmu_walk_result full;
-            gmmu_walk_from(&w.ops, w.pt.root, 4, va, 0, &full);
+            gmmu_walk_from(&w.ops, w.pt->root, 4, va, 0, &full);
             unsigned lowest = full.fault ? full.fault_level : 5 - full.nreads;
             if (full.fault != GMMU_FAULT_NONCANONICAL && lowest <= 3) {
                 unsigned start = lowest + (unsigned)(rng() % (4 - lowest));
@@ -350,27 +368,27 @@ TEST(WalkSchedRandom, ScheduledWalksEqualSerialWalksAndIssueEachDistinctReferenc
             serial_reads += ref[i].nreads;
         }
         for (const auto &cfg : cfgs) {
-            gmmu_walk_sched ws;
-            ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+            Sched ws;
+            ASSERT_EQ(ws.Create(cfg), GMMU_OK);
             RunMem rm;
             rm.mem = &w.mem;
             rm.lat_min = rm.lat_max = 1000; // every scan ends before the first read returns
             std::vector<gmmu_ws_result> res(n);
-            ASSERT_EQ(gmmu_walk_sched_run(&ws, allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr),
+            ASSERT_EQ(gmmu_walk_sched_run(ws.get(), allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr),
                       GMMU_OK);
             std::string what = "seed 0x" + std::to_string(seed) + " trial " + std::to_string(trial) +
                                " variant " + std::to_string(cfg.variant) + "/" +
                                std::to_string(cfg.walkers);
             for (unsigned i = 0; i < n; i++)
                 ExpectSameAsWalk(res[i], ref[i], what + " mshr " + std::to_string(i));
-            EXPECT_EQ(ws.st.refs_walked, serial_reads) << what;
+            EXPECT_EQ(ws->st.refs_walked, serial_reads) << what;
             if (cfg.variant == GMMU_WS_SERIAL)
-                EXPECT_EQ(ws.st.refs_issued, serial_reads) << what;
+                EXPECT_EQ(ws->st.refs_issued, serial_reads) << what;
             else
-                EXPECT_EQ(ws.st.refs_issued, distinct.size()) << what;
-            EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged) << what;
-            EXPECT_EQ(ws.st.walks, n) << what;
-            EXPECT_TRUE(gmmu_walk_sched_idle(&ws)) << what;
+                EXPECT_EQ(ws->st.refs_issued, distinct.size()) << what;
+            EXPECT_EQ(ws->st.refs_walked, ws->st.refs_issued - ws->st.refs_wasted + ws->st.refs_merged) << what;
+            EXPECT_EQ(ws->st.walks, n) << what;
+            EXPECT_TRUE(gmmu_walk_sched_idle(ws.get())) << what;
             if (HasFailure())
                 return;
         }
@@ -391,10 +409,9 @@ TEST(WalkSchedRandom, RunDeviceCountsFromOutputsWhatTheModelCounts)
         gmmu_ws_config cfg = Cfg(rng() % 2 ? GMMU_WS_TREE : GMMU_WS_PAIRWISE, 1,
                                  1 + (unsigned)(rng() % 32));
         cfg.scan_pass_cycles = 1 + (unsigned)(rng() % 3);
-        auto a = std::make_unique<gmmu_walk_sched>();
-        auto b = std::make_unique<gmmu_walk_sched>();
-        ASSERT_EQ(gmmu_walk_sched_init(a.get(), &cfg, nullptr), GMMU_OK);
-        ASSERT_EQ(gmmu_walk_sched_init(b.get(), &cfg, nullptr), GMMU_OK);
+        Sched a, b;
+        ASSERT_EQ(a.Create(cfg), GMMU_OK);
+        ASSERT_EQ(b.Create(cfg), GMMU_OK);
         gmmu_ws_device dev;
         gmmu_walk_sched_device(b.get(), &dev);
         dev.quiescent = nullptr; // step every cycle
@@ -457,15 +474,15 @@ TEST(WalkSchedRandom, MixedStartLevelsAndRandomLatenciesStillTranslateExactly)
             cfg.walkers = 1 + (unsigned)(rng() % 8);
         cfg.scan_pass_cycles = 1 + (unsigned)(rng() % 3);
         cfg.retire_width = 1 + (unsigned)(rng() % GMMU_WS_RETIRE_MAX);
-        gmmu_walk_sched ws;
-        ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+        Sched ws;
+        ASSERT_EQ(ws.Create(cfg), GMMU_OK);
         RunMem rm;
         rm.mem = &w.mem;
         rm.lat_min = 1;
         rm.lat_max = 1 + (uint32_t)(rng() % 60);
         rm.rng.seed(rng());
         std::vector<gmmu_ws_result> res(n);
-        ASSERT_EQ(gmmu_walk_sched_run(&ws, allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr), GMMU_OK);
+        ASSERT_EQ(gmmu_walk_sched_run(ws.get(), allocs.data(), n, &RunMem::fn, &rm, res.data(), nullptr), GMMU_OK);
         uint64_t serial_reads = 0;
         for (unsigned i = 0; i < n; i++) {
             gmmu_walk_result ref;
@@ -476,9 +493,9 @@ TEST(WalkSchedRandom, MixedStartLevelsAndRandomLatenciesStillTranslateExactly)
             ExpectSameAsWalk(res[i], ref, "seed trial " + std::to_string(trial) + " mshr " + std::to_string(i));
             EXPECT_LT(res[i].mshr, cfg.mshrs);
         }
-        EXPECT_EQ(ws.st.refs_walked, serial_reads);
-        EXPECT_LE(ws.st.refs_issued, serial_reads);
-        EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged);
+        EXPECT_EQ(ws->st.refs_walked, serial_reads);
+        EXPECT_LE(ws->st.refs_issued, serial_reads);
+        EXPECT_EQ(ws->st.refs_walked, ws->st.refs_issued - ws->st.refs_wasted + ws->st.refs_merged);
         if (HasFailure()) {
             std::printf("failed at trial %d (seed 0x%llx)\n", trial, (unsigned long long)seed);
             return;
@@ -581,9 +598,9 @@ TEST(WalkSchedStep, DelayedOutOfOrderResponsesAndBackpressure)
         gmmu_ws_config cfg = Cfg((gmmu_ws_variant)(trial % 3), 1, 1 + (unsigned)(rng() % 32));
         if (cfg.variant == GMMU_WS_SERIAL)
             cfg.walkers = 1 + (unsigned)(rng() % 4);
-        gmmu_walk_sched ws;
-        ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
-        StepDriver drv(&ws, &w.mem, rng());
+        Sched ws;
+        ASSERT_EQ(ws.Create(cfg), GMMU_OK);
+        StepDriver drv(ws.get(), &w.mem, rng());
         drv.max_delay = 1 + (unsigned)(rng() % 100);
         drv.ready_percent = 50 + (unsigned)(rng() % 51);
         drv.RunAll(allocs);
@@ -595,9 +612,9 @@ TEST(WalkSchedStep, DelayedOutOfOrderResponsesAndBackpressure)
                            allocs[i].access, &ref);
             ExpectDoneSameAsWalk(drv.done[i], ref, "trial " + std::to_string(trial) + " mshr " + std::to_string(i));
         }
-        EXPECT_EQ(ws.st.refs_walked, ws.st.refs_issued - ws.st.refs_wasted + ws.st.refs_merged);
-        EXPECT_EQ(ws.st.refs_issued, drv.reqs.size());
-        EXPECT_TRUE(gmmu_walk_sched_idle(&ws));
+        EXPECT_EQ(ws->st.refs_walked, ws->st.refs_issued - ws->st.refs_wasted + ws->st.refs_merged);
+        EXPECT_EQ(ws->st.refs_issued, drv.reqs.size());
+        EXPECT_TRUE(gmmu_walk_sched_idle(ws.get()));
         if (HasFailure()) {
             std::printf("failed at trial %d (seed 0x%llx)\n", trial, (unsigned long long)seed);
             return;
@@ -607,10 +624,10 @@ TEST(WalkSchedStep, DelayedOutOfOrderResponsesAndBackpressure)
 
 TEST_F(Figure8, ResponsesInReverseOrderReorderTheNextLevel)
 {
-    gmmu_walk_sched ws;
+    Sched ws;
     gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
-    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
-    StepDriver drv(&ws, &mem, 7);
+    ASSERT_EQ(ws.Create(cfg), GMMU_OK);
+    StepDriver drv(ws.get(), &mem, 7);
     drv.ready_percent = 100;
     drv.max_delay = 1;
     // Hold a lone response up to 3 cycles; with two pending, return the newest.
@@ -647,14 +664,14 @@ TEST_F(WalkSchedTest, SameLineReferencesStayBackToBackWhenAnOlderReferenceBecome
     const uint64_t vas[3] = {VaOf(1, 1, 1, 5), VaOf(1, 1, 2, 3), VaOf(1, 1, 2, 4)};
     for (unsigned i = 0; i < 3; i++) {
         Map4K(vas[i], 0x80000000ull + 0x1000ull * i);
-        allocs.push_back(Alloc(vas[i], pt.root));
+        allocs.push_back(Alloc(vas[i], pt->root));
     }
-    gmmu_walk_sched ws;
+    Sched ws;
     gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
-    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    ASSERT_EQ(ws.Create(cfg), GMMU_OK);
     gmmu_walk_result w0 = Walk(allocs[0]), w1 = Walk(allocs[1]);
     const uint64_t pd1 = w0.read_pa[2], pd2 = w1.read_pa[2];
-    StepDriver drv(&ws, &mem, 1);
+    StepDriver drv(ws.get(), &mem, 1);
     drv.ready_percent = 100;
     drv.max_delay = 1;
     // Return PD[1] only once PD[2] has been returned (one cycle apart).
@@ -663,7 +680,7 @@ TEST_F(WalkSchedTest, SameLineReferencesStayBackToBackWhenAnOlderReferenceBecome
         for (size_t i = 0; i < p.size(); i++) {
             if (p[i].ready > now)
                 continue;
-            const gmmu_ws_slot &s = ws.s[p[i].tag];
+            const gmmu_ws_slot &s = ws->s[p[i].tag];
             uint64_t spa = s.key + 8ull * s.index;
             if (spa == pd1 && !pd2_back)
                 continue;
@@ -684,7 +701,7 @@ TEST_F(WalkSchedTest, SameLineReferencesStayBackToBackWhenAnOlderReferenceBecome
     EXPECT_EQ(got[4], w1.read_pa[3]); // T2[3]
     EXPECT_EQ(got[5], w2.read_pa[3]); // T2[4]: same line, back to back
     EXPECT_EQ(got[6], w0.read_pa[3]); // T1[5], older, waits
-    EXPECT_EQ(ws.st.same_line_back_to_back, 2u);
+    EXPECT_EQ(ws->st.same_line_back_to_back, 2u);
 }
 
 TEST_F(WalkSchedTest, LaterAllocationsMergeWithReadsStillInFlight)
@@ -696,15 +713,15 @@ TEST_F(WalkSchedTest, LaterAllocationsMergeWithReadsStillInFlight)
     for (unsigned i = 0; i < 8; i++) {
         uint64_t va = VaOf(3, 7, 9, 16 * i);
         Map4K(va, 0x90000000ull + 0x1000ull * i);
-        allocs.push_back(Alloc(va, pt.root));
+        allocs.push_back(Alloc(va, pt->root));
     }
     RunMem rm;
     rm.lat_min = rm.lat_max = 50;
-    gmmu_walk_sched ws;
-    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws);
-    EXPECT_GE(ws.st.scans, 5u); // more than one scan of level 4 happened
+    Sched ws;
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, ws);
+    EXPECT_GE(ws->st.scans, 5u); // more than one scan of level 4 happened
     EXPECT_EQ(rm.reads.size(), 3u + 8u); // PML4, PDP, PD once; 8 distinct PT lines
-    EXPECT_EQ(ws.st.refs_merged, 3u * 7u);
+    EXPECT_EQ(ws->st.refs_merged, 3u * 7u);
     for (unsigned i = 0; i < 8; i++)
         ExpectSameAsWalk(res[i], Walk(allocs[i]), "walk " + std::to_string(i));
 }
@@ -713,27 +730,27 @@ TEST_F(WalkSchedTest, MshrFullRejectsAllocationsUntilAWalkRetires)
 {
     const uint64_t va0 = VaOf(5, 5, 5, 5);
     Map4K(va0, 0xA0000000ull);
-    gmmu_walk_sched ws;
+    Sched ws;
     gmmu_ws_config cfg = Cfg(GMMU_WS_TREE, 1, 2);
-    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    ASSERT_EQ(ws.Create(cfg), GMMU_OK);
     gmmu_ws_in in{};
     gmmu_ws_out out{};
     for (unsigned k = 0; k < 4; k++)
-        in.alloc[k] = Alloc(va0 + 0x1000ull * k, pt.root);
+        in.alloc[k] = Alloc(va0 + 0x1000ull * k, pt->root);
     in.mem_ready = 1;
-    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+    ASSERT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_OK);
     EXPECT_EQ(out.alloc_accepted[0], 1);
     EXPECT_EQ(out.alloc_accepted[1], 1);
     EXPECT_EQ(out.alloc_accepted[2], 0);
     EXPECT_EQ(out.alloc_accepted[3], 0);
     EXPECT_EQ(out.alloc_mshr[0], 0);
     EXPECT_EQ(out.alloc_mshr[1], 1);
-    EXPECT_EQ(ws.st.alloc_rejects, 2u);
-    EXPECT_EQ(gmmu_walk_sched_free_mshrs(&ws), 0u);
+    EXPECT_EQ(ws->st.alloc_rejects, 2u);
+    EXPECT_EQ(gmmu_walk_sched_free_mshrs(ws.get()), 0u);
     // Keep offering; answer reads immediately; the third walk gets an MSHR
     // only in the cycle after one of the first two is reported.
     gmmu_ws_in in2{};
-    in2.alloc[0] = Alloc(va0 + 0x2000, pt.root);
+    in2.alloc[0] = Alloc(va0 + 0x2000, pt->root);
     in2.mem_ready = 1;
     uint64_t retire_cycle = 0, accept_cycle = 0;
     std::vector<std::pair<uint16_t, uint64_t>> pend;
@@ -745,7 +762,7 @@ TEST_F(WalkSchedTest, MshrFullRejectsAllocationsUntilAWalkRetires)
             cur.resp.data = pend.front().second;
             pend.erase(pend.begin());
         }
-        ASSERT_EQ(gmmu_walk_sched_step(&ws, &cur, &out), GMMU_OK);
+        ASSERT_EQ(gmmu_walk_sched_step(ws.get(), &cur, &out), GMMU_OK);
         if (out.req.valid) {
             uint64_t d = 0;
             TestMem::read64(&mem, out.req.pa, &d);
@@ -768,18 +785,18 @@ TEST_F(WalkSchedTest, RunFeedsMoreWalksThanMshrs)
     for (unsigned i = 0; i < 100; i++) {
         uint64_t va = VaOf(2, 1 + i % 2, i % 5, i);
         Map4K(va, 0xB0000000ull + 0x1000ull * i);
-        allocs.push_back(Alloc(va, pt.root));
+        allocs.push_back(Alloc(va, pt->root));
     }
     for (auto v : {GMMU_WS_SERIAL, GMMU_WS_TREE, GMMU_WS_PAIRWISE}) {
         RunMem rm;
-        gmmu_walk_sched ws;
-        auto res = Run(Cfg(v, 1, 4), allocs, rm, &ws);
+        Sched ws;
+        auto res = Run(Cfg(v, 1, 4), allocs, rm, ws);
         for (unsigned i = 0; i < allocs.size(); i++) {
             ExpectSameAsWalk(res[i], Walk(allocs[i]), "walk " + std::to_string(i));
             EXPECT_LT(res[i].mshr, 4u);
             EXPECT_GE(res[i].done_cycle, res[i].alloc_cycle);
         }
-        EXPECT_EQ(ws.st.walks, 100u);
+        EXPECT_EQ(ws->st.walks, 100u);
     }
 }
 
@@ -790,19 +807,19 @@ TEST_F(WalkSchedTest, RunEqualsSteppingByHand)
     std::vector<gmmu_ws_alloc> allocs;
     for (unsigned i = 0; i < 40; i++) {
         uint64_t va = VaOf(4, i % 3, (i * 7) % 11, (i * 13) % 50);
-        if (gmmu_pt_map(&pt, va, 0xC0000000ull + 0x1000ull * i, 12, GMMU_MAP_U, nullptr) != GMMU_OK)
+        if (gmmu_pt_map(pt, va, 0xC0000000ull + 0x1000ull * i, 12, GMMU_MAP_U, nullptr) != GMMU_OK)
             continue;
-        allocs.push_back(Alloc(va, pt.root));
+        allocs.push_back(Alloc(va, pt->root));
     }
     for (auto v : {GMMU_WS_SERIAL, GMMU_WS_TREE, GMMU_WS_PAIRWISE}) {
         gmmu_ws_config cfg = Cfg(v, v == GMMU_WS_SERIAL ? 3 : 1, 8);
         RunMem rm;
         rm.lat_min = rm.lat_max = 23;
-        gmmu_walk_sched a, b;
+        Sched a, b;
         uint64_t cycles = 0;
-        auto res = Run(cfg, allocs, rm, &a, &cycles);
-        ASSERT_EQ(gmmu_walk_sched_init(&b, &cfg, nullptr), GMMU_OK);
-        StepDriver drv(&b, &mem, 1);
+        auto res = Run(cfg, allocs, rm, a, &cycles);
+        ASSERT_EQ(b.Create(cfg), GMMU_OK);
+        StepDriver drv(b.get(), &mem, 1);
         drv.ready_percent = 100;
         // Fixed latency 23: StepDriver marks a response ready at issue + 1
         // (max_delay 1); return it 22 cycles later, i.e. at issue + 23.
@@ -818,25 +835,25 @@ TEST_F(WalkSchedTest, RunEqualsSteppingByHand)
             EXPECT_EQ(res[i].done_cycle, drv.done_cycle[i]) << "variant " << v << " walk " << i;
             EXPECT_EQ(res[i].pa, drv.done[i].pa);
         }
-        EXPECT_EQ(a.st.refs_issued, b.st.refs_issued);
-        EXPECT_EQ(a.st.scan_busy_cycles, b.st.scan_busy_cycles);
-        EXPECT_EQ(a.st.same_line_back_to_back, b.st.same_line_back_to_back);
-        EXPECT_EQ(cycles, b.st.cycles);
+        EXPECT_EQ(a->st.refs_issued, b->st.refs_issued);
+        EXPECT_EQ(a->st.scan_busy_cycles, b->st.scan_busy_cycles);
+        EXPECT_EQ(a->st.same_line_back_to_back, b->st.same_line_back_to_back);
+        EXPECT_EQ(cycles, b->st.cycles);
     }
 }
 
 TEST_F(WalkSchedTest, SharedLargePageCompletesManyWalksRetiredAtRetireWidth)
 {
-    ASSERT_EQ(gmmu_pt_map(&pt, 0x40000000ull, 0x200000000ull, 21, GMMU_MAP_U, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x40000000ull, 0x200000000ull, 21, GMMU_MAP_U, nullptr), GMMU_OK);
     std::vector<gmmu_ws_alloc> allocs;
     for (unsigned i = 0; i < 8; i++)
-        allocs.push_back(Alloc(0x40000000ull + 0x3000ull * i + 8 * i, pt.root));
+        allocs.push_back(Alloc(0x40000000ull + 0x3000ull * i + 8 * i, pt->root));
     for (unsigned width : {1u, 4u}) {
         gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
         cfg.retire_width = width;
         RunMem rm;
-        gmmu_walk_sched ws;
-        auto res = Run(cfg, allocs, rm, &ws);
+        Sched ws;
+        auto res = Run(cfg, allocs, rm, ws);
         EXPECT_EQ(rm.reads.size(), 3u); // PML4, PDP, PD (leaf) once for all
         std::set<uint64_t> cycles;
         for (unsigned i = 0; i < 8; i++) {
@@ -855,19 +872,19 @@ TEST_F(WalkSchedTest, NaiveWalkersOverlapIndependentWalks)
     for (unsigned i = 0; i < 8; i++) {
         uint64_t va = VaOf(10 + 20 * i, i, i, i); // nothing shared
         Map4K(va, 0xD0000000ull + 0x1000ull * i);
-        allocs.push_back(Alloc(va, pt.root));
+        allocs.push_back(Alloc(va, pt->root));
     }
     RunMem rm;
     rm.lat_min = rm.lat_max = 100;
-    gmmu_walk_sched ws;
+    Sched ws;
     uint64_t c1 = 0, c8 = 0, ct = 0;
-    Run(Cfg(GMMU_WS_SERIAL, 1), allocs, rm, &ws, &c1);
+    Run(Cfg(GMMU_WS_SERIAL, 1), allocs, rm, ws, &c1);
     EXPECT_EQ(c1, 2u + 8u * 4u * 101u);
-    Run(Cfg(GMMU_WS_SERIAL, 8), allocs, rm, &ws, &c8);
-    EXPECT_EQ(ws.st.refs_issued, 32u);
+    Run(Cfg(GMMU_WS_SERIAL, 8), allocs, rm, ws, &c8);
+    EXPECT_EQ(ws->st.refs_issued, 32u);
     EXPECT_LT(c8, 4u * 101u + 20u);
-    Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws, &ct);
-    EXPECT_EQ(ws.st.refs_issued, 32u); // nothing to merge
+    Run(Cfg(GMMU_WS_TREE), allocs, rm, ws, &ct);
+    EXPECT_EQ(ws->st.refs_issued, 32u); // nothing to merge
     EXPECT_LT(ct, 4u * 101u + 40u);
 }
 
@@ -875,73 +892,73 @@ TEST_F(WalkSchedTest, MemReadyLowHoldsTheRequest)
 {
     const uint64_t va = VaOf(6, 6, 6, 6);
     Map4K(va, 0xE0000000ull);
-    gmmu_walk_sched ws;
+    Sched ws;
     gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
-    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    ASSERT_EQ(ws.Create(cfg), GMMU_OK);
     gmmu_ws_in in{};
     gmmu_ws_out out{};
-    in.alloc[0] = Alloc(va, pt.root);
-    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK); // cycle 0: allocate
+    in.alloc[0] = Alloc(va, pt->root);
+    ASSERT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_OK); // cycle 0: allocate
     in = gmmu_ws_in{};
     for (int c = 1; c <= 5; c++) { // mem_ready low: no request, stall counted from cycle 2
-        ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+        ASSERT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_OK);
         EXPECT_EQ(out.req.valid, 0);
     }
-    EXPECT_EQ(ws.st.mem_stall_cycles, 4u);
+    EXPECT_EQ(ws->st.mem_stall_cycles, 4u);
     in.mem_ready = 1;
-    ASSERT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_OK);
+    ASSERT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_OK);
     EXPECT_EQ(out.req.valid, 1);
     EXPECT_EQ(out.req.level, 4);
-    EXPECT_EQ(out.req.pa, pt.root + 8 * 6);
+    EXPECT_EQ(out.req.pa, pt->root + 8 * 6);
 }
 
 TEST_F(WalkSchedTest, MalformedInputsAreRejectedWithoutSideEffects)
 {
-    gmmu_walk_sched ws;
+    Sched ws;
     gmmu_ws_config cfg = Cfg(GMMU_WS_TREE);
-    ASSERT_EQ(gmmu_walk_sched_init(&ws, &cfg, nullptr), GMMU_OK);
+    ASSERT_EQ(ws.Create(cfg), GMMU_OK);
     gmmu_ws_out out{};
-    const gmmu_ws_alloc bad[] = {Alloc(0x1000, pt.root, 0), Alloc(0x1000, pt.root, 5),
-                                 Alloc(0x1000, pt.root + 8), Alloc(0x1000, pt.root, 4, GMMU_ACC_SET_AD)};
+    const gmmu_ws_alloc bad[] = {Alloc(0x1000, pt->root, 0), Alloc(0x1000, pt->root, 5),
+                                 Alloc(0x1000, pt->root + 8), Alloc(0x1000, pt->root, 4, GMMU_ACC_SET_AD)};
     for (const auto &a : bad) {
         gmmu_ws_in in{};
         in.alloc[1] = a;
-        EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
+        EXPECT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_EINVAL);
     }
     gmmu_ws_in in{};
     in.resp.valid = 1;
     in.resp.tag = 3; // nothing in flight
-    EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_EINVAL);
     in.resp.tag = 0xFFFF;
-    EXPECT_EQ(gmmu_walk_sched_step(&ws, &in, &out), GMMU_EINVAL);
-    EXPECT_EQ(ws.cycle, 0u);
-    EXPECT_EQ(ws.st.allocs, 0u);
-    EXPECT_TRUE(gmmu_walk_sched_idle(&ws));
-    EXPECT_EQ(gmmu_walk_sched_step(&ws, nullptr, &out), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_walk_sched_step(ws.get(), &in, &out), GMMU_EINVAL);
+    EXPECT_EQ(ws->cycle, 0u);
+    EXPECT_EQ(ws->st.allocs, 0u);
+    EXPECT_TRUE(gmmu_walk_sched_idle(ws.get()));
+    EXPECT_EQ(gmmu_walk_sched_step(ws.get(), nullptr, &out), GMMU_EINVAL);
     // run: bad alloc, busy scheduler, failing memory
     RunMem rm;
     rm.mem = &mem;
     gmmu_ws_result r[2];
-    gmmu_ws_alloc a2[2] = {Alloc(0x1000, pt.root), Alloc(0x1000, pt.root, 7)};
-    EXPECT_EQ(gmmu_walk_sched_run(&ws, a2, 2, &RunMem::fn, &rm, r, nullptr), GMMU_EINVAL);
+    gmmu_ws_alloc a2[2] = {Alloc(0x1000, pt->root), Alloc(0x1000, pt->root, 7)};
+    EXPECT_EQ(gmmu_walk_sched_run(ws.get(), a2, 2, &RunMem::fn, &rm, r, nullptr), GMMU_EINVAL);
     Map4K(0x5000, 0xF000);
     rm.fail = true;
-    EXPECT_EQ(gmmu_walk_sched_run(&ws, a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EMEM);
+    EXPECT_EQ(gmmu_walk_sched_run(ws.get(), a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EMEM);
     gmmu_ws_in one{};
-    one.alloc[0] = Alloc(0x5000, pt.root);
-    gmmu_walk_sched ws2;
-    ASSERT_EQ(gmmu_walk_sched_init(&ws2, &cfg, nullptr), GMMU_OK);
-    ASSERT_EQ(gmmu_walk_sched_step(&ws2, &one, &out), GMMU_OK);
+    one.alloc[0] = Alloc(0x5000, pt->root);
+    Sched ws2;
+    ASSERT_EQ(ws2.Create(cfg), GMMU_OK);
+    ASSERT_EQ(gmmu_walk_sched_step(ws2.get(), &one, &out), GMMU_OK);
     rm.fail = false;
-    EXPECT_EQ(gmmu_walk_sched_run(&ws2, a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EBUSY);
+    EXPECT_EQ(gmmu_walk_sched_run(ws2.get(), a2, 1, &RunMem::fn, &rm, r, nullptr), GMMU_EBUSY);
 }
 
 TEST_F(WalkSchedTest, NonCanonicalVaFaultsWithoutReads)
 {
-    std::vector<gmmu_ws_alloc> allocs = {Alloc(0x0000800000000000ull, pt.root)};
+    std::vector<gmmu_ws_alloc> allocs = {Alloc(0x0000800000000000ull, pt->root)};
     RunMem rm;
-    gmmu_walk_sched ws;
-    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, &ws);
+    Sched ws;
+    auto res = Run(Cfg(GMMU_WS_TREE), allocs, rm, ws);
     EXPECT_EQ(res[0].fault, GMMU_FAULT_NONCANONICAL);
     EXPECT_EQ(rm.reads.size(), 0u);
     ExpectSameAsWalk(res[0], Walk(allocs[0]), "non-canonical");
@@ -967,8 +984,8 @@ TEST(WalkSchedConfig, BadFieldsAreNamed)
         gmmu_ws_config_default(&c);
         k.set(c);
         gmmu_error err{};
-        gmmu_walk_sched ws;
-        EXPECT_EQ(gmmu_walk_sched_init(&ws, &c, &err), GMMU_EINVAL) << k.field;
+        Sched ws;
+        EXPECT_EQ(ws.Create(c, &err), GMMU_EINVAL) << k.field;
         EXPECT_STREQ(err.field, k.field);
         EXPECT_STRNE(err.msg, "");
     }

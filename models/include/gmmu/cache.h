@@ -83,7 +83,9 @@ gmmu_status gmmu_cache_vipt_check(const gmmu_cache_config *c, unsigned page_shif
  * for a VIPT cache, 0 otherwise. The access then costs
  * max(translation, index) + (hit_cycles - index_cycles), not their sum. */
 uint64_t gmmu_cache_index_overlap(const gmmu_cache_config *c, uint64_t xlate_cycles);
-gmmu_status gmmu_cache_init(gmmu_cache *c, const gmmu_cache_config *cfg, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_cache_create(const gmmu_cache_config *cfg, gmmu_cache **out, gmmu_error *err);
 void gmmu_cache_destroy(gmmu_cache *c);
 
 /* Access the line holding byte address `addr` at cycle `now`. A hit touches

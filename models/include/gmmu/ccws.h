@@ -68,7 +68,10 @@ typedef struct gmmu_ccws {
  * 1:1, no depth weights); checked. */
 void gmmu_ccws_config_default(gmmu_ccws_config *c, uint32_t warps);
 gmmu_status gmmu_ccws_config_check(const gmmu_ccws_config *c, gmmu_error *err);
-gmmu_status gmmu_ccws_init(gmmu_ccws *s, const gmmu_ccws_config *c, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_ccws_create(const gmmu_ccws_config *cfg, gmmu_ccws **out, gmmu_error *err);
+void gmmu_ccws_destroy(gmmu_ccws *s);
 /* Warp w starts anew (a new block in its slot): empty VTA, base score. */
 void gmmu_ccws_reset_warp(gmmu_ccws *s, uint32_t w);
 /* Tag lost by warp owner (its line or page was evicted): into its VTA. */

@@ -85,8 +85,10 @@ typedef struct gmmu_fault_handler {
 } gmmu_fault_handler;
 
 gmmu_status gmmu_fault_handler_config_check(const gmmu_fault_handler_config *c, gmmu_error *err);
-gmmu_status gmmu_fault_handler_init(gmmu_fault_handler *fh, const gmmu_fault_handler_config *c,
-                                    gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_fault_handler_create(const gmmu_fault_handler_config *cfg,
+                                      gmmu_fault_handler **out, gmmu_error *err);
 void gmmu_fault_handler_destroy(gmmu_fault_handler *fh);
 
 /* Raise a fault on va at cycle now. GMMU_EBUSY if the pending queue is full. */

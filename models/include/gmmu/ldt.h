@@ -63,7 +63,9 @@ typedef struct gmmu_ldt {
 } gmmu_ldt;
 
 gmmu_status gmmu_ldt_config_check(const gmmu_ldt_config *cfg, gmmu_error *err);
-gmmu_status gmmu_ldt_init(gmmu_ldt *l, const gmmu_ldt_config *cfg, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_ldt_create(const gmmu_ldt_config *cfg, gmmu_ldt **out, gmmu_error *err);
 void gmmu_ldt_destroy(gmmu_ldt *l);
 void gmmu_ldt_clear(gmmu_ldt *l);
 

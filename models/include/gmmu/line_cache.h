@@ -46,9 +46,10 @@ typedef struct gmmu_line_cache {
 /* 128 lines (16 KiB), 4 ways, 128-byte lines, hit 1 cycle, miss lookup 0. */
 void gmmu_line_cache_config_default(gmmu_line_cache_config *cfg);
 gmmu_status gmmu_line_cache_config_check(const gmmu_line_cache_config *cfg, gmmu_error *err);
-/* Allocates the tag arrays (the only allocation; free with destroy). */
-gmmu_status gmmu_line_cache_init(gmmu_line_cache *lc, const gmmu_line_cache_config *cfg,
-                                 gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_line_cache_create(const gmmu_line_cache_config *cfg, gmmu_line_cache **out,
+                                   gmmu_error *err);
 void gmmu_line_cache_destroy(gmmu_line_cache *lc);
 /* Empty the cache (counters kept). */
 void gmmu_line_cache_flush(gmmu_line_cache *lc);

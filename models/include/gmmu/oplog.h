@@ -53,7 +53,9 @@ typedef struct gmmu_oplog_context {
 } gmmu_oplog_context;
 
 gmmu_status gmmu_oplog_config_check(const gmmu_oplog_config *cfg, gmmu_error *err);
-gmmu_status gmmu_oplog_init(gmmu_oplog *log, const gmmu_oplog_config *cfg, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_oplog_create(const gmmu_oplog_config *cfg, gmmu_oplog **out, gmmu_error *err);
 void gmmu_oplog_destroy(gmmu_oplog *log);
 
 uint32_t gmmu_oplog_partition_entries(const gmmu_oplog *log);

@@ -85,8 +85,14 @@ typedef struct gmmu_pt {
 #define GMMU_MAP_NX GMMU_PTE_NX
 #define GMMU_MAP_CONTIG(n) (((uint64_t)(n) & 7u) << GMMU_PTE_CONTIG_SHIFT)
 
-gmmu_status gmmu_pt_init(gmmu_pt *pt, const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc,
-                         void *alloc_ctx, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks its
+ * arguments, names a bad one in err and returns the handle in *out;
+ * destroy frees the handle (NULL is a no-op). The tables live in the memory
+ * behind mem: create allocates the root there with alloc(alloc_ctx), and
+ * destroy leaves every table in place. */
+gmmu_status gmmu_pt_create(const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc, void *alloc_ctx,
+                           gmmu_pt **out, gmmu_error *err);
+void gmmu_pt_destroy(gmmu_pt *pt);
 /* Map [va, va + 2^page_shift) to pa. page_shift is 12, 21 or 30; va and pa
  * aligned to the page; va canonical. flags: GMMU_MAP_W | GMMU_MAP_U | GMMU_MAP_NX |
  * GMMU_MAP_CONTIG(n).

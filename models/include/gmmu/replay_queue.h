@@ -44,7 +44,14 @@ typedef struct gmmu_replay_queue {
     uint64_t pushes, pops, faults, replays, full;
 } gmmu_replay_queue;
 
-gmmu_status gmmu_rq_init(gmmu_replay_queue *q, uint32_t cap, gmmu_error *err);
+typedef struct gmmu_rq_config {
+    uint32_t entries; /* capacity, 1..GMMU_RQ_MAX */
+} gmmu_rq_config;
+
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_rq_create(const gmmu_rq_config *cfg, gmmu_replay_queue **out, gmmu_error *err);
+void gmmu_rq_destroy(gmmu_replay_queue *q);
 /* Append an issued global memory instruction (its active lanes, non-zero);
  * GMMU_EBUSY when full. */
 gmmu_status gmmu_rq_push(gmmu_replay_queue *q, uint32_t pc, uint32_t lanes, uint32_t tag, uint8_t log_n,

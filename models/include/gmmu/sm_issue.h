@@ -332,8 +332,11 @@ typedef struct gmmu_sm {
     gmmu_sm_stats st;
 } gmmu_sm;
 
-gmmu_status gmmu_sm_init(gmmu_sm *sm, const gmmu_sm_config *cfg, const gmmu_sm_env *env,
-                         gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg and
+ * env (the callbacks), names a bad field in err and returns the SM in *out;
+ * destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_sm_create(const gmmu_sm_config *cfg, const gmmu_sm_env *env, gmmu_sm **out,
+                           gmmu_error *err);
 void gmmu_sm_destroy(gmmu_sm *sm);
 /* Start kernel k (which must outlive the run) at cycle now: size the
  * occupancy, partition the operand log, take the first blocks from

@@ -114,7 +114,9 @@ struct gmmu_cpm {
 };
 
 gmmu_status gmmu_cpm_config_check(const gmmu_cpm_config *c, gmmu_error *err);
-gmmu_status gmmu_cpm_init(gmmu_cpm *m, const gmmu_cpm_config *c, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_cpm_create(const gmmu_cpm_config *cfg, gmmu_cpm **out, gmmu_error *err);
 void gmmu_cpm_destroy(gmmu_cpm *m);
 /* Warp `warp` used virtual page `vpn` at cycle now; tlb_hit says whether its
  * TLB lookup hit. A hit updates the counters from the page's history (a

@@ -114,8 +114,10 @@ typedef gmmu_status (*gmmu_tlb_miss_fn)(void *ctx, uint16_t asid, uint64_t vpn, 
                                         uint32_t *latency);
 
 gmmu_status gmmu_tlb_mshr_config_check(const gmmu_tlb_mshr_config *cfg, gmmu_error *err);
-gmmu_status gmmu_tlb_mshr_init(gmmu_tlb_mshr *m, const gmmu_tlb_mshr_config *cfg,
-                               gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_tlb_mshr_create(const gmmu_tlb_mshr_config *cfg, gmmu_tlb_mshr **out,
+                                 gmmu_error *err);
 void gmmu_tlb_mshr_destroy(gmmu_tlb_mshr *m);
 /* Forget every outstanding miss (e.g. after a flush). */
 void gmmu_tlb_mshr_reset(gmmu_tlb_mshr *m);

@@ -16,9 +16,7 @@
  * The table is direct-mapped (a hash of context and page picks the slot):
  * recording over an occupied slot only loses a merge opportunity. Times are
  * the caller's units (the TLM walker uses simulated picoseconds).
- *
- * Lifecycle, as the models whose state callers read: gmmu_wm_init into a
- * caller-owned struct, gmmu_wm_destroy (docs/architecture.md, Models). */
+ */
 #ifndef GMMU_WALK_MERGE_H
 #define GMMU_WALK_MERGE_H
 
@@ -61,8 +59,13 @@ typedef struct gmmu_walk_merge {
     gmmu_wm_stats st;
 } gmmu_walk_merge;
 
-/* slots: a power of two, 2..2^20. */
-gmmu_status gmmu_wm_init(gmmu_walk_merge *m, uint32_t slots, gmmu_error *err);
+typedef struct gmmu_wm_config {
+    uint32_t slots; /* walks tracked at once: a power of two, 2..2^20 */
+} gmmu_wm_config;
+
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_wm_create(const gmmu_wm_config *cfg, gmmu_walk_merge **out, gmmu_error *err);
 void gmmu_wm_destroy(gmmu_walk_merge *m);
 
 /* Record a completed walk of context (asid, root), ready at `ready`. */

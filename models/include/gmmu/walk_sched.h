@@ -224,7 +224,11 @@ typedef struct gmmu_walk_sched {
     gmmu_line_cache *lc;   /* optional, used by gmmu_walk_sched_run() only */
 } gmmu_walk_sched;
 
-gmmu_status gmmu_walk_sched_init(gmmu_walk_sched *ws, const gmmu_ws_config *cfg, gmmu_error *err);
+/* Lifecycle (every model alike, docs/architecture.md): create checks cfg, names a bad
+ * field in err and returns the model in *out; destroy frees it (NULL is a no-op). */
+gmmu_status gmmu_walk_sched_create(const gmmu_ws_config *cfg, gmmu_walk_sched **out,
+                                   gmmu_error *err);
+void gmmu_walk_sched_destroy(gmmu_walk_sched *ws);
 /* Drop all state and counters (keeps cfg and the attached line cache). */
 void gmmu_walk_sched_reset(gmmu_walk_sched *ws);
 
