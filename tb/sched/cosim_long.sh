@@ -39,7 +39,7 @@ cfgs=("$@")
 build_one() {
   local name=$1 variant=$2 mshrs=$3 walkers=$4 pass=$5 retire=$6 d=$work/$1
   local stamp
-  stamp=$(cat "$root/rtl/walk_sched.sv" "$here"/*.h "$here/long_main.cpp" "$twins"/rtl_walk_sched.* "$models" | md5sum | cut -c1-16)
+  stamp=$(cat "$root"/rtl/walk_sched.sv "$root"/rtl/ws_* "$here"/*.h "$here/long_main.cpp" "$twins"/rtl_walk_sched.* "$models" | md5sum | cut -c1-16)
   if [ -x "$d/obj/vlong" ] && [ "$(cat "$d/stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
   rm -rf "$d"; mkdir -p "$d"
   echo "#include \"Vws_${name}.h\"" >"$d/ws_headers.inc"
@@ -49,7 +49,7 @@ build_one() {
       --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
       -GWalkers="$walkers" -GScanPassCycles="$pass" -GRetireWidth="$retire" \
       -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2" \
-      --Mdir "$d/obj" -o vlong "$root/rtl/walk_sched.sv" "$twins/rtl_walk_sched.cpp" "$here/long_main.cpp" \
+      --Mdir "$d/obj" -o vlong -I"$root/rtl" "$root/rtl/walk_sched.sv" "$twins/rtl_walk_sched.cpp" "$here/long_main.cpp" \
       -CFLAGS "-std=c++17 -O2 -I$here -I$twins -I$d -I$root/models/include" \
       -LDFLAGS "$models" >"$d/build.log" 2>&1; then
     echo "cosim_long.sh: build of $name failed (see $d/build.log)" >&2; return 1

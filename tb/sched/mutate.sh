@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Mutation check of rtl/walk_sched.sv: each mutant is a single-point change
-# (inverted comparison, dropped term, off-by-one index or width, stuck valid,
-# wrong constant) applied to a COPY of the RTL in the build folder; it is
+# Mutation check of the walk scheduler RTL (rtl/walk_sched.sv and its
+# submodules rtl/ws_*.sv): each mutant is a single-point change (inverted
+# comparison, dropped term, off-by-one index or width, stuck valid, wrong
+# constant, wrong port connection) applied to a COPY of the RTL in the build
+# folder (the search text must occur exactly once in all the files); it is
 # Verilated with the bench's harness (tb/sched/mutate_main.cpp: seeded random
 # lock-step against the C model, RTL assertions on) and counts as caught when
 # the run reports a mismatch or an assertion. The tracked RTL is never touched.
@@ -60,7 +62,7 @@ m08|tree|off-by-one level: children of the wrong level become known|s_lvl_q[s*2 
 m09|tree|dropped update: converted child stays unknown|        conv[s]             = 1'b1;\n        s_known_d[s]        = 1'b1;|        conv[s]             = 1'b1;
 m10|tree|stale holders: release uses the pre-response references|          if (m_refv_d[i*4 + l] && m_ref_d[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;|          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;
 m11|tree|stuck slot: a cancelled reference is never freed|        cancelled[s] = 1'b1;\n        s_state_d[s*2 +: 2] = SlotFree;|        cancelled[s] = 1'b1;
-m13|tree|one cycle late: retire sees the pre-response done bits|rdone[i] = m_valid_q[i] && m_done_d[i];|rdone[i] = m_valid_q[i] && m_done_q[i];
+m13|tree|one cycle late: retire sees the pre-response done bits|    .m_done_d  (m_done_p1),\n    .m_lvl_d   (m_lvl_p1),\n    .m_fault_d (m_fault_p1),|    .m_done_d  (m_done_q),\n    .m_lvl_d   (m_lvl_p1),\n    .m_fault_d (m_fault_p1),
 m14|tree4p3r1|off-by-one: one more walk retired than retire_width|if (j < 32'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin|if (j <= 32'(RetireWidth) && rdone[i] && rrank[i*3 +: 3] == 3'(j)) begin
 m15|tree|off-by-one: nreads|                                      {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;|                                      {1'b0, m_lvl_d[i*2 +: 2]} + 3'd0;
 m16|tree|wrong constant: 2 MiB page shift|done_page_shift_o[j*6 +: 6] = 6'd21;|done_page_shift_o[j*6 +: 6] = 6'd20;
@@ -73,12 +75,12 @@ m23|tree|dropped term: ignores mem_ready|issue = any_cand && mem_ready_i;|issue 
 m24|tree|off-by-one index: line of the last request|last_line_d = {pick_key, pick_idx[8:4]};|last_line_d = {pick_key, pick_idx[7:3]};
 m25|tree|inverted comparison: scan waits with enough free slots|if (ecnt > free_cnt) begin|if (ecnt >= free_cnt) begin
 m26|tree|wrong constant: scan level wraps to PD instead of PML4|try_lvl = (try_lvl == 2'd0) ? 2'd3 : try_lvl - 2'd1;|try_lvl = (try_lvl == 2'd0) ? 2'd2 : try_lvl - 2'd1;
-m27|tree|stale level: scan key uses the pre-response walk level|kn[i] = m_lvl_d[i*2 +: 2] == plvl;|kn[i] = m_lvl_q[i*2 +: 2] == plvl;
+m27|tree|stale level: scan key uses the pre-response walk level|      .m_lvl_d    (m_lvl_p1),\n      .m_tb_d     (m_tb_p1),\n      .m_va_q,\n      .retired,|      .m_lvl_d    (m_lvl_q),\n      .m_tb_d     (m_tb_p1),\n      .m_va_q,\n      .retired,
 m28|tree|off-by-one width: line compare of the group|key[j*KW +: KW] == key[i*KW +: KW] && idx[j*9 + 4 +: 5] == idx[i*9 + 4 +: 5]) begin|key[j*KW +: KW] == key[i*KW +: KW] && idx[j*9 + 3 +: 5] == idx[i*9 + 3 +: 5]) begin
 m29|tree|dropped term: merge ignores known/unknown key kind|s_known_d[s] == kn[i] && s_key_d[s*KW +: KW] == key[i*KW +: KW] &&|s_key_d[s*KW +: KW] == key[i*KW +: KW] &&
 m31|pair|inverted comparison: new slots in descending index order|idx[j*9 +: 9] < idx[i*9 +: 9]))) begin|idx[j*9 +: 9] > idx[i*9 +: 9]))) begin
 m32|pair|inverted comparison: groups in descending leader order|(gl[j*MshrIdW +: MshrIdW] < gl[i*MshrIdW +: MshrIdW] \|\||(gl[j*MshrIdW +: MshrIdW] > gl[i*MshrIdW +: MshrIdW] \|\|
-m33|tree4p3r1|stuck timer: passes every cycle after the first|        if ((elig & ~grp) != '0) begin\n          scan_timer_d = TimerLoad;|        if ((elig & ~grp) != '0) begin\n          scan_timer_d = '0;
+m33|tree4p3r1|stuck timer: passes every cycle after the first|      if ((elig & ~grp) != '0) begin\n        scan_timer_d = TimerLoad;|      if ((elig & ~grp) != '0) begin\n        scan_timer_d = '0;
 m34|serial|off-by-one: one walk more than idle walkers dispatched|if (elig[i] && prank[i*CW +: CW] < idle_walkers) begin|if (elig[i] && prank[i*CW +: CW] <= idle_walkers) begin
 m35|serial|dropped term: busy walkers not counted|idle_walkers = CW'(Walkers) - active_walks;|idle_walkers = CW'(Walkers);
 m36|serial|inverted comparison: youngest walk dispatched first|if (elig[i] && elig[j] && m_age_q[pair_idx(j, i, N)]) begin|if (elig[i] && elig[j] && !m_age_q[pair_idx(j, i, N)]) begin
@@ -88,7 +90,7 @@ m39|tree|dropped term: one allocation takes every free MSHR|if (!found && fmask[
 m40|tree|wrong source: MSHRs retired this cycle reusable at once|fmask = ~m_valid_q;|fmask = ~m_valid_d;
 m41|tree|inverted age: new slots older than existing ones|end else if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b1;|end else if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b0;
 m42|tree|off-by-one: request level|req_level_o = {1'b0, pick_lvl} + 3'd1;|req_level_o = {1'b0, pick_lvl} + 3'd0;
-m45|tree|stuck valid: a retired MSHR stays busy|          m_valid_d[i] = 1'b0;\n          scan_mask_d[i] = 1'b0;|          scan_mask_d[i] = 1'b0;
+m45|tree|stuck valid: a retired MSHR stays busy|          m_valid_d[i] = 1'b0;\n          retired[i] = 1'b1;|          retired[i] = 1'b1;
 m46|serial|stuck valid: serial next read never requested|            serial_new = 1'b1;|            serial_new = 1'b0;
 m47|tree|stale references: slot release sees the holders before this cycle's updates|          if (m_refv_d[i*4 + l] && m_ref_d[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;|          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;
 EOF
@@ -109,7 +111,10 @@ cfg_args() {
   esac
 }
 
-# build one model: $1 = folder, $2 = RTL file, $3 = config key
+# the scheduler's RTL files (the top module and its submodules)
+rtl_files=("$root/rtl/walk_sched.sv" "$root"/rtl/ws_*.sv "$root/rtl/ws_defs.svh")
+
+# build one model: $1 = folder, $2 = RTL folder (walk_sched.sv, ws_*), $3 = config key
 build_model() {
   local dir=$1 rtl=$2 name variant mshrs walkers pass retire
   read -r name variant mshrs walkers pass retire <<<"$(cfg_args "$3")"
@@ -123,7 +128,7 @@ build_model() {
     --prefix "Vws_${name}" --top-module walk_sched -GVariant="$variant" -GMshrs="$mshrs" \
     -GWalkers="$walkers" -GScanPassCycles="$pass" -GRetireWidth="$retire" \
     -MAKEFLAGS "OPT_FAST=$copt OPT_SLOW=$copt OPT_GLOBAL=$copt" \
-    --Mdir "$dir/obj" -o vsim "$rtl" "$twins/rtl_walk_sched.cpp" \
+    --Mdir "$dir/obj" -o vsim -I"$rtl" "$rtl/walk_sched.sv" "$twins/rtl_walk_sched.cpp" \
     -CFLAGS "-std=c++17 $copt -I$here -I$twins -I$dir -I$root/models/include" \
     -LDFLAGS "$work/mutate_main.o $models" >"$dir/build.log" 2>&1
 }
@@ -132,11 +137,11 @@ run_model() { timeout "$hang_s" "$1/obj/vsim" "$seeds" "$cycles" 0x6d757400 >"$1
 
 # ---- the unmutated RTL must pass every configuration used (kept while the
 # ---- RTL, the bench and the settings are unchanged) ----
-stamp=$(cat "$root/rtl/walk_sched.sv" "$here"/*.h "$here"/*.cpp "$models" | md5sum | cut -c1-16)"-$cycles-$seeds-$copt-$unroll"
+stamp=$(cat "${rtl_files[@]}" "$here"/*.h "$here"/*.cpp "$models" | md5sum | cut -c1-16)"-$cycles-$seeds-$copt-$unroll"
 base() {
   local d=$work/base_$1
   if [ "$(cat "$d/stamp" 2>/dev/null)" = "$stamp" ]; then return 0; fi
-  build_model "$d" "$root/rtl/walk_sched.sv" "$1" && run_model "$d" && echo "$stamp" >"$d/stamp"
+  build_model "$d" "$root/rtl" "$1" && run_model "$d" && echo "$stamp" >"$d/stamp"
 }
 # the geometries of the selected mutants (all 8 for a full run)
 want=("$@")
@@ -163,21 +168,25 @@ one() {
   IFS='|' read -r id key desc _ _ <<<"$line"
   d=$work/$id
   rm -rf "$d"; mkdir -p "$d"
-  if ! python3 - "$root/rtl/walk_sched.sv" "$d/walk_sched.sv" "$line" <<'PY'
-import sys
-src, dst, line = sys.argv[1], sys.argv[2], sys.argv[3]
-import re
+  mkdir -p "$d/rtl"
+  if ! python3 - "$d/rtl" "$line" "${rtl_files[@]}" >"$d/file" <<'PY'
+import os, re, sys
+dst, line, srcs = sys.argv[1], sys.argv[2], sys.argv[3:]
 f = re.split(r"(?<!\\)\|", line)
 unesc = lambda t: t.replace("\\n", "\n").replace("\\|", "|")
 search, repl = unesc(f[3]), unesc(f[4])
-text = open(src).read()
-if text.count(search) != 1:
-    sys.exit(f"search text occurs {text.count(search)} times")
-open(dst, "w").write(text.replace(search, repl))
+texts = {s: open(s).read() for s in srcs}
+n = sum(t.count(search) for t in texts.values())
+if n != 1:
+    sys.exit(f"search text occurs {n} times")
+for s, t in texts.items():
+    open(os.path.join(dst, os.path.basename(s)), "w").write(t.replace(search, repl))
+    if search in t:
+        print(os.path.basename(s))  # the mutated file, for the report
 PY
   then echo "$id|invalid|pattern" >"$d/result"; return; fi
   for g in "$key" "$key.2"; do
-    if ! build_model "$d/$g" "$d/walk_sched.sv" "$g"; then echo "$id|invalid|build ($g)" >"$d/result"; return; fi
+    if ! build_model "$d/$g" "$d/rtl" "$g"; then echo "$id|invalid|build ($g)" >"$d/result"; return; fi
     local rc=0
     run_model "$d/$g" || rc=$?
     if [ $rc -eq 124 ]; then
@@ -225,7 +234,9 @@ for line in open(os.path.join(work, "mutants.txt")):
     r = open(rf).read().strip().split("|")
     res, how = r[1], (r[3] if len(r) > 3 else r[2])
     n[res] = n.get(res, 0) + 1
-    rows.append((mid, cfg, res, what, how if res != "invalid" else r[2]))
+    ff = os.path.join(work, mid, "file")
+    fname = (open(ff).read().strip() if os.path.exists(ff) else "") or "-"
+    rows.append((mid, fname, cfg, res, what, how if res != "invalid" else r[2]))
     print(f"  {mid:4s} {res:9s} {what}  [{how}]")
 built = n["caught"] + n["survived"] + n["hung"]
 score = 100.0 * n["caught"] / built if built else 0.0
@@ -235,16 +246,24 @@ print(f"walk_sched mutation score: {n['caught']}/{built} caught ({score:.1f}%); 
 if nargs == "0":
     md = ["# Mutation of the walk-scheduler RTL", "",
           "Generated by `tb/sched/mutate.sh` (`make mutate`); do not edit. Each mutant is one",
-          "single-point change to a copy of `rtl/walk_sched.sv`, verilated with `--assert` and run",
+          "single-point change to a copy of the RTL (`rtl/walk_sched.sv` and its `rtl/ws_*.sv`",
+          "submodules), verilated with `--assert` and run",
           f"in lock-step with the C model ({seeds} seeds x {cycles} cycles at a 4-MSHR geometry; a survivor",
           "again at a 2-MSHR one). Score = caught / mutants that build; a run without a verdict after",
           f"{hang_s} s is a hang and is not counted as caught.", "",
           "| file | mutants | built | caught | survived | hung | score |", "|---|---|---|---|---|---|---|",
-          f"| `walk_sched.sv` | {built + n['invalid']} | {built} | {n['caught']} | {n['survived']} | {n['hung']} | {score:.1f}% |",
-          "", f"Run of {datetime.date.today().isoformat()}, {wall} s wall.", "",
-          "| id | geometry | result | mutation | detail |", "|---|---|---|---|---|"]
-    for mid, cfg, res, what, how in rows:
-        md.append(f"| {mid} | {cfg} | {res} | {what} | {how.replace('|', '/')} |")
+          ]
+    for fname in sorted({r[1] for r in rows}) + ["all"]:
+        fr = [r for r in rows if fname in ("all", r[1])]
+        c = {k: sum(r[3] == k for r in fr) for k in ("caught", "survived", "hung", "invalid")}
+        b = c["caught"] + c["survived"] + c["hung"]
+        label = "**all**" if fname == "all" else f"`{fname}`"
+        md.append(f"| {label} | {len(fr)} | {b} | {c['caught']} | {c['survived']} | {c['hung']} | "
+                  f"{(100.0 * c['caught'] / b if b else 0.0):.1f}% |")
+    md += ["", f"Run of {datetime.date.today().isoformat()}, {wall} s wall.", "",
+           "| id | file | geometry | result | mutation | detail |", "|---|---|---|---|---|---|"]
+    for mid, fname, cfg, res, what, how in rows:
+        md.append(f"| {mid} | `{fname}` | {cfg} | {res} | {what} | {how.replace('|', '/')} |")
     tmp = report + ".tmp"
     open(tmp, "w").write("\n".join(md) + "\n")
     os.replace(tmp, report)
