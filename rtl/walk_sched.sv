@@ -3,7 +3,8 @@
 // cycle of this module equals one call of the step function: the outputs are
 // the fields of gmmu_ws_out, combinational from the registered state and the
 // inputs of the cycle (gmmu_ws_in). docs/rtl_walk_sched.md maps every C state
-// field to a register here and explains what is derived instead of stored.
+// field to a register (declared here, held in the register files below) and
+// explains what is derived instead of stored.
 //
 // Variant 0 = SERIAL (Walkers naive walkers), 1 = TREE (one line group per
 // comparator pass), 2 = PAIRWISE (all line groups in one pass).
