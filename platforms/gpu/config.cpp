@@ -203,6 +203,10 @@ const std::vector<key_spec> &config_schema()
           "Virtual base address of the workload's region."),
         S("workload.path", "", {}, "trace: path of the trace file."),
         I("workload.active_lanes", 32, 1, 32, "Active lanes per warp access."),
+        S("workload.map", "region", {"region", "touched"},
+          "random-sample: which pages the driver maps before the run: the whole region, or only "
+          "the pages the samples touch (page tables and frames for those pages only, so a "
+          "region of many TiB costs memory for what it samples; no contiguity hints)."),
     };
     all = schema;
     for (auto &k : tlb_config_keys())
@@ -567,13 +571,29 @@ void config::validate() const
                            " is not 4096, 2097152 or 1073741824");
     if (i("workload.base_va") % ps != 0)
         throw config_error("config key 'workload.base_va': not aligned to page_size");
-    // The driver maps a workload's whole region before the run.
+    // The driver maps a workload's whole region before the run, or with
+    // workload.map=touched at most one page per sample.
     constexpr int64_t max_pages = int64_t(1) << 24;
-    if (i("workload.region_bytes") / ps > max_pages)
+    if (s("workload.map") == "region" && i("workload.region_bytes") / ps > max_pages)
         throw config_error("config key 'workload.region_bytes': " +
                            std::to_string(i("workload.region_bytes")) + " bytes are more than " +
                            std::to_string(max_pages) + " pages of page_size (" + std::to_string(ps) +
-                           "), which the driver maps before the run; use a larger page_size");
+                           "), which the driver maps before the run; use a larger page_size, or "
+                           "workload.map=touched");
+    if (s("workload.map") == "touched") {
+        // Saturating: each factor is at most 2^32.
+        const double samples = double(i("sm.count")) * double(i("sm.warps")) *
+                               double(i("workload.accesses")) * double(i("workload.active_lanes"));
+        if (samples > double(max_pages))
+            throw config_error("config key 'workload.accesses': workload.map=touched maps up to one "
+                               "page per sample, and sm.count x sm.warps x workload.accesses x "
+                               "workload.active_lanes = " + std::to_string(int64_t(samples)) +
+                               " samples are more than " + std::to_string(max_pages));
+    }
+    if (uint64_t(i("workload.base_va")) + uint64_t(i("workload.region_bytes")) > (1ull << 47))
+        throw config_error("config key 'workload.region_bytes': the region ends above the "
+                           "canonical 48-bit user half (workload.base_va + workload.region_bytes > "
+                           "2^47)");
 }
 
 static size_t line_of(const std::string &text, size_t byte)

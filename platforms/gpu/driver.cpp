@@ -53,6 +53,18 @@ uint64_t driver::translate(uint64_t va) const
 
 void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags)
 {
+    map_in(va, bytes, page_shift, flags, nullptr);
+}
+
+void driver::map_touched(uint64_t va, uint64_t bytes, unsigned page_shift,
+                         const std::vector<uint64_t> &touched, uint64_t flags)
+{
+    map_in(va, bytes, page_shift, flags, &touched);
+}
+
+void driver::map_in(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags,
+                    const std::vector<uint64_t> *only)
+{
     uint64_t psz = 1ull << page_shift;
     uint64_t lo = va & ~(psz - 1);
     uint64_t hi = (va + bytes + psz - 1) & ~(psz - 1);
@@ -63,14 +75,27 @@ void driver::map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flag
         align *= 2;
     next_data = (next_data + align - 1) & ~(align - 1);
     const uint64_t pa_base = next_data;
-    for (uint64_t v = lo; v < hi; v += psz) {
+    if (pa_base + (hi - lo) > data_limit)
+        throw std::runtime_error("driver: physical memory exhausted");
+    // Either every page of [lo, hi) or, with `only`, the listed pages (in
+    // ascending order, each page-aligned): the same frames either way.
+    size_t k = 0;
+    for (uint64_t v = only ? 0 : lo;; v += psz) {
+        if (only) {
+            if (k == only->size())
+                break;
+            v = (*only)[k++];
+            if (v < lo || v >= hi || (v & (psz - 1)) || (k > 1 && v <= (*only)[k - 2]))
+                throw std::runtime_error("driver: touched pages not ascending, aligned and in the region");
+        } else if (v >= hi) {
+            break;
+        }
         uint64_t pa = pa_base + (v - lo);
-        if (pa + psz > data_limit)
-            throw std::runtime_error("driver: physical memory exhausted");
         // Contiguity hint: largest aligned block of 2^n pages (n <= 7) inside
-        // the range whose PA block is aligned the same way.
+        // the range whose PA block is aligned the same way; none when only
+        // some pages are mapped (the block's other pages may not be).
         unsigned n = 0;
-        while (n < 7) {
+        while (n < 7 && !only) {
             uint64_t blk = psz << (n + 1);
             uint64_t b_lo = v & ~(blk - 1);
             if (b_lo < lo || b_lo + blk > hi || ((pa - (v - b_lo)) & (blk - 1)) != 0)

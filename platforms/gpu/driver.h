@@ -32,6 +32,13 @@ class driver : public sc_core::sc_module, public stats_provider {
     // Map [va, va+bytes) with pages of 2^page_shift (va and bytes rounded out to
     // pages); already-mapped pages are skipped. Throws std::runtime_error.
     void map(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags = GMMU_MAP_W | GMMU_MAP_U);
+    // Map only the pages of [va, va+bytes) listed in touched (page-aligned
+    // VAs, ascending), each to the frame map() would give it; the region's
+    // physical range is reserved whole (memory is sparse, so that costs
+    // nothing) and no contiguity hints are set. Page tables and frames then
+    // grow with the touched pages, not the region.
+    void map_touched(uint64_t va, uint64_t bytes, unsigned page_shift,
+                     const std::vector<uint64_t> &touched, uint64_t flags = GMMU_MAP_W | GMMU_MAP_U);
     bool is_mapped(uint64_t va) const;
     // Independent functional walk (for checkers): PA of va or ~0 on fault.
     uint64_t translate(uint64_t va) const;
@@ -59,6 +66,8 @@ class driver : public sc_core::sc_module, public stats_provider {
     static gmmu_status rd(void *ctx, uint64_t pa, uint64_t *v);
     static gmmu_status wr(void *ctx, uint64_t pa, uint64_t v);
     static gmmu_status alloc_frame(void *ctx, uint64_t *pa);
+    void map_in(uint64_t va, uint64_t bytes, unsigned page_shift, uint64_t flags,
+                const std::vector<uint64_t> *only);
 
     memory &mem;
     gmmu_pt *pt = nullptr; // the page-table handle (gmmu_pt_create), owned

@@ -26,7 +26,7 @@ class random_sample : public workload {
           accesses(uint64_t(c.i("workload.accesses"))), seed(seed),
           sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
           lanes_active(unsigned(c.i("workload.active_lanes"))),
-          scope(uint64_t(c.i("workload.tlb_scope")))
+          scope(uint64_t(c.i("workload.tlb_scope"))), touched_only(c.s("workload.map") == "touched")
     {
         elems = bytes / 8;
         if (scope == 0 || scope >= bytes)
@@ -39,7 +39,33 @@ class random_sample : public workload {
                 reset(st[s * warps + w], s, w);
     }
     std::string name() const override { return "random-sample"; }
-    void setup(driver &drv, unsigned page_shift) override { drv.map(base, bytes, page_shift); }
+    void setup(driver &drv, unsigned page_shift) override
+    {
+        if (!touched_only) {
+            drv.map(base, bytes, page_shift);
+            return;
+        }
+        // workload.map=touched: replay every lane's generator once (the read
+        // phase loads the same samples) and map the pages its active lanes
+        // will touch.
+        const uint32_t want = lanes_active == 32 ? 0xFFFFFFFFu : (1u << lanes_active) - 1u;
+        const uint64_t mask = ~((uint64_t(1) << page_shift) - 1);
+        std::vector<uint64_t> pages;
+        state s;
+        for (unsigned sm = 0; sm < sms; sm++)
+            for (unsigned w = 0; w < warps; w++) {
+                reset_lcg(s, sm, w);
+                for (uint64_t n = 0; n < accesses; n++)
+                    for (unsigned l = 0; l < 32; l++) {
+                        s.x[l] = step(s.x[l]);
+                        if (want >> l & 1)
+                            pages.push_back((base + offset(s.x[l])) & mask);
+                    }
+            }
+        std::sort(pages.begin(), pages.end());
+        pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+        drv.map_touched(base, bytes, page_shift, pages);
+    }
     // Phase 0 stores the samples, phase 1 loads them back. TLB-conscious
     // (workload.tlb_scope): each phase runs one pass per scope, and a pass
     // issues only the lanes whose sample falls in its scope, so the TLBs see
@@ -81,8 +107,8 @@ class random_sample : public workload {
             op.active = 0;
             const uint64_t lo = s.pass * scope, hi = lo + scope;
             for (unsigned l = 0; l < 32; l++) {
-                s.x[l] = s.x[l] * 6364136223846793005ull + 1442695040888963407ull;
-                uint64_t off = ((s.x[l] >> 17) % elems) * 8;
+                s.x[l] = step(s.x[l]);
+                const uint64_t off = offset(s.x[l]);
                 op.va[l] = base + off;
                 if ((want >> l & 1) && off >= lo && off < hi)
                     op.active |= 1u << l;
@@ -100,6 +126,8 @@ class random_sample : public workload {
         int phase = 0;
         bool at_barrier = false;
     };
+    static uint64_t step(uint64_t x) { return x * 6364136223846793005ull + 1442695040888963407ull; }
+    uint64_t offset(uint64_t x) const { return ((x >> 17) % elems) * 8; }
     void reset_lcg(state &s, unsigned sm, unsigned warp)
     {
         for (unsigned l = 0; l < 32; l++)
@@ -115,6 +143,7 @@ class random_sample : public workload {
     uint64_t base, bytes, accesses, seed, elems;
     unsigned sms, warps, lanes_active;
     uint64_t scope, scopes;
+    bool touched_only;
     std::vector<uint64_t> arrived; // warps that finished each pass (phase x scopes + pass)
     std::vector<state> st;
 };
@@ -328,6 +357,9 @@ std::vector<std::string> workload_names()
 
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed)
 {
+    if (cfg.s("workload.map") != "region" && name != "random-sample")
+        throw config_error("config key 'workload.map': " + cfg.s("workload.map") +
+                           " applies to the random-sample workload only (this run's is " + name + ")");
     for (auto &r : registry())
         if (r.first == name)
             return r.second(cfg, seed);
