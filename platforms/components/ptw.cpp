@@ -701,14 +701,16 @@ bool ptw::prepare(xlate_req &r, bool debug, const sc_core::sc_time &t_req, walk_
 
 void ptw::complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *full,
                    const sc_core::sc_time &abs_req, const sc_core::sc_time &start,
-                   const sc_core::sc_time &done, const std::string &track)
+                   const sc_core::sc_time &done, int walker)
 {
     walks++;
     walk_time_sum += done - start;
     queue_time_sum += start - abs_req;
     r.queued = start > abs_req ? start - abs_req : sc_core::SC_ZERO_TIME;
-    if (timeline *tl = active_timeline())
-        tl->span(track, "walk", start, done,
+    if (timeline *tl = active_timeline()) // the track's name built only when traced
+        tl->span(std::string(name()) + (walker < 0 ? std::string(".scheduler")
+                                                   : ".walker" + std::to_string(walker)),
+                 "walk", start, done,
                  {{"va", r.va}, {"start_level", s.level}, {"fault", r.fault != GMMU_FAULT_NONE}});
     if (r.fault != GMMU_FAULT_NONE) {
         faults++;
@@ -759,7 +761,7 @@ void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
     const sc_core::sc_time done = start + walk_len;
     free_at[k] = done.value();
     r.ready = done - now;
-    complete(r, ps, &w, abs_req, start, done, std::string(name()) + ".walker" + std::to_string(k));
+    complete(r, ps, &w, abs_req, start, done, int(k));
 }
 
 void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
@@ -829,7 +831,6 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
         }
         return;
     }
-    const std::string track = std::string(name()) + ".scheduler";
     done_at.resize(pending.size());
     for (size_t i = 0; i < pending.size(); i++) {
         xlate_req &r = *pending[i];
@@ -852,7 +853,7 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
             done = start + cycles_time(p.clock, p.fixed_walk_cycles);
         r.ready = done - now;
         done_at[i] = done.value();
-        complete(r, starts[i], have_full ? &full : nullptr, abs_req, start, done, track);
+        complete(r, starts[i], have_full ? &full : nullptr, abs_req, start, done, -1);
     }
     gmmu_ws_batch_hold(free_at.data(), unsigned(free_at.size()), done_at.data(),
                        unsigned(done_at.size()));

@@ -190,11 +190,12 @@ class ptw : public sc_core::sc_module, public stats_provider {
     // Where r's walk starts; false when r is answered without a walk (no
     // context bound: a fault; merged into a walk of its page in flight).
     bool prepare(xlate_req &r, bool debug, const sc_core::sc_time &t_req, walk_start &s);
-    // A walk's end: counters, its timeline span on `track`, the walk recorded
-    // for merging and the PWC filled from `full` (when not null).
+    // A walk's end: counters, its timeline span on the track of `walker` (the
+    // scheduler's track if negative), the walk recorded for merging and the
+    // PWC filled from `full` (when not null).
     void complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *full,
                   const sc_core::sc_time &abs_req, const sc_core::sc_time &start,
-                  const sc_core::sc_time &done, const std::string &track);
+                  const sc_core::sc_time &done, int walker);
     void walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req);
     void walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req);
     void finish(xlate_req &r, const gmmu_walk_result &w);
