@@ -98,3 +98,31 @@ TEST(TimelineTest, BadTraceOptionsAreRefusedUpFront)
         EXPECT_NE(r.out.find("--trace"), std::string::npos) << bad << "\n" << r.out;
     }
 }
+
+// Walk spans sit on the track of the walker that made them (serial walkers)
+// or of the scheduler (a scheduled walker): the names are built per walk only
+// while a timeline records, and must still be right.
+TEST(TimelineTest, WalksAreOnTheirWalkersTrack)
+{
+    for (const std::string &extra : {std::string("--set ptw.walkers=2"), std::string("--set ptw.scheduler=tree")}) {
+        SCOPED_TRACE(extra);
+        traced t = run(extra);
+        std::map<int, std::string> names;
+        for (auto &e : t.doc["traceEvents"])
+            if (e["ph"] == "M" && e["name"] == "thread_name")
+                names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+        const bool scheduled = extra.find("scheduler") != std::string::npos;
+        uint64_t walks = 0;
+        for (auto &e : t.doc["traceEvents"]) {
+            if (e["ph"] != "X" || e["name"] != "walk")
+                continue;
+            const std::string track = names[e["tid"].get<int>()];
+            if (scheduled)
+                EXPECT_EQ(track, "gpu.ptw.scheduler");
+            else
+                EXPECT_TRUE(track == "gpu.ptw.walker0" || track == "gpu.ptw.walker1") << track;
+            walks++;
+        }
+        EXPECT_GT(walks, 0u);
+    }
+}
