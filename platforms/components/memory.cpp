@@ -93,7 +93,14 @@ void memory::move_lanes(warp_ext &w, bool write)
             continue;
         uint64_t pa = w.pa[l];
         uint64_t off = pa & (page_size - 1);
-        if (off + w.lane_bytes <= page_size) {
+        if (w.lane_bytes == 8 && off + 8 <= page_size) {
+            // The usual lane: a constant-size copy compiles to one load and
+            // one store, where the general one below calls memcpy.
+            if (write)
+                std::memcpy(page_for_write(pa) + off, &w.data[l], 8);
+            else
+                std::memcpy(&w.data[l], page_for_read(pa) + off, 8);
+        } else if (off + w.lane_bytes <= page_size) {
             if (write)
                 std::memcpy(page_for_write(pa) + off, &w.data[l], w.lane_bytes);
             else {
