@@ -70,10 +70,27 @@ class data_checker {
     // frame is caught even at the same VA.
     uint64_t salt = 0;
     uint64_t pattern(uint64_t va) const { return data_pattern(va ^ salt); }
-    void stored(uint64_t va);
+    // A store of the pattern to va (the word's explicit value, if any, is
+    // forgotten).
+    void stored(uint64_t va)
+    {
+        if (!values.empty())
+            forget_value(va);
+        page_bits *b = bits_for(va >> 12, true);
+        const unsigned word = (va >> 3) & 511;
+        b->w[word >> 6] |= 1ull << (word & 63);
+        stores++;
+    }
     void stored_value(uint64_t va, uint64_t value); // explicit store data
-    // Returns true if `value` is what a load of va must see.
-    bool check(uint64_t va, uint64_t value);
+    // Returns true if `value` is what a load of va must see. The usual case
+    // (no explicit store data, same page as the last call) stays inline;
+    // map look-ups and the mismatch report are out of line.
+    bool check(uint64_t va, uint64_t value)
+    {
+        checked++;
+        const uint64_t want = values.empty() ? expected_pattern(va) : expected_slow(va);
+        return value == want || report_mismatch(va, value, want);
+    }
     uint64_t checked = 0, mismatches = 0, stores = 0;
     std::string first_mismatch;
 
@@ -85,7 +102,22 @@ class data_checker {
     std::unordered_map<uint64_t, uint64_t> values;   // explicit store data by VA
     uint64_t last_vpn = ~0ull;
     page_bits *last = nullptr;
-    page_bits *bits_for(uint64_t vpn, bool create);
+    page_bits *bits_for(uint64_t vpn, bool create)
+    {
+        return vpn == last_vpn ? last : bits_for_slow(vpn, create);
+    }
+    page_bits *bits_for_slow(uint64_t vpn, bool create);
+    // The pattern if the word was stored, 0 if never.
+    uint64_t expected_pattern(uint64_t va)
+    {
+        const page_bits *b = bits_for(va >> 12, false);
+        const unsigned word = (va >> 3) & 511;
+        const bool was_written = b && (b->w[word >> 6] >> (word & 63)) & 1;
+        return was_written ? pattern(va) : 0;
+    }
+    uint64_t expected_slow(uint64_t va); // explicit store data first
+    void forget_value(uint64_t va);
+    bool report_mismatch(uint64_t va, uint64_t value, uint64_t want); // false
 };
 
 } // namespace gmmu
