@@ -9,6 +9,7 @@ extern "C" {
 #include <cinttypes>
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -31,9 +32,18 @@ void sm::run()
     tlm_utils::tlm_quantumkeeper qk;
     qk.reset();
     const sc_core::sc_time cyc = p.clock;
-    // Per warp: when it may issue (sc_time value), whether it has finished.
-    std::vector<uint64_t> ready(p.warps, 0);
-    std::vector<uint8_t> finished(p.warps, 0);
+    // Per warp: when it may issue (sc_time value), whether it has finished;
+    // the picker keeps both and chooses the warp (models/src/warp_sched.c).
+    gmmu_warp_picker *pk = nullptr;
+    gmmu_error perr{};
+    const gmmu_warp_picker_config pcfg{p.warps};
+    if (gmmu_warp_picker_create(&pcfg, &pk, &perr) != GMMU_OK) {
+        error = std::string("SM warp picker: ") + perr.field + ": " + perr.msg;
+        done = true;
+        return;
+    }
+    std::unique_ptr<gmmu_warp_picker, void (*)(gmmu_warp_picker *)> picker(
+        pk, &gmmu_warp_picker_destroy);
     std::vector<bool> replay(p.warps, false); // the warp's last access faulted: issue it again
     std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0);
     unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
@@ -43,9 +53,9 @@ void sm::run()
     ext.lane_bytes = 8;
 
     while (live > 0) {
-        const unsigned w = gmmu_warp_pick_earliest(ready.data(), finished.data(), p.warps, rr);
+        const unsigned w = gmmu_warp_picker_pick(pk, rr);
         // Advance to the warp's ready time, then ask the warp source.
-        const sc_core::sc_time ready_w = sc_core::sc_time::from_value(ready[w]);
+        const sc_core::sc_time ready_w = sc_core::sc_time::from_value(gmmu_warp_picker_ready(pk, w));
         sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
         if (ready_w > now) {
             idle_cycles += uint64_t((ready_w - now) / cyc);
@@ -65,14 +75,14 @@ void sm::run()
             ns = wl.poll(p.id, w, op);
         }
         if (ns == next_status::done) {
-            finished[w] = 1;
+            gmmu_warp_picker_finish(pk, w);
             live--;
             continue;
         }
         if (ns == next_status::wait) {
             // Not ready (e.g. waiting for another SM's stage): retry later;
             // other warps of this SM keep issuing meanwhile.
-            ready[w] = (now + cyc * wl.wait_cycles()).value();
+            gmmu_warp_picker_set(pk, w, (now + cyc * wl.wait_cycles()).value());
             continue;
         }
         rr = (w + 1) % p.warps;
@@ -100,7 +110,7 @@ void sm::run()
             // No lane touched memory: stall the warp, then replay the access.
             stalled[w] = op;
             replay[w] = true;
-            ready[w] = (now + (delay - issue_offset) + cyc * p.retry_cycles).value();
+            gmmu_warp_picker_set(pk, w, (now + (delay - issue_offset) + cyc * p.retry_cycles).value());
             fault_replays++;
             continue;
         }
@@ -122,7 +132,7 @@ void sm::run()
                      now, now + latency,
                      {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
                       {"pages", ext.page_divergence}});
-        ready[w] = (now + latency + cyc * double(op.compute_cycles)).value();
+        gmmu_warp_picker_set(pk, w, (now + latency + cyc * double(op.compute_cycles)).value());
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;
@@ -148,8 +158,8 @@ void sm::run()
     // The SM is done when its last access completes.
     sc_core::sc_time last = sc_core::sc_time_stamp() + qk.get_local_time();
     for (unsigned k = 0; k < p.warps; k++)
-        if (sc_core::sc_time::from_value(ready[k]) > last)
-            last = sc_core::sc_time::from_value(ready[k]);
+        if (sc_core::sc_time::from_value(gmmu_warp_picker_ready(pk, k)) > last)
+            last = sc_core::sc_time::from_value(gmmu_warp_picker_ready(pk, k));
     qk.set(last - sc_core::sc_time_stamp());
     qk.sync();
     end_time = sc_core::sc_time_stamp();

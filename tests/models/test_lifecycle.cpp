@@ -30,6 +30,7 @@ extern "C" {
 #include "gmmu/uptc.h"
 #include "gmmu/walk_merge.h"
 #include "gmmu/walk_sched.h"
+#include "gmmu/warp_sched.h"
 }
 
 namespace {
@@ -137,6 +138,10 @@ std::vector<Model> every_model(TestMem &mem, gmmu_mem_ops &ops)
         m.push_back(make("walk_sched", g, b, &gmmu_walk_sched_create, &gmmu_walk_sched_destroy));
     }
     {
+        const gmmu_warp_picker_config g{32}, b{0};
+        m.push_back(make("warp_picker", g, b, &gmmu_warp_picker_create, &gmmu_warp_picker_destroy));
+    }
+    {
         const gmmu_wm_config g{16}, b{3000};
         m.push_back(make("walk_merge", g, b, &gmmu_wm_create, &gmmu_wm_destroy));
     }
@@ -201,7 +206,7 @@ TEST(LifecycleTest, EveryModelIsCreatedCheckedAndDestroyedAlike)
     TestMem mem;
     gmmu_mem_ops ops = mem.ops();
     const std::vector<Model> models = every_model(mem, ops);
-    EXPECT_EQ(models.size(), 19u);
+    EXPECT_EQ(models.size(), 20u);
     for (const Model &m : models) {
         SCOPED_TRACE(m.name);
         gmmu_error err{};
