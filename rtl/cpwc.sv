@@ -105,6 +105,11 @@ module cpwc #(
     end
   endfunction
 
+  // entries above i (bits i+1 .. NE-1)
+  function automatic logic [NE-1:0] above(input int unsigned i);
+    above = {NE{1'b1}} << (i + 1);
+  endfunction
+
   /* verilator coverage_off */
   logic [NB-1:0] own_q [L3Entries];  // L3 slot t owns block b: own_q[t][b]
   /* verilator coverage_on */
@@ -214,7 +219,6 @@ module cpwc #(
   // No reset: an entry is always touched when it becomes valid.
   /* verilator coverage_off */
   logic [NE-1:0] touch_b;
-  logic [NE-1:0] older [NE];   // older[i][j]: entry i older than j (after touch_a)
   /* verilator coverage_on */
 
   for (genvar i = 0; i < NE; i++) begin : gen_age
@@ -228,13 +232,25 @@ module cpwc #(
         age_q <= age_d;
       end
     end
-    for (genvar j = 0; j < NE; j++) begin : gen_col
-      if (j == i) begin : gen_diag
-        assign older[i][j] = 1'b0;
-      end else if (j > i) begin : gen_upper
-        assign older[i][j] = gen_up.age_a[j-i-1];
-      end else begin : gen_lower
-        assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];
+  end
+
+  // The whole matrix, one bit per pair, for blocks of more than one entry
+  // (the block stamps and the oldest entry of a block, section 2b). Blocks of
+  // one entry (the paper's geometry) choose their victim from the rows of the
+  // triangle instead (gen_vic_entry), the same function with word-wide terms.
+  if (BE > 1) begin : gen_mat
+    /* verilator coverage_off */
+    logic [NE-1:0] older [NE];   // older[i][j]: entry i older than j (after touch_a)
+    /* verilator coverage_on */
+    for (genvar i = 0; i < NE; i++) begin : gen_row
+      for (genvar j = 0; j < NE; j++) begin : gen_col
+        if (j == i) begin : gen_diag
+          assign older[i][j] = 1'b0;
+        end else if (j > i) begin : gen_upper
+          assign older[i][j] = gen_age[i].gen_up.age_a[j-i-1];
+        end else begin : gen_lower
+          assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];
+        end
       end
     end
   end
@@ -330,7 +346,6 @@ module cpwc #(
   logic          f_l2_en;
   logic [NE-1:0] l2_valid_b, f_exist, f_free, f_first_free, f_oldest, f_target;
   logic [NB-1:0] f_unowned, f_first_unowned, f_victim, f_claim, f_drop;
-  logic [NB-1:0] f_bs_lt [NB];   // f_bs_lt[a][b]: block a's stamp < block b's stamp
   logic          f_have_exist, f_have_free, f_have_unowned, f_victim_own;
   /* verilator coverage_on */
 
@@ -348,7 +363,7 @@ module cpwc #(
       if ((k / BE) * BE + w == k) begin : gen_self
         assign newer[w] = 1'b1;
       end else begin : gen_other
-        assign newer[w] = older[k][(k / BE) * BE + w];
+        assign newer[w] = gen_mat.older[k][(k / BE) * BE + w];
       end
     end
     assign f_oldest[k] = &newer;
@@ -361,46 +376,81 @@ module cpwc #(
     end
   end
 
-  // Block stamp (C: largest stamp of the block's valid entries, 0 if none):
-  // block a is older than block b when some valid entry of b is younger than
-  // every valid entry of a.
-  for (genvar a = 0; a < NB; a++) begin : gen_bs_a
-    for (genvar b = 0; b < NB; b++) begin : gen_bs_b
-      if (a == b) begin : gen_same
-        assign f_bs_lt[a][b] = 1'b0;
-      end else begin : gen_pair
-        /* verilator coverage_off */
-        logic [BE-1:0] younger;  // entry wj of b younger than all valid entries of a
-        /* verilator coverage_on */
-        for (genvar wj = 0; wj < BE; wj++) begin : gen_j
-          /* verilator coverage_off */
-          logic [BE-1:0] beats;
-          /* verilator coverage_on */
-          for (genvar wi = 0; wi < BE; wi++) begin : gen_i
-            assign beats[wi] = !l2_valid_b[a*BE + wi] || older[a*BE + wi][b*BE + wj];
-          end
-          assign younger[wj] = l2_valid_b[b*BE + wj] && (&beats);
-        end
-        assign f_bs_lt[a][b] = |younger;
-      end
-    end
-  end
-
-  // victim: the lowest-numbered block with the smallest stamp
-  for (genvar b = 0; b < NB; b++) begin : gen_victim
+  if (BE > 1) begin : gen_vic_block
     /* verilator coverage_off */
-    logic [NB-1:0] wins;
+    logic [NB-1:0] f_bs_lt [NB];   // f_bs_lt[a][b]: block a's stamp < block b's stamp
     /* verilator coverage_on */
-    for (genvar a = 0; a < NB; a++) begin : gen_a
-      if (a < b) begin : gen_lower
-        assign wins[a] = f_bs_lt[b][a];
-      end else if (a > b) begin : gen_higher
-        assign wins[a] = !f_bs_lt[a][b];
-      end else begin : gen_self
-        assign wins[a] = 1'b1;
+    // Block stamp (C: largest stamp of the block's valid entries, 0 if none):
+    // block a is older than block b when some valid entry of b is younger than
+    // every valid entry of a.
+    for (genvar a = 0; a < NB; a++) begin : gen_bs_a
+      for (genvar b = 0; b < NB; b++) begin : gen_bs_b
+        if (a == b) begin : gen_same
+          assign f_bs_lt[a][b] = 1'b0;
+        end else begin : gen_pair
+          /* verilator coverage_off */
+          logic [BE-1:0] younger;  // entry wj of b younger than all valid entries of a
+          /* verilator coverage_on */
+          for (genvar wj = 0; wj < BE; wj++) begin : gen_j
+            /* verilator coverage_off */
+            logic [BE-1:0] beats;
+            /* verilator coverage_on */
+            for (genvar wi = 0; wi < BE; wi++) begin : gen_i
+              assign beats[wi] = !l2_valid_b[a*BE + wi] || gen_mat.older[a*BE + wi][b*BE + wj];
+            end
+            assign younger[wj] = l2_valid_b[b*BE + wj] && (&beats);
+          end
+          assign f_bs_lt[a][b] = |younger;
+        end
       end
     end
-    assign f_victim[b] = &wins;
+
+    // victim: the lowest-numbered block with the smallest stamp
+    for (genvar b = 0; b < NB; b++) begin : gen_victim
+      /* verilator coverage_off */
+      logic [NB-1:0] wins;
+      /* verilator coverage_on */
+      for (genvar a = 0; a < NB; a++) begin : gen_a
+        if (a < b) begin : gen_lower
+          assign wins[a] = f_bs_lt[b][a];
+        end else if (a > b) begin : gen_higher
+          assign wins[a] = !f_bs_lt[a][b];
+        end else begin : gen_self
+          assign wins[a] = 1'b1;
+        end
+      end
+      assign f_victim[b] = &wins;
+    end
+
+  end else begin : gen_vic_entry
+    // One entry per block: a block's stamp is its entry's, 0 if invalid. With
+    // v = l2_valid_b and A(a,b) = row[a][b] (a < b: entry a used before entry
+    // b), the pairwise rule above becomes, for the victim b:
+    //   every a < b: v[a] && !(v[b] && A(a,b))   (b's stamp below a's)
+    //   every a > b: !v[b] || (v[a] && A(b,a))   (a's stamp not below b's)
+    // The first is accumulated over the rows a (lo), the second reduces row b
+    // (hi): NE word-wide terms each instead of NE*NE single-bit ones.
+    /* verilator coverage_off */
+    logic [NE-1:0] row [NE];   // row[a][b], b > a: entry a older than b; 0 at b <= a
+    logic [NE-1:0] lo, hi;
+    /* verilator coverage_on */
+    for (genvar a = 0; a < NE; a++) begin : gen_row
+      if (a < NE - 1) begin : gen_up
+        assign row[a] = {gen_age[a].gen_up.age_a, (a + 1)'(0)};
+      end else begin : gen_last
+        assign row[a] = '0;
+      end
+    end
+    always_comb begin
+      lo = '1;
+      for (int unsigned a = 0; a < NE; a++) begin
+        lo = lo & (~above(a) | ({NE{l2_valid_b[a]}} & ~(l2_valid_b & row[a])));
+      end
+      for (int unsigned b = 0; b < NE; b++) begin
+        hi[b] = !l2_valid_b[b] || &((l2_valid_b & row[b]) | ~above(b));
+      end
+    end
+    assign f_victim = lo & hi;
   end
 
   assign f_first_free    = f_free & (~f_free + 1'b1);
