@@ -307,22 +307,22 @@ module walk_sched #(
   // Invariants across the two register files (checked by the bench with
   // --assert); each phase module checks its own.
   // ---------------------------------------------------------------------------
+  // (each reference indexes its slot: N*4 steps, not N*4*S, every cycle)
   logic [S-1:0] held_next;
-  logic [S-1:0] chk_ref_live;
+  logic         chk_ref_live;
   always_comb begin
     held_next    = '0;
-    chk_ref_live = '1;
+    chk_ref_live = 1'b1;
     for (int i = 0; i < N; i++) begin
       for (int l = 0; l < 4; l++) begin
-        for (int s = 0; s < S; s++) begin
-          if (m_refv_next[i*4 + l] && m_ref_next[(i*4 + l)*SW +: SW] == SW'(s)) begin
-            held_next[s] = 1'b1;
-          end
-          // every reference an MSHR holds names a live slot of that level
-          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s) &&
-              (s_state_q[s*2 +: 2] == SlotFree || s_lvl_q[s*2 +: 2] != 2'(l))) begin
-            chk_ref_live[s] = 1'b0;
-          end
+        if (m_refv_next[i*4 + l] && 32'(m_ref_next[(i*4 + l)*SW +: SW]) < S) begin
+          held_next[m_ref_next[(i*4 + l)*SW +: SW]] = 1'b1;
+        end
+        // every reference an MSHR holds names a live slot of that level
+        if (m_refv_q[i*4 + l] && 32'(m_ref_q[(i*4 + l)*SW +: SW]) < S &&
+            (s_state_q[32'(m_ref_q[(i*4 + l)*SW +: SW])*2 +: 2] == SlotFree ||
+             s_lvl_q[32'(m_ref_q[(i*4 + l)*SW +: SW])*2 +: 2] != 2'(l))) begin
+          chk_ref_live = 1'b0;
         end
       end
     end
@@ -334,7 +334,7 @@ module walk_sched #(
        held_next[s]));
   end
   a_ref_names_live_slot: assert property (@(posedge clk_i) disable iff (!rst_ni)
-    &chk_ref_live);
+    chk_ref_live);
 `else
   logic unused_chk;
   assign unused_chk = ^{m_refv_next, m_ref_next, scan_active_q, try_found};

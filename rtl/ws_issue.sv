@@ -41,24 +41,8 @@ module ws_issue #(
   logic [8:0]    pick_idx;
 
   always_comb begin
-    s_state_d   = s_state_in;
-    have_last_d = have_last_q;
-    last_line_d = last_line_q;
-    req_valid_o = 1'b0;
-    req_level_o = 3'd0;
-    req_tag_o   = 8'd0;
-    req_pa_o    = 52'd0;
     cand      = '0;
     cand_line = '0;
-    pick      = '0;
-    pick_id   = '0;
-    pick_lvl  = 2'd0;
-    pick_key  = '0;
-    pick_idx  = 9'd0;
-    free_post = '0;
-    free_rank = '0;
-    free_cnt  = '0;
-
     for (int s = 0; s < S; s++) begin
       // (a slot cancelled this cycle is never a candidate: it is unknown,
       // a_cancelled_unknown)
@@ -69,19 +53,51 @@ module ws_issue #(
     any_cand = |cand;
     any_line = |cand_line;
     pick_set = any_line ? cand_line : cand;
-    for (int a = 0; a < S; a++) begin
-      pick[a] = pick_set[a];
-      for (int b = a + 1; b < S; b++) begin
-        if (pick_set[b] && !s_age_q[pair_idx(a, b, S)]) begin
-          pick[a] = 1'b0;   // b is older
-        end
-      end
-      for (int b = 0; b < a; b++) begin
-        if (pick_set[b] && s_age_q[pair_idx(b, a, S)]) begin
-          pick[a] = 1'b0;   // b is older
-        end
-      end
+  end
+
+  // The oldest of pick_set: slot a is dropped when some b in pick_set is
+  // older. Row a of the age triangle (s_age_q at pair_idx(a, a+1..S-1, S);
+  // bit b-a-1 is 1 when a is older than b) answers both halves a word at a
+  // time: a later b is older where the row is 0 (older_hi[a]); an earlier b
+  // in pick_set is older than every later slot where its own row is 1
+  // (younger_row[b], OR-ed over b into younger).
+  logic [S-1:0] older_hi, younger;
+  logic [S-1:0] younger_row [S];
+  for (genvar a = 0; a < S; a++) begin : gen_pick_row
+    if (a < S - 1) begin : gen_row
+      localparam int unsigned P = a * S - (a * (a + 1)) / 2; // pair_idx(a, a + 1, S)
+      logic [S-2-a:0] row;
+      assign row = s_age_q[P +: S - 1 - a];
+      assign older_hi[a] = |(pick_set[S-1:a+1] & ~row);
+      assign younger_row[a] = {row & {(S-1-a){pick_set[a]}}, (a + 1)'(0)};
+    end else begin : gen_last
+      assign older_hi[a] = 1'b0;
+      assign younger_row[a] = '0;
     end
+  end
+  always_comb begin
+    younger = '0;
+    for (int b = 0; b < S; b++) begin
+      younger = younger | younger_row[b];
+    end
+    pick = pick_set & ~older_hi & ~younger;
+  end
+
+  always_comb begin
+    s_state_d   = s_state_in;
+    have_last_d = have_last_q;
+    last_line_d = last_line_q;
+    req_valid_o = 1'b0;
+    req_level_o = 3'd0;
+    req_tag_o   = 8'd0;
+    req_pa_o    = 52'd0;
+    pick_id   = '0;
+    pick_lvl  = 2'd0;
+    pick_key  = '0;
+    pick_idx  = 9'd0;
+    free_post = '0;
+    free_rank = '0;
+    free_cnt  = '0;
     issue = any_cand && mem_ready_i;
     for (int s = 0; s < S; s++) begin
       if (pick[s]) begin

@@ -295,15 +295,19 @@ module ws_scan #(
   // no duplicate line reference in a line group: the slots one comparator
   // pass creates name distinct (known, table, index)
   logic chk_new_unique;
+  // (pairs of created slots only: a few per pass, so the simulator does not
+  // compare all S*(S-1)/2 pairs every cycle)
   always_comb begin
     chk_new_unique = 1'b1;
     for (int a = 0; a < S; a++) begin
-      for (int b = a + 1; b < S; b++) begin
-        if (created[a] && created[b] && s_known_d[a] == s_known_d[b] &&
-            s_lvl_d[a*2 +: 2] == s_lvl_d[b*2 +: 2] &&
-            s_key_d[a*KW +: KW] == s_key_d[b*KW +: KW] &&
-            s_idx_d[a*9 +: 9] == s_idx_d[b*9 +: 9]) begin
-          chk_new_unique = 1'b0;
+      if (created[a]) begin
+        for (int b = a + 1; b < S; b++) begin
+          if (created[b] && s_known_d[a] == s_known_d[b] &&
+              s_lvl_d[a*2 +: 2] == s_lvl_d[b*2 +: 2] &&
+              s_key_d[a*KW +: KW] == s_key_d[b*KW +: KW] &&
+              s_idx_d[a*9 +: 9] == s_idx_d[b*9 +: 9]) begin
+            chk_new_unique = 1'b0;
+          end
         end
       end
     end

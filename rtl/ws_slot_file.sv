@@ -59,19 +59,18 @@ module ws_slot_file #(
   // SERIAL response's slot (created in phase 1) is older than the walker
   // dispatch slots (phase 4), which may reuse the lower id the response
   // freed; otherwise a phase creates its slots in id order
-  always_comb begin
-    s_age_d = s_age_q;
-    for (int a = 0; a < S; a++) begin
-      for (int b = a + 1; b < S; b++) begin
-        if (created[a] && created[b]) begin
-          s_age_d[pair_idx(a, b, S)] = created_first[a] || !created_first[b];
-        end else if (created[b]) begin
-          s_age_d[pair_idx(a, b, S)] = 1'b1;
-        end else if (created[a]) begin
-          s_age_d[pair_idx(a, b, S)] = 1'b0;
-        end
-      end
-    end
+  // One row of the triangle at a time (row a: the pairs (a, b > a) at
+  // pair_idx(a, a+1..S-1, S)): a slot a created now is older than a b created
+  // with it unless b was created first and a was not, and younger than the
+  // slots that exist; an existing slot a becomes older than every b created now.
+  for (genvar a = 0; a < S - 1; a++) begin : gen_age_row
+    localparam int unsigned P = a * S - (a * (a + 1)) / 2; // pair_idx(a, a + 1, S)
+    logic [S-2-a:0] made, first;
+    assign made  = created[S-1:a+1];
+    assign first = created_first[S-1:a+1];
+    assign s_age_d[P +: S - 1 - a] = created[a] ?
+        made & (created_first[a] ? '1 : ~first) :
+        s_age_q[P +: S - 1 - a] | made;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -33,7 +33,8 @@ mkdir -p "$work"
 cmake --build "$build" --target gmmu_models >/dev/null
 cfgs=("$@")
 # one per variant, the small geometries (the 32-MSHR pichai14 model runs
-# ~150x slower: its S^2 = 16 k-term age matrix is evaluated every cycle)
+# ~80x slower: its scan's N x S merge CAM and the response phase's
+# MSHR x level x slot loops are evaluated every cycle)
 [ ${#cfgs[@]} -gt 0 ] || cfgs=(tree4p1r4:1:4:1:1:4 pair4p2r2:2:4:1:2:2 serial4w2r2:0:4:2:1:2)
 
 build_one() {

@@ -70,7 +70,7 @@ m17|tree|off-by-one width: 2 MiB PA split|done_pa_o[j*52 +: 52] = {m_pte_d[i*64 
 m18|tree|off-by-one: fault level|done_fault_level_o[j*3 +: 3] = {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;|done_fault_level_o[j*3 +: 3] = {1'b0, m_lvl_d[i*2 +: 2]} + 3'd0;
 m19|tree|dropped term: unknown tables may issue|      cand[s] = s_state_q[s*2 +: 2] == SlotQueued && s_known_q[s];|      cand[s] = s_state_q[s*2 +: 2] == SlotQueued;
 m21|tree|dropped line lock|pick_set = any_line ? cand_line : cand;|pick_set = cand;
-m22|tree|inverted comparison: youngest slot issues first|        if (pick_set[b] && !s_age_q[pair_idx(a, b, S)]) begin|        if (pick_set[b] && s_age_q[pair_idx(a, b, S)]) begin
+m22|tree|inverted comparison: youngest slot issues first|assign older_hi[a] = \|(pick_set[S-1:a+1] & ~row);|assign older_hi[a] = \|(pick_set[S-1:a+1] & row);
 m23|tree|dropped term: ignores mem_ready|issue = any_cand && mem_ready_i;|issue = any_cand;
 m24|tree|off-by-one index: line of the last request|last_line_d = {pick_key, pick_idx[8:4]};|last_line_d = {pick_key, pick_idx[7:3]};
 m25|tree|inverted comparison: scan waits with enough free slots|if (ecnt > free_cnt) begin|if (ecnt >= free_cnt) begin
@@ -88,11 +88,12 @@ m37|tree|off-by-one width: canonical check|canon  = (ava[63:47] == 17'd0) \|\| (
 m38|tree|stuck done: non-canonical walk never completes|m_done_d[i]           = !canon;|m_done_d[i]           = 1'b0;
 m39|tree|dropped term: one allocation takes every free MSHR|if (!found && fmask[i]) begin|if (fmask[i]) begin
 m40|tree|wrong source: MSHRs retired this cycle reusable at once|fmask = ~m_valid_q;|fmask = ~m_valid_d;
-m41|tree|inverted age: new slots older than existing ones|end else if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b1;|end else if (created[b]) begin\n          s_age_d[pair_idx(a, b, S)] = 1'b0;
+m41|tree|inverted age: new slots older than existing ones|        s_age_q[P +: S - 1 - a] \| made;|        s_age_q[P +: S - 1 - a] & ~made;
 m42|tree|off-by-one: request level|req_level_o = {1'b0, pick_lvl} + 3'd1;|req_level_o = {1'b0, pick_lvl} + 3'd0;
 m45|tree|stuck valid: a retired MSHR stays busy|          m_valid_d[i] = 1'b0;\n          retired[i] = 1'b1;|          retired[i] = 1'b1;
 m46|serial|stuck valid: serial next read never requested|            serial_new = 1'b1;|            serial_new = 1'b0;
 m47|tree|stale references: slot release sees the holders before this cycle's updates|          if (m_refv_d[i*4 + l] && m_ref_d[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;|          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;
+m48|tree|dropped term: an earlier slot outside the pick set still blocks younger ones|assign younger_row[a] = {row & {(S-1-a){pick_set[a]}}, (a + 1)'(0)};|assign younger_row[a] = {row, (a + 1)'(0)};
 EOF
 
 cfg_args() {
