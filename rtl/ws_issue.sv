@@ -65,7 +65,7 @@ module ws_issue #(
   logic [S-1:0] younger_row [S];
   for (genvar a = 0; a < S; a++) begin : gen_pick_row
     if (a < S - 1) begin : gen_row
-      localparam int unsigned P = a * S - (a * (a + 1)) / 2; // pair_idx(a, a + 1, S)
+      localparam int unsigned P = pair_idx(a, a + 1, S);
       logic [S-2-a:0] row;
       assign row = s_age_q[P +: S - 1 - a];
       assign older_hi[a] = |(pick_set[S-1:a+1] & ~row);

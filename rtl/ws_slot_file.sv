@@ -64,7 +64,7 @@ module ws_slot_file #(
   // with it unless b was created first and a was not, and younger than the
   // slots that exist; an existing slot a becomes older than every b created now.
   for (genvar a = 0; a < S - 1; a++) begin : gen_age_row
-    localparam int unsigned P = a * S - (a * (a + 1)) / 2; // pair_idx(a, a + 1, S)
+    localparam int unsigned P = pair_idx(a, a + 1, S);
     logic [S-2-a:0] made, first;
     assign made  = created[S-1:a+1];
     assign first = created_first[S-1:a+1];
