@@ -1,12 +1,63 @@
 #include "gmmu/components/memory.h"
 
 #include <cstring>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "gmmu/components/extensions.h"
 
 namespace gmmu {
 
 static const uint8_t zero_page[memory::page_size] = {};
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GMMU_PAGE_ARENA_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GMMU_PAGE_ARENA_HEAP 1
+#endif
+#endif
+
+static constexpr size_t arena_chunk_bytes = size_t(2) << 20; // one x86-64 huge page
+
+memory::page_arena::~page_arena()
+{
+    for (auto &c : chunks) {
+#ifdef GMMU_PAGE_ARENA_HEAP
+        ::operator delete[](c.first);
+#else
+        munmap(c.first, c.second);
+#endif
+    }
+}
+
+uint8_t *memory::page_arena::take()
+{
+#ifdef GMMU_PAGE_ARENA_HEAP
+    auto *p = static_cast<uint8_t *>(::operator new[](page_size));
+    std::memset(p, 0, page_size);
+    chunks.emplace_back(p, page_size);
+    return p;
+#else
+    if (left == 0) {
+        void *m = mmap(nullptr, arena_chunk_bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(m, arena_chunk_bytes, MADV_HUGEPAGE); // a hint: without it, 4 KiB pages
+#endif
+        chunks.emplace_back(m, arena_chunk_bytes);
+        next = static_cast<uint8_t *>(m);
+        left = arena_chunk_bytes / page_size;
+    }
+    uint8_t *p = next; // zero: fresh anonymous memory
+    next += page_size;
+    left--;
+    return p;
+#endif
+}
 
 memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time clk)
     : sc_module(name), tsock("tsock"), latency_cycles(latency), clock(clk)
@@ -27,12 +78,10 @@ uint8_t *memory::page_for_write(uint64_t pa)
         return last_page = c.page;
     }
     auto &slot = pages[ppn];
-    if (!slot) {
-        slot.reset(new uint8_t[page_size]);
-        std::memset(slot.get(), 0, page_size);
-    }
+    if (!slot)
+        slot = arena.take();
     c.ppn = last_ppn = ppn;
-    return c.page = last_page = slot.get();
+    return c.page = last_page = slot;
 }
 
 const uint8_t *memory::page_for_read(uint64_t pa) const
@@ -49,7 +98,7 @@ const uint8_t *memory::page_for_read(uint64_t pa) const
     if (it == pages.end())
         return zero_page; // not cached: a later write allocates the page
     c.ppn = last_ppn = ppn;
-    return c.page = last_page = it->second.get();
+    return c.page = last_page = it->second;
 }
 
 void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
@@ -245,7 +294,8 @@ unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
 
 bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi)
 {
-    // Pages are separate allocations, so a DMI region is one 4 KiB page. The
+    // Neighbouring PPNs are not neighbours in host memory (each page is where
+    // the arena put it when first written), so a DMI region is one 4 KiB page. The
     // page is allocated now so that writes through the pointer persist.
     uint64_t pa = gp.get_address() & ~(page_size - 1);
     dmi.set_dmi_ptr(page_for_write(pa));

@@ -68,7 +68,26 @@ class memory : public sc_core::sc_module, public stats_provider {
     void copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len);
     void move_lanes(warp_ext &w, bool write);
 
-    std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages;
+    // Host pages come from an arena of 2 MiB chunks (page_arena, memory.cpp):
+    // mapped anonymous memory reads as zero without a memset, is never freed
+    // before the memory is, and is asked for transparent huge pages, so
+    // touching a new page rarely costs a fault of its own. Under
+    // AddressSanitizer every page is a heap block of its own instead, so an
+    // access that runs past a page end is reported.
+    class page_arena {
+      public:
+        page_arena() = default;
+        page_arena(const page_arena &) = delete;
+        page_arena &operator=(const page_arena &) = delete;
+        ~page_arena();
+        uint8_t *take(); // a zeroed page_size page
+      private:
+        std::vector<std::pair<void *, size_t>> chunks; // mapped: address, bytes
+        uint8_t *next = nullptr;
+        size_t left = 0; // pages left in the current chunk
+    };
+    page_arena arena;
+    std::unordered_map<uint64_t, uint8_t *> pages; // by PPN, into the arena
     // Direct-mapped cache of allocated pages in front of the map (pages are
     // never freed, so an entry stays valid): the warps of an SM and the page
     // walker interleave accesses to a few hundred pages, each a hash-map

@@ -48,6 +48,27 @@ TEST_F(MemoryTest, AccessAcrossPagesIsSplitCorrectly)
     EXPECT_EQ(std::memcmp(buf, back, 64), 0);
 }
 
+// Host pages come from 2 MiB arena chunks of 512 pages: 1,300 pages written
+// in scattered order (three chunks) each keep their own bytes, and every byte
+// not written reads as zero.
+TEST_F(MemoryTest, PagesFromSeveralArenaChunksKeepTheirOwnBytesAndStartZero)
+{
+    const unsigned pages = 1300;
+    auto pa_of = [](unsigned i) { return 0x100000000ull + uint64_t(i) * 0x5000; }; // not adjacent
+    for (unsigned k = 0; k < pages; k++) {
+        const unsigned i = (k * 7919u) % pages;
+        mem.write64(pa_of(i) + 8 * (i % 512), 0xA5A5000000000000ull | i);
+    }
+    EXPECT_EQ(mem.pages_allocated(), pages);
+    unsigned wrong = 0;
+    for (unsigned i = 0; i < pages; i++)
+        for (unsigned w = 0; w < 512; w++) {
+            const uint64_t want = w == i % 512 ? (0xA5A5000000000000ull | i) : 0;
+            wrong += mem.read64(pa_of(i) + 8 * w) != want;
+        }
+    EXPECT_EQ(wrong, 0u);
+}
+
 TEST_F(MemoryTest, DebugTransportReadsAndWritesWithoutTime)
 {
     uint32_t v = 0xCAFEF00Du, back = 0;
