@@ -19,8 +19,6 @@ static const uint8_t zero_page[memory::page_size] = {};
 #endif
 #endif
 
-static constexpr size_t arena_chunk_bytes = size_t(2) << 20; // one x86-64 huge page
-
 memory::page_arena::~page_arena()
 {
     for (auto &c : chunks) {
@@ -40,6 +38,7 @@ uint8_t *memory::page_arena::take()
     chunks.emplace_back(p, page_size);
     return p;
 #else
+    constexpr size_t arena_chunk_bytes = size_t(2) << 20; // one x86-64 huge page
     if (left == 0) {
         void *m = mmap(nullptr, arena_chunk_bytes, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -83,8 +83,8 @@ class memory : public sc_core::sc_module, public stats_provider {
         uint8_t *take(); // a zeroed page_size page
       private:
         std::vector<std::pair<void *, size_t>> chunks; // mapped: address, bytes
-        uint8_t *next = nullptr;
-        size_t left = 0; // pages left in the current chunk
+        [[maybe_unused]] uint8_t *next = nullptr; // (unused when every page is a heap block)
+        [[maybe_unused]] size_t left = 0;         // pages left in the current chunk
     };
     page_arena arena;
     std::unordered_map<uint64_t, uint8_t *> pages; // by PPN, into the arena
