@@ -84,7 +84,8 @@ reproduce: build
 	done
 
 # Every page of docs/results/: the experiments, then the RTL flows (hours on
-# two cores: the 8-MSHR scheduler's synthesis alone takes ~18 minutes).
+# two cores: the 32-MSHR scheduler's generic synthesis alone takes ~85
+# minutes and ~15 GB of memory).
 reproduce-all: reproduce
 	$(MAKE) area
 	$(MAKE) mutate

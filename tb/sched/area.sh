@@ -32,7 +32,7 @@ command -v yosys >/dev/null || { echo "area.sh: yosys not found" >&2; exit 1; }
 
 configs=("$@")
 if [ ${#configs[@]} -eq 0 ]; then
-  configs=(tree:2:1:1:4 tree:4:1:1:4 tree:8:1:1:4 pair:4:1:1:4 serial:4:2:1:4 tree:16:1:1:4)
+  configs=(tree:2:1:1:4 tree:4:1:1:4 tree:8:1:1:4 pair:4:1:1:4 serial:4:2:1:4 tree:16:1:1:4 tree:32:1:1:4:generic)
 fi
 
 # ---- storage the C model's state implies, in bits (docs/rtl_walk_sched.md) ----
