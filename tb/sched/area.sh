@@ -11,6 +11,8 @@
 #   (variant serial|tree|pair); default: the list below. ":generic" skips the
 #   liberty mapping (abc) for a configuration too large to map in reasonable
 #   time: flop bits, cells and transistors are still reported, area is not.
+#   The default list's last entry, the 32-MSHR scheduler, takes ~85 minutes
+#   and ~15 GB of memory (generic synthesis only, no liberty mapping).
 #   WS_AREA_JOBS=n runs n syntheses at once (default 1). A configuration whose
 #   results exist for the same RTL and script is not synthesized again.
 set -euo pipefail
