@@ -46,6 +46,9 @@ void sm::run()
         pk, &gmmu_warp_picker_destroy);
     std::vector<bool> replay(p.warps, false); // the warp's last access faulted: issue it again
     std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0);
+    // compute_on_pipeline: the non-memory cycles each warp still owes the
+    // issue pipeline before its next memory instruction.
+    std::vector<unsigned> owed(p.compute_on_pipeline ? p.warps : 0, 0);
     unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
     warp_op op;
     ext.sm = p.id;
@@ -66,6 +69,17 @@ void sm::run()
                 qk.sync();
                 now = sc_core::sc_time_stamp();
             }
+        }
+        if (p.compute_on_pipeline && owed[w]) {
+            // The warp's non-memory instructions run now, back to back on
+            // the SM's pipeline; every other warp waits for it.
+            pipeline_compute_cycles += owed[w];
+            qk.inc(cyc * double(owed[w]));
+            owed[w] = 0;
+            issued_this_cycle = 0;
+            if (qk.need_sync())
+                qk.sync();
+            now = sc_core::sc_time_stamp() + qk.get_local_time();
         }
         next_status ns = next_status::issue;
         if (replay[w]) {
@@ -132,7 +146,12 @@ void sm::run()
                      now, now + latency,
                      {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
                       {"pages", ext.page_divergence}});
-        gmmu_warp_picker_set(pk, w, (now + latency + cyc * double(op.compute_cycles)).value());
+        if (p.compute_on_pipeline) {
+            owed[w] = op.compute_cycles;
+            gmmu_warp_picker_set(pk, w, (now + latency).value());
+        } else {
+            gmmu_warp_picker_set(pk, w, (now + latency + cyc * double(op.compute_cycles)).value());
+        }
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;
@@ -188,6 +207,9 @@ const stat_table<sm> &sm::stats_table()
              [](const T &c) { return json(c.warp_accesses ? c.latency_sum.to_seconds() * 1e9 / double(c.warp_accesses) : 0.0); }},
             {"finish_ns", "time the SM's last access completed",
              [](const T &c) { return json(c.end_time.to_seconds() * 1e9); }},
+            {"pipeline_compute_cycles", "cycles the SM's pipeline spent on warps' non-memory work (with `sm.compute_on_pipeline`)",
+             [](const T &c) { return json(c.pipeline_compute_cycles); },
+             [](const T &c) { return c.p.compute_on_pipeline; }},
             {"fault_replays", "accesses replayed after a not-present fault on a page being migrated (with `migrate.interval_cycles`)",
              [](const T &c) { return json(c.fault_replays); },
              [](const T &c) { return bool(c.p.page_in_flight); }},

@@ -44,6 +44,12 @@ struct sm_params {
     // as on a GPU with replayable faults. Empty: every fault fails the run.
     std::function<bool(uint16_t asid, uint64_t va)> page_in_flight;
     unsigned retry_cycles = 64;
+    // false: a warp's non-memory cycles (warp_op::compute_cycles) delay only
+    // that warp, so every warp of the SM computes at once. true: they occupy
+    // the SM's one issue pipeline; when the warp is next picked, the SM
+    // spends them before it issues the warp's memory instruction, and no
+    // other warp issues meanwhile (sm.compute_on_pipeline).
+    bool compute_on_pipeline = false;
 };
 
 // What the platform needs of an SM model: one initiator socket towards its
@@ -90,7 +96,7 @@ class sm : public sm_base {
     std::string error;
     sc_core::sc_time end_time;
     uint64_t warp_accesses = 0, loads = 0, stores = 0, lanes = 0, idle_cycles = 0,
-             fault_replays = 0;
+             fault_replays = 0, pipeline_compute_cycles = 0;
     sc_core::sc_time latency_sum;
 };
 

@@ -78,6 +78,10 @@ const std::vector<key_spec> &config_schema()
         I("sm.count", 4, 1, 1024, "Number of SMs."),
         I("sm.warps", 32, 1, 64, "Warps per SM."),
         I("sm.issue_width", 1, 1, 8, "Warp memory instructions issued per SM cycle."),
+        B("sm.compute_on_pipeline", false,
+          "sm.model=simple: a warp's non-memory cycles occupy the SM's one issue pipeline (no "
+          "other warp issues while they run). false: they delay only their warp, so all the "
+          "warps of an SM compute at once (docs/pichai_mmu.md)."),
         S("sm.model", "simple", {},
           "SM model: simple = warps issuing the workload's memory instructions; other models "
           "register themselves (docs/architecture.md)."),
@@ -535,6 +539,9 @@ void config::validate() const
         if (on && s("sm.model") != "simple")
             throw config_error(std::string("config key '") + k + "': supported with sm.model=simple only");
     }
+    if (b("sm.compute_on_pipeline") && s("sm.model") != "simple")
+        throw config_error("config key 'sm.compute_on_pipeline': supported with sm.model=simple only "
+                           "(the issue SM issues its non-memory instructions itself)");
     if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
         throw config_error("config key 'picle.ways': must divide picle.entries");
     if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {

@@ -375,6 +375,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         sp.id = i;
         sp.warps = unsigned(c.i("sm.warps"));
         sp.issue_width = unsigned(c.i("sm.issue_width"));
+        sp.compute_on_pipeline = c.b("sm.compute_on_pipeline");
         sp.bypass = bypass;
         sp.clock = clock;
         sp.asid = uint16_t(i % nctx);

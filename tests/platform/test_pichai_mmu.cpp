@@ -157,6 +157,30 @@ TEST(PichaiMmuTest, BenchmarksHaveTheirDocumentedPageDivergence)
     EXPECT_LT(t_ns(none), t_ns(more));
 }
 
+TEST(PichaiMmuTest, NonMemoryWorkOnThePipelineSerializesTheWarpsOfAnSm)
+{
+    // kmeans at 400%: 12 non-memory cycles after each of 96 accesses of each
+    // of 48 warps. On the pipeline they alone keep one SM busy 48 x 96 x 12
+    // cycles (at 1.4 GHz); beside each other they hide under the accesses'
+    // latency.
+    const std::string k = "--set sm.warps=48 --workload pichai-bench --set workload.bench=kmeans "
+                          "--set workload.region_bytes=1073741824 --set workload.accesses=96 "
+                          "--set workload.compute_percent=400 --set mmu.bypass=true";
+    auto par = run("pipe_off", k);
+    auto pipe = run("pipe_on", k + " --set sm.compute_on_pipeline=true");
+    const double busy_ns = 48.0 * 96 * 12 / 1.4;
+    EXPECT_EQ(pipe["gpu"]["sm0"]["pipeline_compute_cycles"].get<uint64_t>(), 48u * 96 * 12);
+    EXPECT_FALSE(par["gpu"]["sm0"].contains("pipeline_compute_cycles"));
+    EXPECT_GE(t_ns(pipe), busy_ns);
+    EXPECT_LT(t_ns(par), busy_ns);
+    EXPECT_EQ(pipe["data_check"]["mismatches"], 0);
+    EXPECT_EQ(pipe["gpu"]["sm0"]["warp_accesses"], par["gpu"]["sm0"]["warp_accesses"]);
+    // No non-memory work: the two are the same machine.
+    auto par0 = run("pipe_off0", k + " --set workload.compute_percent=0");
+    auto pipe0 = run("pipe_on0", k + " --set workload.compute_percent=0 --set sm.compute_on_pipeline=true");
+    EXPECT_EQ(t_ns(par0), t_ns(pipe0));
+}
+
 TEST(PichaiMmuTest, ImpossibleConfigurationsAreRefusedNamingTheKey)
 {
     const struct {
@@ -169,6 +193,7 @@ TEST(PichaiMmuTest, ImpossibleConfigurationsAreRefusedNamingTheKey)
         {"--set l1_tlb.latency_model=cacti", "l1_tlb.latency_model"},
         {"--set l1_cache.index_cycles=41", "l1_cache.index_cycles"},
         {"--set ptw.via=disk", "ptw.via"},
+        {"--set sm.model=issue --set sm.compute_on_pipeline=true", "sm.compute_on_pipeline"},
         {"--workload pichai-bench --set workload.bench=hmmer", "workload.bench"},
         {"--workload pichai-bench --set workload.region_bytes=8388608", "workload.region_bytes"},
     };
