@@ -15,6 +15,10 @@ Non-memory work on the pipeline (sm.compute_on_pipeline, added 2026-11-28
   non-memory instruction, the counts documented per benchmark) and 400 (the
   paper's pipeline width of 8 lanes: a 32-lane warp instruction takes 4
   cycles). Nothing else changes; the headline sections keep their settings.
+  On the issue/commit SM the same pipeline width is sm.issue_cycles=4 (each
+  warp instruction, memory ones included, holds the issue stage 4 cycles),
+  run for the four machines and no TLB at the default grid; fixed before
+  its first run, after the simple SM's rows above had been seen.
 Performance is 1 / simulated time; speedups are against mmu.bypass (no TLB).
 """
 import math

@@ -64,6 +64,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->regfile_bytes = 256u * 1024u;
     c->shared_bytes = 32u * 1024u;
     c->issue_width = 2;
+    c->issue_cycles = 1;
     c->math_per_cycle = 2;
     c->sfu_per_cycle = 1;
     c->ldst_per_cycle = 1;
@@ -137,6 +138,8 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err)
                               c->shared_bytes);
     if (c->issue_width == 0 || c->issue_width > 8)
         return gmmu_error_set(err, "issue_width", "issue width %u out of range 1..8", c->issue_width);
+    if (c->issue_cycles == 0 || c->issue_cycles > 32)
+        return gmmu_error_set(err, "issue_cycles", "issue cycles %u out of range 1..32", c->issue_cycles);
     if (c->math_per_cycle == 0 || c->math_per_cycle > 8)
         return gmmu_error_set(err, "math_per_cycle", "math units %u out of range 1..8", c->math_per_cycle);
     if (c->sfu_per_cycle == 0 || c->sfu_per_cycle > 8)
@@ -376,6 +379,7 @@ struct gmmu_sm_state {
     bool has_log;
     bool grid_done;
     uint64_t now, next, mem_free;
+    uint64_t issue_free; /* first cycle the issue stage may issue again (issue_cycles) */
     uint32_t ldst_busy; /* global instructions issued whose last request is not sent */
     uint32_t rr;
     uint32_t owned;
@@ -1822,6 +1826,11 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         if (st != GMMU_OK)
             return st;
     }
+    if (now < s->issue_free) {
+        /* The issue stage is still held by an earlier cycle's instructions. */
+        s->next = s->nheap && s->heap[0].t < s->issue_free ? s->heap[0].t : s->issue_free;
+        return GMMU_OK;
+    }
     /* Issue, in the order of cfg.order over the warps of the active blocks. */
     uint32_t unit_left[GMMU_UNIT_COUNT] = {sm->cfg.math_per_cycle, sm->cfg.sfu_per_cycle,
                                            sm->cfg.ldst_per_cycle};
@@ -1869,6 +1878,8 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
     }
     if (s->failed != GMMU_OK)
         return s->failed;
+    if (slots < sm->cfg.issue_width)
+        s->issue_free = now + sm->cfg.issue_cycles;
     if (total)
         s->rr = (s->rr + 1) % total;
     s->next = again ? now + 1 : (s->nheap ? s->heap[0].t : UINT64_MAX);

@@ -542,6 +542,9 @@ void config::validate() const
     if (b("sm.compute_on_pipeline") && s("sm.model") != "simple")
         throw config_error("config key 'sm.compute_on_pipeline': supported with sm.model=simple only "
                            "(the issue SM issues its non-memory instructions itself)");
+    if (i("sm.issue_cycles") > 1 && s("sm.model") == "simple")
+        throw config_error("config key 'sm.issue_cycles': supported with sm.model=issue only "
+                           "(the simple SM's non-memory work: sm.compute_on_pipeline)");
     if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
         throw config_error("config key 'picle.ways': must divide picle.entries");
     if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {

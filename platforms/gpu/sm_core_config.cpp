@@ -81,6 +81,10 @@ static const std::vector<key_spec> &sm_core_keys()
                 "sm.model=issue: register file per SM, bytes."),
         key_int("sm.shared_bytes", 32768, 0, 64ll << 20,
                 "sm.model=issue: shared memory per SM, bytes."),
+        key_int("sm.issue_cycles", 1, 1, 32,
+                "sm.model=issue: cycles the issue stage stays busy after a cycle in which it "
+                "issued (32 / lanes of the pipeline: 4 for the 8-lane pipeline of "
+                "pichai-asplos14)."),
         key_int("sm.ldst_queue", 2, 1, 64,
                 "sm.model=issue: global memory instructions in the ld/st unit before issue "
                 "stalls."),
@@ -133,6 +137,7 @@ gmmu_sm_config sm_core_config(const config &c)
                            c.s("sm.fault_scheme") + "'");
     s.max_warps = uint32_t(c.i("sm.warps"));
     s.issue_width = uint32_t(c.i("sm.issue_width"));
+    s.issue_cycles = uint32_t(c.i("sm.issue_cycles"));
     s.oplog_bytes = uint32_t(c.i("sm.oplog_bytes"));
     s.replay_queue_entries = uint32_t(c.i("sm.replay_queue_entries"));
     s.block_switch = c.b("sm.block_switch");

@@ -270,6 +270,7 @@ TEST(SmIssueTest, BadConfigsNameTheField)
         {"max_blocks", [](gmmu_sm_config *c) { c->max_blocks = 0; }},
         {"max_warps", [](gmmu_sm_config *c) { c->max_warps = 1000; }},
         {"issue_width", [](gmmu_sm_config *c) { c->issue_width = 0; }},
+        {"issue_cycles", [](gmmu_sm_config *c) { c->issue_cycles = 33; }},
         {"ldst_per_cycle", [](gmmu_sm_config *c) { c->ldst_per_cycle = 2; }},
         {"alu_latency", [](gmmu_sm_config *c) { c->alu_latency = 0; }},
         {"inflight_max", [](gmmu_sm_config *c) { c->inflight_max = 1; }},
@@ -635,6 +636,29 @@ TEST(SmIssueTest, DivergentKernelsMatchAThreadByThreadInterpreter)
     SmRun r;
     run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
     EXPECT_GE(r.sm->st.simt_peak_depth, 3u);
+}
+
+TEST(SmIssueTest, IssueCyclesHoldTheIssueStageAndKeepTheResults)
+{
+    // A narrower pipeline (issue_cycles 4: 8 lanes) issues one instruction
+    // every 4 cycles at issue width 1: the run takes at least 4 cycles per
+    // instruction issued, more than at 1 cycle, and computes the same.
+    for (const char *name : {"sgemm-like", "kmeans-like"}) {
+        auto k = kernel(name, 4);
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        c.issue_width = 1;
+        SmRun one;
+        run(one, c, k.get());
+        c.issue_cycles = 4;
+        SmRun four;
+        run(four, c, k.get());
+        EXPECT_EQ(four.sm->st.issued, one.sm->st.issued) << name;
+        EXPECT_GE(four.end, 4 * four.sm->st.issued) << name;
+        EXPECT_LT(one.end, 4 * one.sm->st.issued) << name;
+        EXPECT_GT(four.end, one.end) << name;
+        EXPECT_EQ(four.env.regs, one.env.regs) << name;
+        EXPECT_EQ(four.env.mem, one.env.mem) << name;
+    }
 }
 
 TEST(SmIssueTest, InactiveLanesSendNoRequests)

@@ -194,6 +194,8 @@ TEST(PichaiMmuTest, ImpossibleConfigurationsAreRefusedNamingTheKey)
         {"--set l1_cache.index_cycles=41", "l1_cache.index_cycles"},
         {"--set ptw.via=disk", "ptw.via"},
         {"--set sm.model=issue --set sm.compute_on_pipeline=true", "sm.compute_on_pipeline"},
+        {"--set sm.issue_cycles=4", "sm.issue_cycles"}, // the simple SM
+        {"--set sm.model=issue --set sm.issue_cycles=33", "sm.issue_cycles"},
         {"--workload pichai-bench --set workload.bench=hmmer", "workload.bench"},
         {"--workload pichai-bench --set workload.region_bytes=8388608", "workload.region_bytes"},
     };

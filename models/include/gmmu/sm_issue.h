@@ -131,6 +131,9 @@ typedef struct gmmu_sm_config {
     uint32_t regfile_bytes;    /* 256 KiB; a register costs 8 B x 32 lanes per warp */
     uint32_t shared_bytes;     /* 32 KiB */
     uint32_t issue_width;      /* instructions per cycle, from 1 or more warps (2) */
+    uint32_t issue_cycles;     /* cycles the issue stage is held by a cycle in which it
+                                  issued: a 32-lane warp instruction over a pipeline of
+                                  32 / issue_cycles lanes (1; 4 = 8 lanes) */
     uint32_t math_per_cycle;   /* math units (2) */
     uint32_t sfu_per_cycle;    /* special-function units (1) */
     uint32_t ldst_per_cycle;   /* ld/st units: memory instructions per cycle (1) */
