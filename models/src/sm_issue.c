@@ -380,6 +380,7 @@ struct gmmu_sm_state {
     bool grid_done;
     uint64_t now, next, mem_free;
     uint64_t issue_free; /* first cycle the issue stage may issue again (issue_cycles) */
+    uint64_t sends;      /* translate_reqs calls so far (gmmu_sm_mem_req.send) */
     uint32_t ldst_busy; /* global instructions issued whose last request is not sent */
     uint32_t rr;
     uint32_t owned;
@@ -1082,11 +1083,12 @@ static gmmu_status translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t
     block_t *b = &s->blk[f->ctx];
     const gmmu_insn *in = &sm->kernel->code[f->pc];
     uint32_t k = 0;
+    const uint64_t send = ++s->sends;
     for (uint32_t r = 0; r < f->nreq; r++) {
         if (!(mask & (1u << r)))
             continue;
         gmmu_sm_mem_req req = {f->line[r], f->lmask[r], sm->cfg.sm_id, b->id, f->warp, f->pc, t0 + k,
-                               in->op != GMMU_OP_LD, retry};
+                               in->op != GMMU_OP_LD, retry, send};
         gmmu_sm_mem_resp resp;
         memset(&resp, 0, sizeof resp);
         k++;

@@ -59,6 +59,7 @@ void gmmu_tlb_mshr_reset(gmmu_tlb_mshr *m)
     if (!m || !m->e)
         return;
     memset(m->e, 0, m->cfg.mshrs * sizeof *m->e);
+    m->cont = false;
 }
 
 static inline bool pending(const gmmu_tlb_mshr_entry *e, uint64_t c)
@@ -142,6 +143,9 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
     gmmu_status status = GMMU_OK;
 
     m->st.batches++;
+    if (!m->cont)
+        m->batch_id++;
+    m->cont = false;
     for (uint32_t i = 0; i < n && status == GMMU_OK; i++) {
         gmmu_tlb_access *a = &acc[i];
         const uint64_t vpn = a->vpn, group = vpn >> m->group_shift;
@@ -150,7 +154,7 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
         m->st.requests++;
         for (;;) {
             if (!m->cfg.hits_under_miss) { /* blocking: wait out every miss */
-                uint64_t d = m->cfg.batch_issues_through ? last_done_before(m, c, m->st.batches)
+                uint64_t d = m->cfg.batch_issues_through ? last_done_before(m, c, m->batch_id)
                                                          : last_done(m, c);
                 if (d > c) {
                     r.stall_cycles += d - c;
@@ -243,7 +247,7 @@ gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
             e->group = group;
             e->done = c + lookup + lat;
             e->targets = 1;
-            e->batch = m->st.batches;
+            e->batch = m->batch_id;
             a->kind = GMMU_TLB_ACCESS_MISS;
             a->mshr = slot;
             a->done = e->done;
@@ -273,9 +277,11 @@ uint64_t gmmu_tlb_mshr_first_miss_cycle(const gmmu_tlb_mshr *m, uint64_t now)
         return now;
     uint64_t c = now;
     /* The next batch's first lookup: a blocking TLB waits out the misses in
-     * flight (all of them belong to earlier batches). */
+     * flight (all of them belong to earlier batches, unless the next batch
+     * continues the last one). */
     if (!m->cfg.hits_under_miss)
-        c = last_done(m, c);
+        c = m->cont && m->cfg.batch_issues_through ? last_done_before(m, c, m->batch_id)
+                                                   : last_done(m, c);
     /* Its first miss then waits while every usable MSHR is busy. */
     while (gmmu_tlb_mshr_in_flight(m, c) >= m->limit)
         c = first_done(m, c);
@@ -290,6 +296,12 @@ uint32_t gmmu_tlb_mshr_miss_latency(uint64_t ask, uint64_t issue, uint32_t looku
     const uint64_t own = ready > asked + queued ? ready - asked - queued : 1;
     const uint64_t arrives = ready > looked + own ? ready : looked + own;
     return (uint32_t)(arrives > looked ? arrives - looked : 1);
+}
+
+void gmmu_tlb_mshr_continue_batch(gmmu_tlb_mshr *m)
+{
+    if (m)
+        m->cont = true;
 }
 
 bool gmmu_tlb_mshr_pending(const gmmu_tlb_mshr *m, uint16_t asid, uint64_t vpn, uint64_t now)

@@ -52,6 +52,12 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     unsigned lane_bytes = 8;          // bytes per lane access (1..8)
     uint32_t sm = 0, warp = 0, block = 0;
     uint16_t asid = 0;
+    // Nonzero: the warp instruction this access is part of, when an SM sends
+    // an instruction as several accesses (the issue SM: one per 128-B line,
+    // one after the other). Consecutive accesses with the same nonzero send
+    // from the same SM are one warp access to a blocking L1 TLB whose warp
+    // looks up its pages together (l1_tlb.warp_lookups_together).
+    uint64_t send = 0;
     std::array<uint64_t, lanes> va{}; // lane virtual addresses
     std::array<uint64_t, lanes> pa{}; // filled by the L1 TLB (or = va when bypassed)
     std::array<uint64_t, lanes> data{}; // store data in, load data out (little-endian)

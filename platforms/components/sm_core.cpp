@@ -108,6 +108,7 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.warp = rq->warp;
         ext.block = rq->block_id;
         ext.active = rq->lane_mask ? rq->lane_mask : 1u;
+        ext.send = attempt == 0 ? rq->send : 0; // a re-sent piece is a warp access of its own
         for (unsigned l = 0; l < warp_ext::lanes; l++) {
             ext.va[l] = rq->va + 8 * (l % (GMMU_SM_LINE_BYTES / 8)); // inside the line
             if (p.bypass)

@@ -156,6 +156,10 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<xlate_req> resolved; // answers of this batch's misses, by page
     uint64_t batch_now = 0, batch_gen = 0;
     uint64_t batch_ask = 0; // cycle the batch's misses are asked for (its first MSHR allocation)
+    // The last warp access's instruction (warp_ext::send) and SM, and the
+    // accesses that continued the one before them as the same instruction.
+    uint64_t last_send = 0, continued_batches = 0;
+    uint32_t last_send_sm = 0;
     std::vector<size_t> miss_idx; // reqs index of each miss_ext.reqs entry
     cycles_time_memo lookup_time; // lookup latency of a batch
     tlm::tlm_generic_payload miss_gp;

@@ -188,6 +188,17 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
         return;
     make_requests(s);
     cur_warp = p.track_owners ? s.w : nullptr;
+    if (use_mshr && !p.mshr.hits_under_miss && p.mshr.batch_issues_through) {
+        // The next piece of the warp instruction just looked up continues its
+        // batch (gmmu_tlb_mshr_continue_batch decides what that changes).
+        const bool cont = s.w && s.w->send && s.w->send == last_send && s.w->sm == last_send_sm;
+        if (cont) {
+            gmmu_tlb_mshr_continue_batch(mshr);
+            continued_batches++;
+        }
+        last_send = s.w ? s.w->send : 0;
+        last_send_sm = s.w ? s.w->sm : 0;
+    }
     const sc_core::sc_time t_done = translate_pages(page_reqs, delay);
     cur_warp = nullptr;
     trace_batch(page_reqs, delay, t_done);

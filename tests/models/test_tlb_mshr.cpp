@@ -219,6 +219,41 @@ TEST(TlbMshrTest, BlockingTlbWithBatchIssueThroughBlocksOnlyLaterBatches)
     EXPECT_EQ(res.stall_cycles, 96u);
 }
 
+TEST(TlbMshrTest, AContinuedBatchIssuesThroughThePreviousPiecesMissesOnly)
+{
+    // One warp access sent as three pieces (one page each, as the issue SM's
+    // line requests): continued, the later pieces' misses take MSHRs at
+    // their own arrival; a new batch still waits for all of them.
+    auto c = mcfg(4, 4, 100);
+    c.hits_under_miss = false;
+    c.batch_issues_through = true;
+    Rig r(c, 1);
+    r.fill(9);
+    gmmu_tlb_batch_result res{};
+    auto a = r.run({1}, 0, &res);
+    EXPECT_EQ(a[0].kind, GMMU_TLB_ACCESS_MISS);
+    gmmu_tlb_mshr_continue_batch(r.m);
+    EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 1), 1u);
+    auto b = r.run({2}, 1, &res);
+    EXPECT_EQ(b[0].kind, GMMU_TLB_ACCESS_MISS);
+    EXPECT_EQ(b[0].issue, 1u);
+    EXPECT_EQ(res.stall_cycles, 0u);
+    gmmu_tlb_mshr_continue_batch(r.m);
+    auto d = r.run({1}, 2, &res); // the first piece's page: merges
+    EXPECT_EQ(d[0].kind, GMMU_TLB_ACCESS_MERGED);
+    EXPECT_EQ(d[0].issue, 2u);
+    EXPECT_EQ(r.m->st.max_in_flight, 2u);
+    // A later warp access waits for both pieces' misses.
+    EXPECT_EQ(gmmu_tlb_mshr_first_miss_cycle(r.m, 5), 102u);
+    auto e = r.run({9}, 5, &res);
+    EXPECT_EQ(e[0].issue, 102u);
+    // Not continued, the second piece is a later batch and waits.
+    Rig q(c, 1);
+    auto f = q.run({1}, 0, &res);
+    auto g = q.run({2}, 1, &res);
+    EXPECT_EQ(g[0].issue, f[0].done);
+}
+
 TEST(TlbMshrTest, FullMshrsStallTheMissAndEverythingBehindIt)
 {
     Rig r(mcfg(4, 2, 100), 1);

@@ -211,6 +211,9 @@ typedef struct gmmu_sm_mem_req {
     uint64_t now;       /* cycle the request reaches the TLB */
     bool write;         /* store or reduction */
     bool retry;         /* STALL: re-sent after its fault was resolved */
+    uint64_t send;      /* which sending of an instruction's requests this is (1, 2, ...
+                           per SM): equal for the line requests of one instruction sent
+                           together, so a TLB can take them as one warp access */
 } gmmu_sm_mem_req;
 
 typedef struct gmmu_sm_mem_resp {

@@ -79,6 +79,8 @@ typedef struct gmmu_tlb_mshr {
     uint32_t limit; /* min(mshrs, max_outstanding) */
     uint32_t group_shift;
     gmmu_tlb_mshr_stats st;
+    uint64_t batch_id; /* the current batch (a continued batch keeps its predecessor's) */
+    bool cont;         /* gmmu_tlb_mshr_continue_batch: the next batch continues this one */
 } gmmu_tlb_mshr;
 
 typedef enum gmmu_tlb_access_kind {
@@ -130,6 +132,14 @@ uint32_t gmmu_tlb_mshr_in_flight(const gmmu_tlb_mshr *m, uint64_t now);
 gmmu_status gmmu_tlb_access_batch(gmmu_tlb_mshr *m, gmmu_tlb *t, uint16_t asid,
                                   gmmu_tlb_access *acc, uint32_t n, uint64_t now,
                                   gmmu_tlb_miss_fn miss, void *ctx, gmmu_tlb_batch_result *res);
+
+/* The next batch (gmmu_tlb_access_batch, and gmmu_tlb_mshr_first_miss_cycle
+ * before it) is the rest of the previous one: the same warp access sent in
+ * pieces, e.g. one request per cache line. With hits_under_miss = false and
+ * batch_issues_through, its lookups do not wait for the previous batch's
+ * misses, only for earlier batches' (as if the pieces were one batch). No
+ * effect otherwise. */
+void gmmu_tlb_mshr_continue_batch(gmmu_tlb_mshr *m);
 
 /* The earliest cycle at which the first miss of a batch arriving at cycle
  * now could take an MSHR, if its first lookup misses: later than now when
