@@ -22,6 +22,9 @@ Non-memory work on the pipeline (sm.compute_on_pipeline, added 2026-11-28
   run-length row (augmented, ideal, no TLB at 1,024 blocks) was added after
   the first run showed the ideal TLB faster than no TLB on kmeans-like (the
   SMs' shares of the 256 blocks differ by a block between the runs).
+  Sensitivity of the pipeline width (added with it, before its run): the
+  geomeans at 2 cycles per warp instruction on both SMs (a 16-lane
+  pipeline: compute_percent 200 on the pipeline, sm.issue_cycles=2).
 Performance is 1 / simulated time; speedups are against mmu.bypass (no TLB).
 """
 import math
@@ -50,6 +53,8 @@ MACHINES = ["pichai14-naive", "pichai14-8ptw", "pichai14", "pichai14-ideal"]
 ISSUE4 = ("sm.issue_cycles=4",)
 PIPE = [("sm.compute_on_pipeline=true",),
         ("sm.compute_on_pipeline=true", "workload.compute_percent=400")]
+PIPE2 = ("sm.compute_on_pipeline=true", "workload.compute_percent=200")
+ISSUE2 = ("sm.issue_cycles=2",)
 
 
 def key(cfg, bench, extra):
@@ -88,6 +93,9 @@ for b in BENCHES:
         for cfg in MACHINES:
             plan.append((cfg, b, list(pe)))
         plan.append(("pichai14", b, ["mmu.bypass=true"] + list(pe)))
+    for cfg in MACHINES:
+        plan.append((cfg, b, list(PIPE2)))
+    plan.append(("pichai14", b, ["mmu.bypass=true"] + list(PIPE2)))
 for k in KERNELS:
     for cfg in ["pichai14-naive", "pichai14-8ptw", "pichai14", "pichai14-ideal"]:
         plan.append((cfg, k, []))
@@ -96,6 +104,9 @@ for k in KERNELS:
     for cfg in MACHINES:
         plan.append((cfg, k, list(ISSUE4)))
     plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE4)))
+    for cfg in MACHINES:
+        plan.append((cfg, k, list(ISSUE2)))
+    plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE2)))
     for cfg in ["pichai14", "pichai14-ideal"]:
         plan.append((cfg, k, list(ISSUE4) + ["workload.grid_blocks=1024"]))
     plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE4) + ["workload.grid_blocks=1024"]))
@@ -335,6 +346,21 @@ w(f"| augmented vs ideal TLB | within 1% (geomean) | {100 * (ig['pichai14-ideal'
   f"slower than ideal |")
 w(f"| 1 augmented walker vs 8 naive walkers | about 10% better | "
   f"{100 * (ig['pichai14'] / ig['pichai14-8ptw'] - 1):.1f}% better (geomean) |")
+w("")
+
+w("Sensitivity to the pipeline width: geomean speedups against no TLB with the same setting.\n")
+w("| SM | cycles per warp instruction | naive | naive, 8 walkers | augmented | ideal TLB |")
+w("|---|---|---|---|---|---|")
+for label, names, sets in [("simple", BENCHES, [(), PIPE[0], PIPE2, PIPE[1]]),
+                           ("issue", KERNELS, [(), ISSUE2, ISSUE4])]:
+    for e in sets:
+        n = "1" if not e or e == PIPE[0] else "2" if e in (PIPE2, ISSUE2) else "4"
+        if label == "simple":
+            cyc = "headline: 1, beside the other warps" if not e else n + ", on the pipeline"
+        else:
+            cyc = n + (" (headline)" if not e else "")
+        vals = [geomean([sp(c, b, *e, base=("mmu.bypass=true",) + e) for b in names]) for c in MACHINES]
+        w(f"| {label} | {cyc} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
 w("")
 
 md = "\n".join(lines) + "\n"
