@@ -67,6 +67,15 @@ def geomean(xs):
 
 # The runs: (config, bench, extra --set args).
 plan = []
+
+
+def machines_and_no_tlb(b, extra, cfgs=MACHINES):
+    """Runs of b on each of cfgs and on no TLB, all with the extra settings."""
+    for cfg in cfgs:
+        plan.append((cfg, b, list(extra)))
+    plan.append(("pichai14", b, ["mmu.bypass=true"] + list(extra)))
+
+
 for b in BENCHES:
     for cfg in ["pichai14-naive", "pichai14-8ptw", "pichai14", "pichai14-ideal"]:
         plan.append((cfg, b, []))
@@ -89,27 +98,16 @@ for b in BENCHES:
         plan.append(("pichai14-naive", b, ["l1_tlb.entries=512", "l1_tlb.ports=32",
                                             f"l1_tlb.latency_step_cycles={st}"]))
     # Non-memory work on the SM's pipeline.
-    for pe in PIPE:
-        for cfg in MACHINES:
-            plan.append((cfg, b, list(pe)))
-        plan.append(("pichai14", b, ["mmu.bypass=true"] + list(pe)))
-    for cfg in MACHINES:
-        plan.append((cfg, b, list(PIPE2)))
-    plan.append(("pichai14", b, ["mmu.bypass=true"] + list(PIPE2)))
+    for pe in PIPE + [PIPE2]:
+        machines_and_no_tlb(b, pe)
 for k in KERNELS:
     for cfg in ["pichai14-naive", "pichai14-8ptw", "pichai14", "pichai14-ideal"]:
         plan.append((cfg, k, []))
     plan.append(("pichai14", k, ["mmu.bypass=true"]))
-    # The paper's 8-lane pipeline: 4 cycles per warp instruction.
-    for cfg in MACHINES:
-        plan.append((cfg, k, list(ISSUE4)))
-    plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE4)))
-    for cfg in MACHINES:
-        plan.append((cfg, k, list(ISSUE2)))
-    plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE2)))
-    for cfg in ["pichai14", "pichai14-ideal"]:
-        plan.append((cfg, k, list(ISSUE4) + ["workload.grid_blocks=1024"]))
-    plan.append(("pichai14", k, ["mmu.bypass=true"] + list(ISSUE4) + ["workload.grid_blocks=1024"]))
+    # The paper's 8-lane pipeline: 4 cycles per warp instruction (2: sensitivity).
+    machines_and_no_tlb(k, ISSUE4)
+    machines_and_no_tlb(k, ISSUE2)
+    machines_and_no_tlb(k, ISSUE4 + ("workload.grid_blocks=1024",), ["pichai14", "pichai14-ideal"])
     # Run length: 4 times the default grid (1,024 blocks), augmented and no TLB.
     plan.append(("pichai14", k, ["workload.grid_blocks=1024"]))
     plan.append(("pichai14", k, ["mmu.bypass=true", "workload.grid_blocks=1024"]))
