@@ -132,6 +132,13 @@ def sp(c, b, *e, base=("mmu.bypass=true",)):
     return t("pichai14", b, *base) / t(c, b, *e)
 
 
+def columns(names, extra):
+    """Speedup of every machine on each of names, all runs with the extra
+    settings, against no TLB with the same settings: {config: [speedups]}."""
+    base = ("mmu.bypass=true",) + tuple(extra)
+    return {c: [sp(c, b, *extra, base=base) for b in names] for c in MACHINES}
+
+
 def l1(c, b, *e):
     return res[(c, b, tuple(e))]["gpu"]["l1_tlb0"]
 
@@ -280,12 +287,10 @@ w("|---|---|---|---|---|---|---|")
 pg = {}
 for pe in PIPE:
     label = "400% on the pipeline" if len(pe) > 1 else "100% on the pipeline"
-    pcols = {c: [] for c in MACHINES}
-    for b in BENCHES:
-        for c in MACHINES:
-            pcols[c].append(sp(c, b, *pe, base=("mmu.bypass=true",) + pe))
+    pcols = columns(BENCHES, pe)
+    for i, b in enumerate(BENCHES):
         w(f"| {label} | {b} | {t('pichai14', b, 'mmu.bypass=true', *pe) / 1000:.1f} | " +
-          " | ".join(f"{pcols[c][-1]:.3f}" for c in MACHINES) + " |")
+          " | ".join(f"{pcols[c][i]:.3f}" for c in MACHINES) + " |")
     pg[pe] = ({c: geomean(v) for c, v in pcols.items()}, pcols)
     w(f"| {label} | **geomean** | | " + " | ".join(f"**{pg[pe][0][c]:.3f}**" for c in MACHINES) + " |")
 w("")
@@ -314,12 +319,10 @@ w("On the issue/commit SM the ISA kernels issue their non-memory instructions th
   "speedup against no TLB with the same setting.\n")
 w("| kernel | no-TLB time (us) | naive | naive, 8 walkers | augmented | ideal TLB |")
 w("|---|---|---|---|---|---|")
-icols = {c: [] for c in MACHINES}
-for k in KERNELS:
-    for c in MACHINES:
-        icols[c].append(sp(c, k, *ISSUE4, base=("mmu.bypass=true",) + ISSUE4))
+icols = columns(KERNELS, ISSUE4)
+for i, k in enumerate(KERNELS):
     w(f"| {k} | {t('pichai14', k, 'mmu.bypass=true', *ISSUE4) / 1000:.1f} | " +
-      " | ".join(f"{icols[c][-1]:.3f}" for c in MACHINES) + " |")
+      " | ".join(f"{icols[c][i]:.3f}" for c in MACHINES) + " |")
 ig = {c: geomean(v) for c, v in icols.items()}
 w("| **geomean** | | " + " | ".join(f"**{ig[c]:.3f}**" for c in MACHINES) + " |")
 iw = max(range(6), key=lambda i: 1 - icols["pichai14"][i])
@@ -357,7 +360,7 @@ for label, names, sets in [("simple", BENCHES, [(), PIPE[0], PIPE2, PIPE[1]]),
             cyc = "headline: 1, beside the other warps" if not e else n + ", on the pipeline"
         else:
             cyc = n + (" (headline)" if not e else "")
-        vals = [geomean([sp(c, b, *e, base=("mmu.bypass=true",) + e) for b in names]) for c in MACHINES]
+        vals = [geomean(v) for v in columns(names, e).values()]
         w(f"| {label} | {cyc} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
 w("")
 
