@@ -144,7 +144,7 @@ int sc_main(int argc, char **argv)
     } catch (const std::exception &e) {
         return bad_input(e.what());
     }
-    if (check) // everything a run validates before it simulates has been validated
+    if (check) // config, --set values and workload validated, the platform built; --out untouched
         return 0;
 
     // Outputs: checked before anything runs; the effective config and a
