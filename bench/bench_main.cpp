@@ -17,17 +17,28 @@
 //   scale_repeat_spread         slowest over fastest repetition of one size (the largest of
 //                               the three): the run-to-run noise the spread is read against
 // Each figure is the best of several repetitions. Writes --out FILE (JSON).
+//   gmmu-bench [--out FILE] [--reps 1..50] [--sim GMMU_SIM]
+// Bad arguments (and an --out that cannot be written) exit 2 before any
+// benchmark runs. gmmu-sim runs with no shell; its outputs go to a temporary
+// folder that is removed, with the partial --out file, on every exit.
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -232,31 +243,116 @@ WalkBench bench_walks(uint64_t &sink)
     return b;
 }
 
-// Run gmmu-sim with args (and mmu.bypass) into out; its stats.json. The
-// run's peak resident set (wait4: the shell and the gmmu-sim it runs) in
-// *peak_rss_kb if non-NULL.
-nlohmann::json run_sim(const std::string &sim, const std::string &args, bool bypass,
+// What a failed or interrupted bench leaves behind is removed: the
+// temporary folder of the gmmu-sim runs and the partial --out file.
+std::string g_tmp_dir, g_part;
+volatile sig_atomic_t g_stop = 0;
+volatile pid_t g_child = 0;
+
+void cleanup()
+{
+    std::error_code ec;
+    if (!g_tmp_dir.empty())
+        std::filesystem::remove_all(g_tmp_dir, ec);
+    if (!g_part.empty())
+        std::filesystem::remove(g_part, ec);
+    g_tmp_dir.clear();
+    g_part.clear();
+}
+
+[[noreturn]] void fail(const std::string &msg, int code = 1)
+{
+    std::fprintf(stderr, "gmmu-bench: %s\n", msg.c_str());
+    cleanup();
+    std::exit(code);
+}
+
+// SIGINT/SIGTERM: the running gmmu-sim is stopped at once; the bench stops
+// at the next check (between benchmarks) and cleans up.
+void on_signal(int sig)
+{
+    g_stop = sig;
+    if (g_child > 0)
+        kill(g_child, SIGTERM);
+}
+
+void check_stop()
+{
+    if (g_stop)
+        fail("interrupted; no output written", 128 + g_stop);
+}
+
+// Run gmmu-sim with args (and mmu.bypass) into out, with no shell (argv as
+// given, stdout and stderr to /dev/null); its stats.json. The run's peak
+// resident set (wait4: gmmu-sim's own) in *peak_rss_kb if non-NULL.
+nlohmann::json run_sim(const std::string &sim, std::vector<std::string> args, bool bypass,
                        const std::string &out, long *peak_rss_kb = nullptr)
 {
-    std::string cmd = sim + " " + args + " --quiet --set mmu.bypass=" + (bypass ? "true" : "false") +
-                      " --out " + out + " >/dev/null 2>&1";
+    check_stop();
+    args.insert(args.begin(), sim);
+    for (const char *a : {"--quiet", "--set"})
+        args.push_back(a);
+    args.push_back(std::string("mmu.bypass=") + (bypass ? "true" : "false"));
+    args.push_back("--out");
+    args.push_back(out);
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::string shown;
+    for (auto &a : args)
+        shown += (shown.empty() ? "" : " ") + a;
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+        const int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execv(sim.c_str(), argv.data());
         _exit(127);
     }
+    if (pid < 0)
+        fail("'" + shown + "': fork: " + std::strerror(errno));
+    g_child = pid;
     int status = 0;
     struct rusage ru {};
-    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
-        std::fprintf(stderr, "gmmu-bench: '%s' failed\n", cmd.c_str());
-        std::exit(1);
-    }
+    pid_t got;
+    do
+        got = wait4(pid, &status, 0, &ru);
+    while (got < 0 && errno == EINTR);
+    g_child = 0;
+    check_stop();
+    if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail("'" + shown + "' failed (" +
+             (got != pid ? std::string("not waited for")
+              : WIFEXITED(status)   ? "exit " + std::to_string(WEXITSTATUS(status))
+                                    : "signal " + std::to_string(WTERMSIG(status))) +
+             ")");
     if (peak_rss_kb)
         *peak_rss_kb = ru.ru_maxrss;
     std::ifstream in(out + "/stats.json");
-    return nlohmann::json::parse(in);
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        fail("'" + shown + "' wrote no readable stats.json");
+    return j;
+}
+
+// A number from stats.json (a missing or non-numeric one fails the bench).
+double num(const nlohmann::json &j, std::initializer_list<const char *> path)
+{
+    const nlohmann::json *p = &j;
+    std::string name;
+    for (const char *k : path) {
+        name += (name.empty() ? "" : ".") + std::string(k);
+        if (!p->is_object() || !p->contains(k))
+            fail("gmmu-sim's stats.json has no " + name);
+        p = &(*p)[k];
+    }
+    if (!p->is_number())
+        fail("gmmu-sim's stats.json: " + name + " is not a number");
+    return p->get<double>();
 }
 
 // Scale: random-sample over a 1 TiB region of 4 KiB pages with
@@ -278,69 +374,123 @@ ScaleRow scale_run(const std::string &sim, uint64_t accesses, const std::string 
 {
     long rss = 0;
     nlohmann::json j = run_sim(sim,
-                               "--config default --workload random-sample --set workload.map=touched "
-                               "--set workload.region_bytes=1099511627776 "
-                               "--set workload.base_va=0x7e0000000000 --set workload.accesses=" +
-                                   std::to_string(accesses),
+                               {"--config", "default", "--workload", "random-sample", "--set",
+                                "workload.map=touched", "--set", "workload.region_bytes=1099511627776",
+                                "--set", "workload.base_va=0x7e0000000000", "--set",
+                                "workload.accesses=" + std::to_string(accesses)},
                                false, out, &rss);
     ScaleRow r;
     r.accesses = accesses;
-    r.warp_accesses = j["warp_accesses"].get<double>();
-    r.ns_per_access = 1e9 * j["wall_s"].get<double>() / r.warp_accesses;
+    r.warp_accesses = num(j, {"warp_accesses"});
+    r.ns_per_access = 1e9 * num(j, {"wall_s"}) / r.warp_accesses;
     r.peak_rss_mib = double(rss) / 1024.0;
-    r.touched_pages = j["gpu"]["driver"]["mapped_4k"].get<double>();
-    r.host_pages = j["gpu"]["memory"]["pages_allocated"].get<double>();
+    r.touched_pages = num(j, {"gpu", "driver", "mapped_4k"});
+    r.host_pages = num(j, {"gpu", "memory", "pages_allocated"});
     return r;
 }
 
 double platform_rate(const std::string &sim, bool bypass, const std::string &out)
 {
-    nlohmann::json j =
-        run_sim(sim, "--config default --workload stream --set workload.passes=2", bypass, out);
-    return j["warp_accesses_per_wall_s"].get<double>();
+    nlohmann::json j = run_sim(
+        sim, {"--config", "default", "--workload", "stream", "--set", "workload.passes=2"}, bypass, out);
+    return num(j, {"warp_accesses_per_wall_s"});
 }
 
 // Warp instructions issued (all SMs) per second of simulation wall time.
 double issue_sm_rate(const std::string &sim, bool bypass, const std::string &out)
 {
     nlohmann::json j = run_sim(sim,
-                               "--config tanasic17 --workload kernel --set workload.kernel=spmv-like "
-                               "--set workload.grid_blocks=1024",
+                               {"--config", "tanasic17", "--workload", "kernel", "--set",
+                                "workload.kernel=spmv-like", "--set", "workload.grid_blocks=1024"},
                                bypass, out);
     double issued = 0;
-    for (auto &[k, v] : j["gpu"].items())
-        if (k.rfind("sm", 0) == 0 && v.is_object() && v.contains("issued"))
-            issued += v["issued"].get<double>();
-    if (issued <= 0) {
-        std::fprintf(stderr, "gmmu-bench: the issue SM run issued no instructions\n");
-        std::exit(1);
-    }
-    return issued / j["wall_s"].get<double>();
+    if (j.contains("gpu") && j["gpu"].is_object())
+        for (auto &[k, v] : j["gpu"].items())
+            if (k.rfind("sm", 0) == 0 && v.is_object() && v.contains("issued") && v["issued"].is_number())
+                issued += v["issued"].get<double>();
+    if (issued <= 0)
+        fail("the issue SM run issued no instructions");
+    return issued / num(j, {"wall_s"});
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    std::string out = "bench.json";
+    std::string out = "bench.json", sim;
     int reps = 5;
+    const char *usage = "usage: gmmu-bench [--out FILE] [--reps 1..50] [--sim GMMU_SIM]";
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (a == "--out" && i + 1 < argc)
             out = argv[++i];
-        else if (a == "--reps" && i + 1 < argc)
-            reps = std::max(1, std::atoi(argv[++i]));
-        else {
-            std::fprintf(stderr, "usage: gmmu-bench [--out FILE] [--reps N]\n");
-            return 2;
-        }
+        else if (a == "--sim" && i + 1 < argc)
+            sim = argv[++i];
+        else if (a == "--reps" && i + 1 < argc) {
+            const std::string t = argv[++i];
+            if (t.empty() || t.size() > 2 || t.find_first_not_of("0123456789") != std::string::npos ||
+                std::stoi(t) < 1 || std::stoi(t) > 50)
+                fail("--reps '" + t + "': expected a whole number 1..50", 2);
+            reps = std::stoi(t);
+        } else
+            fail(std::string("'") + a + "': " + usage, 2);
     }
+    // Everything that can be refused is refused before the first benchmark.
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (out.empty())
+        fail("--out: an empty path", 2);
+    // A symlink is followed (its target replaced); anything else that is
+    // not a regular file is refused, never renamed over.
+    fs::path target = fs::weakly_canonical(fs::absolute(out, ec), ec);
+    if (ec)
+        fail("--out " + out + ": " + ec.message(), 2);
+    const fs::file_status st = fs::status(target, ec);
+    if (fs::is_directory(st))
+        fail("--out " + out + ": is a folder", 2);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+        fail("--out " + out + ": not a regular file; not replaced", 2);
+    if (!fs::is_directory(target.parent_path(), ec))
+        fail("--out " + out + ": its folder does not exist", 2);
+    {
+        std::string tmpl = target.string() + ".XXXXXX.part";
+        const int fd = mkstemps(tmpl.data(), 5);
+        if (fd < 0)
+            fail("--out " + out + ": cannot write in its folder: " + std::strerror(errno), 2);
+        g_part = tmpl;
+        const mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fd, 0666 & ~mask) != 0 || close(fd) != 0)
+            fail("--out " + out + ": " + std::strerror(errno), 2);
+    }
+    if (sim.empty()) {
+        const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+        sim = ((ec ? fs::path(argv[0]) : self).parent_path() / "gmmu-sim").string();
+    }
+    if (access(sim.c_str(), X_OK) != 0 || fs::is_directory(sim, ec))
+        fail("--sim " + sim + ": not an executable gmmu-sim", 2);
+    // A directory of this run's own: benches run side by side do not share outputs.
+    fs::path tmpdir = fs::temp_directory_path(ec);
+    if (ec)
+        fail(std::string("TMPDIR: ") + ec.message(), 2);
+    std::string tmpl = (tmpdir / "gmmu-bench.XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+        fail("cannot make a temporary folder in " + tmpdir.string() + ": " + std::strerror(errno), 2);
+    g_tmp_dir = tmpl;
+    const std::string tmp = tmpl;
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
     auto trace = vpn_trace(4000000, 448, 42);
     uint64_t sink = 0;
     double tlb = 0, hash = 0;
     for (int r = 0; r < reps; r++) { // interleaved, best of reps
         tlb = std::max(tlb, bench_tlb(trace, sink));
         hash = std::max(hash, bench_hash(trace, sink));
+        check_stop();
     }
     WalkBench wb;
     for (int r = 0; r < reps; r++) {
@@ -349,15 +499,8 @@ int main(int argc, char **argv)
         wb.bare = std::max(wb.bare, x.bare);
         wb.inlined = std::max(wb.inlined, x.inlined);
         wb.pwc = std::max(wb.pwc, x.pwc);
+        check_stop();
     }
-    std::string sim = (std::filesystem::path(argv[0]).parent_path() / "gmmu-sim").string();
-    // A directory of this run's own: benches run side by side do not share outputs.
-    std::string tmpl = (std::filesystem::temp_directory_path() / "gmmu-bench.XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) {
-        std::perror("gmmu-bench: mkdtemp");
-        return 1;
-    }
-    const std::string tmp = tmpl;
     double mmu = 0, nommu = 0;
     for (int r = 0; r < std::min(reps, 3); r++) {
         mmu = std::max(mmu, platform_rate(sim, false, tmp + "/mmu"));
@@ -423,24 +566,20 @@ int main(int argc, char **argv)
                     {"scale_time_per_access_spread_max", 1.2}};
     j["checksum"] = sink & 0xFFFF;
     j["tlb_hit_rate"] = tlb_hit_rate;
-    std::error_code ec;
-    std::filesystem::remove_all(tmp, ec);
-    // Written whole or not at all: a temporary file beside out, then renamed.
-    const std::string part = out + ".part";
+    // Written whole or not at all: the temporary file beside out (made
+    // before the first benchmark), then renamed over it.
     {
-        std::ofstream f(part);
+        std::ofstream f(g_part, std::ios::trunc);
         f << j.dump(2) << "\n";
         f.close();
-        if (!f) {
-            std::fprintf(stderr, "gmmu-bench: cannot write %s\n", part.c_str());
-            return 1;
-        }
+        if (!f)
+            fail("cannot write " + g_part);
     }
-    std::filesystem::rename(part, out, ec);
-    if (ec) {
-        std::fprintf(stderr, "gmmu-bench: cannot write %s: %s\n", out.c_str(), ec.message().c_str());
-        return 1;
-    }
+    check_stop();
+    if (std::rename(g_part.c_str(), target.c_str()) != 0)
+        fail("cannot write " + target.string() + ": " + std::strerror(errno));
+    g_part.clear();
+    cleanup();
     std::printf("TLB model        %12.0f lookups/s\n", tlb);
     std::printf("hash probe       %12.0f lookups/s   model slowdown %.2fx (target <= 1.5)\n", hash,
                 hash / tlb);

@@ -50,6 +50,9 @@ def run_points(sim, name, points, jobs=None, seed=1, fresh=False):
     if fresh and os.path.isdir(wd):
         shutil.rmtree(wd)
     spec_path = os.path.join(wd, "spec.json")
+    if os.path.lexists(spec_path) and (os.path.islink(spec_path) or not os.path.isfile(spec_path)):
+        # Never renamed over (nor read through) anything but a regular file.
+        sys.exit("%s: %s is not a regular file; remove it" % (name, spec_path))
     # The folder belongs to this experiment: another point list starts it over.
     if os.path.exists(spec_path):
         with open(spec_path) as f:

@@ -44,7 +44,7 @@ int sc_main(int argc, char **argv)
     std::vector<std::string> sets;
     uint64_t seed = 1;
     std::string seed_text = "1";
-    bool list_keys = false, list_stats = false, quiet = false;
+    bool list_keys = false, list_stats = false, quiet = false, check = false;
     std::string trace_out, trace_window, trace_max_text = "1000000";
 
     CLI::App app{"gmmu-sim: GPU address translation on a SystemC/TLM-2.0 LT platform"};
@@ -57,6 +57,9 @@ int sc_main(int argc, char **argv)
     app.add_flag("--list-stats", list_stats,
                  "print every statistic of stats.json as Markdown tables and exit");
     app.add_flag("--quiet", quiet, "no summary on stdout");
+    app.add_flag("--check", check,
+                 "validate the config, --set values and workload as a run would, then exit 0 "
+                 "without simulating or writing anything (or exit 2 with the error)");
     app.add_option("--trace-out", trace_out,
                    "write a timeline of the run (Chrome/Perfetto trace-event JSON) to this file");
     app.add_option("--trace-window", trace_window,
@@ -141,6 +144,8 @@ int sc_main(int argc, char **argv)
     } catch (const std::exception &e) {
         return bad_input(e.what());
     }
+    if (check) // config, --set values and workload validated, the platform built; --out untouched
+        return 0;
 
     // Outputs: checked before anything runs; the effective config and a
     // "running" record first, so an interrupted or failed run is never

@@ -3,8 +3,10 @@
 # (tests/slurm/slurm_cluster.sh): the same small sweep runs through
 # `--backend local` and `--backend slurm` (an sbatch job array, chunked, with
 # a concurrency limit), and the two merged tables must be identical byte for
-# byte (the table has no wall-time column). A second slurm run submits
-# nothing (every point complete).
+# byte (the table has no wall-time column). The Slurm sweep's --out has a
+# space, a '$' and a '%' in it (the job script quotes every path, the log
+# names escape '%'). A second slurm run submits nothing (every point
+# complete).
 #   test_slurm_sweep.sh GMMU_SWEEP GMMU_SIM
 set -euo pipefail
 sweep=$(realpath "$1")
@@ -24,12 +26,13 @@ cat > "$work/spec.json" <<'SPEC'
 SPEC
 "$sweep" run "$work/spec.json" --out "$work/local" --sim "$sim" -j 2 --quiet
 "$sweep" merge "$work/local"
-timeout 300 "$sweep" run "$work/spec.json" --out "$work/slurm" --sim "$sim" --backend slurm \
+sl="$work/sw/sl 7 \$x 100%a"
+timeout 300 "$sweep" run "$work/spec.json" --out "$sl" --sim "$sim" --backend slurm \
   --chunk 3 --max-concurrent 2 --wait
-"$sweep" merge "$work/slurm"
-"$sweep" status "$work/slurm"
-cmp "$work/local/merged.csv" "$work/slurm/merged.csv"
-cmp "$work/local/merged.jsonl" "$work/slurm/merged.jsonl"
-[ "$(ls "$work/slurm/slurm" | grep -c '^task-.*\.log$')" -eq 4 ] || { echo "expected 4 array tasks"; exit 1; }
-"$sweep" run "$work/spec.json" --out "$work/slurm" --sim "$sim" --backend slurm 2>&1 | grep -q "nothing to submit"
+"$sweep" merge "$sl"
+"$sweep" status "$sl"
+cmp "$work/local/merged.csv" "$sl/merged.csv"
+cmp "$work/local/merged.jsonl" "$sl/merged.jsonl"
+[ "$(ls "$sl/slurm" | grep -c '^task-.*\.log$')" -eq 4 ] || { echo "expected 4 array tasks"; exit 1; }
+"$sweep" run "$work/spec.json" --out "$sl" --sim "$sim" --backend slurm 2>&1 | grep -q "nothing to submit"
 echo "slurm sweep: merged tables identical to the local backend's"

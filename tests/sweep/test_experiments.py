@@ -69,6 +69,17 @@ class SweeplibTest(unittest.TestCase):
         d2 = sweeplib.run_points(ARGS.sim, "t", other)
         self.assertEqual(os.listdir(os.path.join(wd, "out", "points")), [os.path.basename(d2["c"])])
 
+    def test_a_spec_path_that_is_not_a_regular_file_is_refused(self):
+        # A FIFO (or a symlink) where the experiment's spec.json goes: refused
+        # at once, never read (a FIFO would block) nor renamed over.
+        wd = os.path.join(self.dir, "sweeps", "n")
+        os.makedirs(wd)
+        os.mkfifo(os.path.join(wd, "spec.json"))
+        with self.assertRaises(SystemExit) as e:
+            sweeplib.run_points(ARGS.sim, "n", {"a": ("default", "stream", SMALL)})
+        self.assertIn("not a regular file", str(e.exception.code))
+        self.assertFalse(os.path.isfile(os.path.join(wd, "spec.json")))
+
     def test_a_failing_point_stops_the_experiment(self):
         points = {"ok": ("default", "stream", SMALL), "bad": ("default", "stream", SMALL + ["l1_tlb.ways=4096"])}
         with self.assertRaises(SystemExit) as e:

@@ -135,20 +135,21 @@ class SweepTest(unittest.TestCase):
             self.assertEqual(after[i], t, "a complete point is not run again")
 
     def test_a_failing_point_is_recorded_and_the_rest_run(self):
-        # l1_tlb.ways above l1_tlb.entries: gmmu-sim refuses that point (exit 2).
-        spec = self.spec({"set": SMALL, "grid": {"l1_tlb.ways": [4, 64]},
-                          "stats": ["gpu.l1_tlb0.hits"]})
+        # A point gmmu-sim accepts (gmmu-sim --check) but that fails when it
+        # runs: 100,000 passes of the stream workload, killed at timeout_s.
+        spec = self.spec({"workloads": ["stream"], "set": SMALL, "grid": {"workload.passes": [1, 100000]},
+                          "timeout_s": 1, "stats": ["gpu.l1_tlb0.hits"]})
         out = os.path.join(self.dir, "out")
         p = sweep("run", spec, "--out", out, "--sim", ARGS.sim, "--quiet", check=False)
         self.assertEqual(p.returncode, 1)
         sweep("merge", out)
-        rows = {r["l1_tlb.ways"]: r for r in self.table(out)}
-        self.assertEqual(rows["4"]["status"], "ok")
-        self.assertEqual(rows["64"]["status"], "failed")
-        with open(os.path.join(out, "points", rows["64"]["id"], "failed.json")) as f:
+        rows = {r["workload.passes"]: r for r in self.table(out)}
+        self.assertEqual(rows["1"]["status"], "ok")
+        self.assertEqual(rows["100000"]["status"], "failed")
+        with open(os.path.join(out, "points", rows["100000"]["id"], "failed.json")) as f:
             fj = json.load(f)
-        self.assertEqual(fj["exit_code"], 2)
-        self.assertIn("l1_tlb.ways", fj["stderr_tail"])
+        self.assertEqual(fj["exit_code"], -9)
+        self.assertIn("killed after 1 s (timeout_s)", fj["stderr_tail"])
         st = sweep("status", out).stdout
         self.assertIn("1 complete, 1 failed", st)
 
