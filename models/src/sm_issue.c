@@ -23,7 +23,7 @@ static bool branch_issued(gmmu_sm *sm, uint32_t c, uint32_t wi, uint32_t pc, uin
     sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
     trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
     w->branch_until = now + sm->cfg.opread_cycles;
-    if (gmmu_smi_ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
+    if (ev_push(s, w->branch_until, EV_RESUME, c, wi) != GMMU_OK) {
         s->failed = GMMU_ENOMEM;
         return false;
     }
@@ -224,7 +224,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
     else
         sm->st.active_lanes += (uint32_t)__builtin_popcount(mask);
     trace(sm, replay ? GMMU_SM_TR_REPLAY_ISSUE : GMMU_SM_TR_ISSUE, now, c, wi, pc);
-    if (gmmu_smi_ev_push(s, now + sm->cfg.opread_cycles, EV_OPREAD, i, 0) != GMMU_OK)
+    if (ev_push(s, now + sm->cfg.opread_cycles, EV_OPREAD, i, 0) != GMMU_OK)
         return TRY_NONE;
     return TRY_ISSUED;
 }

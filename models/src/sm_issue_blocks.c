@@ -133,7 +133,7 @@ static gmmu_status start_restore(gmmu_sm *sm, uint32_t c, uint32_t slot, uint64_
     sm->st.restores++;
     b->ready = now + cyc;
     trace(sm, GMMU_SM_TR_RESTORE, now, c, 0, 0);
-    return gmmu_smi_ev_push(s, now + cyc, EV_CTX, c, 0);
+    return ev_push(s, now + cyc, EV_CTX, c, 0);
 }
 
 /* An off-chip block whose faults are resolved by now, not yet reserved. */
@@ -195,7 +195,7 @@ gmmu_status gmmu_smi_fill_slot(gmmu_sm *sm, uint32_t slot, uint64_t now)
         if (s->blk[i].state == B_OFFCHIP && !s->blk[i].reserved && s->blk[i].ready < t)
             t = s->blk[i].ready;
     if (t != UINT64_MAX)
-        return gmmu_smi_ev_push(s, t > now ? t : now + 1, EV_FILL, slot, 0);
+        return ev_push(s, t > now ? t : now + 1, EV_FILL, slot, 0);
     return GMMU_OK;
 }
 
@@ -212,7 +212,7 @@ static gmmu_status start_save(gmmu_sm *sm, uint32_t c, uint64_t now)
     uint64_t cyc = ctx_cycles(sm, b);
     sm->st.ctx_cycles += cyc;
     b->ready = now + cyc;
-    return gmmu_smi_ev_push(s, now + cyc, EV_CTX, c, 0);
+    return ev_push(s, now + cyc, EV_CTX, c, 0);
 }
 
 gmmu_status gmmu_smi_block_finish(gmmu_sm *sm, uint32_t c, uint64_t now)

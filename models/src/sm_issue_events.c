@@ -5,32 +5,6 @@
 
 /* ---- events -------------------------------------------------------------- */
 
-static bool ev_less(const event_t *x, const event_t *y)
-{
-    if (x->t != y->t)
-        return x->t < y->t;
-    if (x->kind != y->kind)
-        return x->kind < y->kind;
-    return x->seq < y->seq;
-}
-
-gmmu_status gmmu_smi_ev_push(struct gmmu_sm_state *s, uint64_t t, uint32_t kind, uint32_t a, uint32_t b)
-{
-    if (s->nheap >= s->cap_heap)
-        return GMMU_ENOMEM;
-    event_t e = {t, s->seq++, kind, a, b};
-    uint32_t i = s->nheap++;
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!ev_less(&e, &s->heap[p]))
-            break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = e;
-    return GMMU_OK;
-}
-
 static event_t ev_pop(struct gmmu_sm_state *s)
 {
     event_t top = s->heap[0];
@@ -74,7 +48,7 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
             f->res[l] = gmmu_op_alu(in, n > 0 ? a[l] : 0, n > 1 ? bb[l] : 0, n > 2 ? cc[l] : 0);
         release_sources(w, in, f);
         uint32_t lat = op == GMMU_OP_SFU ? sm->cfg.sfu_latency : sm->cfg.alu_latency;
-        return gmmu_smi_ev_push(s, now + lat, EV_COMMIT, i, 0);
+        return ev_push(s, now + lat, EV_COMMIT, i, 0);
     }
     uint64_t src0[LANES], src1[LANES];
     bool two = gmmu_op_log_entries(op) == 2;
@@ -131,7 +105,7 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     f->fault_pos = 0;
     f->t_fault = UINT64_MAX;
     /* Requests enter the memory pipeline (one per cycle) after the coalescer. */
-    return gmmu_smi_ev_push(s, now + sm->cfg.coalesce_cycles, EV_MEMSTART, i, 0);
+    return ev_push(s, now + sm->cfg.coalesce_cycles, EV_MEMSTART, i, 0);
 }
 
 gmmu_status gmmu_smi_translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry)
@@ -188,7 +162,7 @@ static gmmu_status ev_memstart(gmmu_sm *sm, uint32_t i, uint64_t now, uint64_t *
     uint32_t all = f->nreq >= 32 ? 0xFFFFFFFFu : (1u << f->nreq) - 1u;
     gmmu_status st = gmmu_smi_translate_reqs(sm, i, t0, all, false);
     if (st == GMMU_OK) /* the ld/st unit takes another instruction once these are sent */
-        st = gmmu_smi_ev_push(sm->s, t0 + f->nreq, EV_MEMSENT, i, 0);
+        st = ev_push(sm->s, t0 + f->nreq, EV_MEMSENT, i, 0);
     if (st != GMMU_OK)
         return st;
     return gmmu_smi_schedule_completion(sm, i, t0);

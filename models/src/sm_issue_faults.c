@@ -12,10 +12,10 @@ gmmu_status gmmu_smi_schedule_completion(gmmu_sm *sm, uint32_t i, uint64_t now)
         sm->st.faults++;
         if (!preemptible(sm)) {
             /* A very long TLB miss: re-send the faulted requests when resolved. */
-            return gmmu_smi_ev_push(s, f->fault_ready > now ? f->fault_ready : now + 1, EV_RETRY, i, 0);
+            return ev_push(s, f->fault_ready > now ? f->fault_ready : now + 1, EV_RETRY, i, 0);
         }
         uint64_t t = f->t_fault > now ? f->t_fault : now;
-        return gmmu_smi_ev_push(s, t, EV_FAULT, i, 0);
+        return ev_push(s, t, EV_FAULT, i, 0);
     }
     uint64_t tc = f->t_check > now ? f->t_check : now;
     /* Overlap: each line's data access started at its own translation.
@@ -23,9 +23,9 @@ gmmu_status gmmu_smi_schedule_completion(gmmu_sm *sm, uint32_t i, uint64_t now)
      * measured from its own start, shifted). */
     uint64_t done = sm->cfg.overlap_lines ? f->t_done : f->t_check + f->data_max;
     uint64_t td = done > tc ? done : tc;
-    gmmu_status st = gmmu_smi_ev_push(s, tc, EV_LASTCHECK, i, 0);
+    gmmu_status st = ev_push(s, tc, EV_LASTCHECK, i, 0);
     if (st == GMMU_OK)
-        st = gmmu_smi_ev_push(s, td, EV_COMMIT, i, 0);
+        st = ev_push(s, td, EV_COMMIT, i, 0);
     return st;
 }
 
@@ -39,7 +39,7 @@ gmmu_status gmmu_smi_ev_retry(gmmu_sm *sm, uint32_t i, uint64_t now)
     if (st != GMMU_OK)
         return st;
     if (f->fault_mask) /* still not present: keep waiting */
-        return gmmu_smi_ev_push(sm->s, f->fault_ready > now ? f->fault_ready : now + 1, EV_RETRY, i, 0);
+        return ev_push(sm->s, f->fault_ready > now ? f->fault_ready : now + 1, EV_RETRY, i, 0);
     return gmmu_smi_schedule_completion(sm, i, now);
 }
 
@@ -154,7 +154,7 @@ gmmu_status gmmu_smi_ev_fault(gmmu_sm *sm, uint32_t i, uint64_t now)
     uint32_t pos = f->fault_pos;
     uint64_t ready = f->fault_ready;
     free_infl(s, i);
-    gmmu_status st = gmmu_smi_ev_push(s, ready, EV_RESUME, c, wi);
+    gmmu_status st = ev_push(s, ready, EV_RESUME, c, wi);
     if (st == GMMU_OK && pos > sm->cfg.switch_threshold)
         st = gmmu_smi_try_switch_out(sm, c, now);
     if (st == GMMU_OK)

@@ -122,6 +122,35 @@ struct gmmu_sm_state {
     gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
 };
 
+/* ---- event queue: a binary heap by (time, kind, sequence); push here
+ * (inlined on the hot paths), pop in sm_issue_events.c --------------------- */
+
+static inline bool ev_less(const event_t *x, const event_t *y)
+{
+    if (x->t != y->t)
+        return x->t < y->t;
+    if (x->kind != y->kind)
+        return x->kind < y->kind;
+    return x->seq < y->seq;
+}
+
+static inline gmmu_status ev_push(struct gmmu_sm_state *s, uint64_t t, uint32_t kind, uint32_t a, uint32_t b)
+{
+    if (s->nheap >= s->cap_heap)
+        return GMMU_ENOMEM;
+    event_t e = {t, s->seq++, kind, a, b};
+    uint32_t i = s->nheap++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!ev_less(&e, &s->heap[p]))
+            break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = e;
+    return GMMU_OK;
+}
+
 /* ---- helpers ------------------------------------------------------------- */
 
 static inline void trace(gmmu_sm *sm, gmmu_sm_trace_kind kind, uint64_t t, uint32_t ctx, uint32_t warp,
@@ -196,7 +225,6 @@ static inline void free_infl(struct gmmu_sm_state *s, uint32_t i)
 /* ---- across files -------------------------------------------------------- */
 
 /* sm_issue_events.c */
-gmmu_status gmmu_smi_ev_push(struct gmmu_sm_state *s, uint64_t t, uint32_t kind, uint32_t a, uint32_t b);
 /* Run every event due by now, in (time, kind, sequence) order. */
 gmmu_status gmmu_smi_events_until(gmmu_sm *sm, uint64_t now);
 gmmu_status gmmu_smi_translate_reqs(gmmu_sm *sm, uint32_t i, uint64_t t0, uint32_t mask, bool retry);

@@ -98,7 +98,7 @@ gmmu_status gmmu_smi_tbc_progress(gmmu_sm *sm, uint32_t c, uint64_t now)
             }
         }
         w->branch_until = now + 1 + wi;
-        gmmu_status st = gmmu_smi_ev_push(s, w->branch_until, EV_RESUME, c, wi);
+        gmmu_status st = ev_push(s, w->branch_until, EV_RESUME, c, wi);
         if (st != GMMU_OK)
             return st;
     }
