@@ -1,4 +1,5 @@
 #include "gmmu/ldt.h"
+#include "gmmu/rng.h"
 #include "bitops.h"
 
 #include <stdlib.h>
@@ -81,13 +82,7 @@ void gmmu_ldt_clear(gmmu_ldt *l)
 /* splitmix64 finaliser over (asid, vpn, seed). */
 static uint64_t hash_key(const gmmu_ldt *l, uint64_t key)
 {
-    uint64_t x = key ^ l->cfg.seed ^ 0x9E3779B97F4A7C15ull;
-    x ^= x >> 30;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 31;
-    return x;
+    return gmmu_mix64(key ^ l->cfg.seed ^ GMMU_SPLITMIX64_GAMMA);
 }
 
 static inline uint64_t full_key(uint16_t asid, uint64_t vpn)

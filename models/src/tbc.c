@@ -1,4 +1,5 @@
 #include "gmmu/tbc.h"
+#include "gmmu/simt_stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,37 +43,35 @@ gmmu_status gmmu_tbc_branch(gmmu_tbc_stack *s, uint32_t pc, const uint32_t *take
         any_taken |= taken[w] != 0;
         any_fall |= (top->mask[w] & ~taken[w]) != 0;
     }
-    uint32_t next = pc + 1;
+    /* The per-warp stack's rule, block-wide (gmmu/simt_stack.h). */
+    const gmmu_simt_split d = gmmu_simt_divergence(s->n, pc, top->rpc, any_taken, any_fall, target, rpc);
     *regroup = false;
-    if (!any_taken || !any_fall) { /* uniform: the block moves as one */
+    if (!d.divergent) { /* uniform: the block moves as one */
         uint32_t n0 = s->n;
-        top->pc = any_taken ? target : next;
+        top->pc = d.top_pc;
         s->branches++;
         pop_reconverged(s);
         *regroup = s->n != n0;
         return GMMU_OK;
     }
-    bool reuse = top->rpc == rpc;
-    uint32_t base = reuse ? s->n - 1 : s->n;
-    uint32_t need = base + (target != rpc) + (next != rpc);
-    if (need > GMMU_TBC_DEPTH)
+    if (d.depth > GMMU_TBC_DEPTH)
         return GMMU_ENOMEM;
     s->branches++;
     s->splits++;
     gmmu_tbc_entry saved = *top;
-    if (!reuse)
+    if (!d.reuse)
         top->pc = rpc;
-    s->n = base;
-    if (target != rpc) {
+    s->n = d.base;
+    if (d.push_taken) {
         gmmu_tbc_entry *e = &s->e[s->n++];
         e->pc = target;
         e->rpc = rpc;
         for (uint32_t w = 0; w < s->nwarps; w++)
             e->mask[w] = taken[w];
     }
-    if (next != rpc) {
+    if (d.push_fall) {
         gmmu_tbc_entry *e = &s->e[s->n++];
-        e->pc = next;
+        e->pc = d.fall_pc;
         e->rpc = rpc;
         for (uint32_t w = 0; w < s->nwarps; w++)
             e->mask[w] = saved.mask[w] & ~taken[w];

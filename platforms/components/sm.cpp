@@ -3,6 +3,7 @@
 #include "gmmu/components/timeline.h"
 
 extern "C" {
+#include "gmmu/sm_simple.h"
 #include "gmmu/warp_sched.h"
 }
 
@@ -44,12 +45,27 @@ void sm::run()
     }
     std::unique_ptr<gmmu_warp_picker, void (*)(gmmu_warp_picker *)> picker(
         pk, &gmmu_warp_picker_destroy);
-    std::vector<bool> replay(p.warps, false); // the warp's last access faulted: issue it again
-    std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0);
-    // compute_on_pipeline: the non-memory cycles each warp still owes the
-    // issue pipeline before its next memory instruction.
-    std::vector<unsigned> owed(p.compute_on_pipeline ? p.warps : 0, 0);
-    unsigned live = p.warps, issued_this_cycle = 0, rr = 0;
+    // Issue width, non-memory work and replay (models/src/sm_simple.c).
+    gmmu_sm_simple *ms = nullptr;
+    gmmu_sm_simple_config mcfg{};
+    mcfg.warps = p.warps;
+    mcfg.issue_width = p.issue_width;
+    mcfg.retry_cycles = p.retry_cycles;
+    mcfg.compute_on_pipeline = p.compute_on_pipeline;
+    if (p.page_in_flight) {
+        mcfg.page_in_flight = [](void *ctx, uint16_t asid, uint64_t va) {
+            return static_cast<const sm *>(ctx)->p.page_in_flight(asid, va);
+        };
+        mcfg.ctx = this;
+    }
+    if (gmmu_sm_simple_create(&mcfg, &ms, &perr) != GMMU_OK) {
+        error = std::string("SM model: ") + perr.field + ": " + perr.msg;
+        done = true;
+        return;
+    }
+    std::unique_ptr<gmmu_sm_simple, void (*)(gmmu_sm_simple *)> model(ms, &gmmu_sm_simple_destroy);
+    std::vector<warp_op> stalled(p.page_in_flight ? p.warps : 0); // the access a warp replays
+    unsigned live = p.warps, rr = 0;
     warp_op op;
     ext.sm = p.id;
     ext.asid = p.asid;
@@ -64,27 +80,24 @@ void sm::run()
             idle_cycles += uint64_t((ready_w - now) / cyc);
             qk.set(ready_w - sc_core::sc_time_stamp());
             now = ready_w;
-            issued_this_cycle = 0;
+            gmmu_sm_simple_new_cycle(ms);
             if (qk.need_sync()) {
                 qk.sync();
                 now = sc_core::sc_time_stamp();
             }
         }
-        if (p.compute_on_pipeline && owed[w]) {
+        if (const uint32_t owed = gmmu_sm_simple_pipeline(ms, w)) {
             // The warp's non-memory instructions run now, back to back on
             // the SM's pipeline; every other warp waits for it.
-            pipeline_compute_cycles += owed[w];
-            qk.inc(cyc * double(owed[w]));
-            owed[w] = 0;
-            issued_this_cycle = 0;
+            pipeline_compute_cycles += owed;
+            qk.inc(cyc * double(owed));
             if (qk.need_sync())
                 qk.sync();
             now = sc_core::sc_time_stamp() + qk.get_local_time();
         }
         next_status ns = next_status::issue;
-        if (replay[w]) {
+        if (gmmu_sm_simple_take_replay(ms, w)) {
             op = stalled[w];
-            replay[w] = false;
         } else {
             ns = wl.poll(p.id, w, op);
         }
@@ -118,13 +131,12 @@ void sm::run()
         sc_core::sc_time delay = qk.get_local_time();
         const sc_core::sc_time issue_offset = delay;
         isock->b_transport(gp, delay);
-        if (gp.get_response_status() != tlm::TLM_OK_RESPONSE && ext.fault_mask &&
-            ext.fault == GMMU_FAULT_NOT_PRESENT && p.page_in_flight &&
-            p.page_in_flight(p.asid, ext.fault_va)) {
+        uint32_t retry = 0;
+        if (gp.get_response_status() != tlm::TLM_OK_RESPONSE &&
+            gmmu_sm_simple_fault(ms, w, ext.fault_mask != 0, ext.fault, p.asid, ext.fault_va, &retry)) {
             // No lane touched memory: stall the warp, then replay the access.
             stalled[w] = op;
-            replay[w] = true;
-            gmmu_warp_picker_set(pk, w, (now + (delay - issue_offset) + cyc * p.retry_cycles).value());
+            gmmu_warp_picker_set(pk, w, (now + (delay - issue_offset) + cyc * retry).value());
             fault_replays++;
             continue;
         }
@@ -146,12 +158,10 @@ void sm::run()
                      now, now + latency,
                      {{"va", op.va[0]}, {"lanes", __builtin_popcount(op.active)},
                       {"pages", ext.page_divergence}});
-        if (p.compute_on_pipeline) {
-            owed[w] = op.compute_cycles;
+        if (const uint32_t after = gmmu_sm_simple_completed(ms, w, op.compute_cycles))
+            gmmu_warp_picker_set(pk, w, (now + latency + cyc * double(after)).value());
+        else
             gmmu_warp_picker_set(pk, w, (now + latency).value());
-        } else {
-            gmmu_warp_picker_set(pk, w, (now + latency + cyc * double(op.compute_cycles)).value());
-        }
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;
@@ -167,10 +177,8 @@ void sm::run()
         }
         (op.write ? stores : loads)++;
         wl.completed(p.id, w, op, ext.data.data(), now, latency);
-        if (++issued_this_cycle >= p.issue_width) {
-            issued_this_cycle = 0;
+        if (gmmu_sm_simple_issued(ms))
             qk.inc(cyc);
-        }
         if (qk.need_sync())
             qk.sync();
     }

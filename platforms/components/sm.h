@@ -2,7 +2,8 @@
 // instructions from a warp source (components/warp_source.h: the GPU
 // platform's workloads, or any source of another platform). It keeps a ready
 // time per warp, issues for the warp gmmu_warp_pick_earliest chooses
-// (models/include/gmmu/warp_sched.h; issue_width per cycle), stamps the
+// (models/include/gmmu/warp_sched.h; issue_width per cycle, non-memory work
+// and fault replay as models/include/gmmu/sm_simple.h decides), stamps the
 // access with its issue time (the b_transport delay is the offset from the
 // SM's local time), and sets the warp's next ready time from the latency
 // the access returns. Temporal decoupling through tlm_utils::tlm_quantumkeeper.

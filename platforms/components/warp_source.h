@@ -15,6 +15,8 @@
 
 #include <systemc>
 
+#include "gmmu/rng.h"
+
 namespace gmmu {
 
 struct warp_op {
@@ -57,10 +59,7 @@ class warp_source {
 
 inline uint64_t data_pattern(uint64_t va)
 {
-    uint64_t z = va + 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return gmmu_mix64(va + GMMU_SPLITMIX64_GAMMA); // splitmix64's output for state va
 }
 
 class data_checker {

@@ -140,6 +140,59 @@ TEST(SimtStackTest, BadBranchesAreRefusedAndOverflowChangesNothing)
     EXPECT_EQ(gmmu_simt_branch(&empty, 0, 1, 2), GMMU_EINVAL);
 }
 
+// ---- the divergence rule (shared with the block-wide stack, gmmu/tbc.h) ---------
+
+TEST(SimtDivergenceTest, UniformBranchesMoveTheTopToTheTargetOrTheNextPc)
+{
+    gmmu_simt_split d = gmmu_simt_divergence(3, 10, 20, true, false, 4, 15);
+    EXPECT_FALSE(d.divergent);
+    EXPECT_EQ(d.top_pc, 4u);
+    d = gmmu_simt_divergence(3, 10, 20, false, true, 4, 15);
+    EXPECT_FALSE(d.divergent);
+    EXPECT_EQ(d.top_pc, 11u);
+    d = gmmu_simt_divergence(1, 10, 20, false, false, 4, 15); // no thread at all: falls through
+    EXPECT_FALSE(d.divergent);
+    EXPECT_EQ(d.top_pc, 11u);
+}
+
+TEST(SimtDivergenceTest, ASplitKeepsTheTopWaitingAndPushesBothPaths)
+{
+    // if/else: pc 10 branches to 14, both paths reconverge at 18.
+    const gmmu_simt_split d = gmmu_simt_divergence(2, 10, 30, true, true, 14, 18);
+    EXPECT_TRUE(d.divergent);
+    EXPECT_FALSE(d.reuse);
+    EXPECT_EQ(d.base, 2u); // the top stays (it waits at 18)
+    EXPECT_TRUE(d.push_taken);
+    EXPECT_TRUE(d.push_fall);
+    EXPECT_EQ(d.fall_pc, 11u);
+    EXPECT_EQ(d.depth, 4u);
+}
+
+TEST(SimtDivergenceTest, PathsStartingAtTheReconvergencePcAreNotPushed)
+{
+    // A loop's exit edge: the taken path is the reconvergence pc itself.
+    gmmu_simt_split d = gmmu_simt_divergence(1, 10, 30, true, true, 18, 18);
+    EXPECT_TRUE(d.divergent);
+    EXPECT_FALSE(d.push_taken);
+    EXPECT_TRUE(d.push_fall);
+    EXPECT_EQ(d.depth, 2u);
+    // An empty else: the fall-through is the reconvergence pc.
+    d = gmmu_simt_divergence(1, 10, 30, true, true, 4, 11);
+    EXPECT_TRUE(d.push_taken);
+    EXPECT_FALSE(d.push_fall);
+    EXPECT_EQ(d.depth, 2u);
+}
+
+TEST(SimtDivergenceTest, ASplitAtTheTopsOwnReconvergencePcReplacesTheTop)
+{
+    // The loop's back edge splits again each trip: no second waiting entry.
+    const gmmu_simt_split d = gmmu_simt_divergence(3, 10, 18, true, true, 4, 18);
+    EXPECT_TRUE(d.divergent);
+    EXPECT_TRUE(d.reuse);
+    EXPECT_EQ(d.base, 2u);
+    EXPECT_EQ(d.depth, 4u); // 2 + both paths; 5 if the top were kept
+}
+
 // ---- post-dominators -----------------------------------------------------------
 
 std::unique_ptr<gmmu_kernel> hand(const std::vector<gmmu_insn> &code)

@@ -55,6 +55,30 @@ gmmu_status gmmu_simt_step(gmmu_simt_stack *s);
  * changes then). */
 gmmu_status gmmu_simt_branch(gmmu_simt_stack *s, uint32_t taken, uint32_t target, uint32_t rpc);
 
+/* The divergence rule, one copy for this per-warp stack and the block-wide
+ * stack of thread-block compaction (gmmu/tbc.h): what a branch at the top
+ * entry (its pc, its reconvergence pc top_rpc; n entries) does to the
+ * stack, given whether any active thread takes it and whether any falls
+ * through, for a target and the branch's reconvergence pc rpc. */
+typedef struct gmmu_simt_split {
+    bool divergent;   /* threads go both ways */
+    uint32_t top_pc;  /* uniform: the top's next pc (target, or pc + 1) */
+    /* Divergent: the top waits at rpc with every thread (reuse: it already
+     * reconverges at rpc, so the pushed paths replace it instead), the stack
+     * is cut to base entries, then the taken path (target) and the
+     * fall-through path (pc + 1) are pushed, each unless it starts at rpc
+     * (a loop's exit edge, an empty else). depth: the entries then, which
+     * the caller refuses (nothing changed) beyond its capacity. */
+    bool reuse;
+    uint32_t base;
+    bool push_taken, push_fall;
+    uint32_t fall_pc;
+    uint32_t depth;
+} gmmu_simt_split;
+
+gmmu_simt_split gmmu_simt_divergence(uint32_t n, uint32_t pc, uint32_t top_rpc, bool any_taken,
+                                     bool any_fall, uint32_t target, uint32_t rpc);
+
 #ifdef __cplusplus
 }
 #endif
