@@ -643,6 +643,59 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
     return from_text(buf.str(), path, sets);
 }
 
+// Dotted keys in a file mean what they mean to --set: {"sm.count": 2} is
+// {"sm": {"count": 2}}, at any level ({"ptw": {"line_cache.lines": 8}}).
+// Every leaf (a value, or an empty object) is collected under its full
+// dotted key, then the tree is built again; one key given twice (nested and
+// dotted) is an error naming it. Memory: the leaves' keys, at most
+// max_config_depth parts each.
+static void collect_leaves(const json &n, const std::string &prefix,
+                           std::vector<std::pair<std::string, const json *>> &leaves)
+{
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        const std::string &k = it.key();
+        const std::string key = prefix.empty() ? k : prefix + "." + k;
+        if (k.empty() || k.front() == '.' || k.back() == '.' || k.find("..") != std::string::npos)
+            throw config_error("unknown config key '" + key + "'");
+        if (it->is_object() && !it->empty())
+            collect_leaves(*it, key, leaves);
+        else
+            leaves.push_back({key, &*it});
+    }
+}
+
+static json undot(const json &file)
+{
+    std::vector<std::pair<std::string, const json *>> leaves;
+    collect_leaves(file, "", leaves);
+    const auto group_error = [](const std::string &key, const json &v) {
+        return config_error("config key '" + key + "' is a group of keys (" + key +
+                            ".*): expected an object, got " + v.type_name());
+    };
+    json out = json::object();
+    for (const auto &[key, v] : leaves) {
+        const std::vector<std::string> parts = split(key);
+        json *n = &out;
+        std::string at;
+        for (size_t p = 0; p + 1 < parts.size(); p++) {
+            at = at.empty() ? parts[p] : at + "." + parts[p];
+            if (n->contains(parts[p]) && !(*n)[parts[p]].is_object())
+                throw group_error(at, (*n)[parts[p]]);
+            n = &(*n)[parts[p]];
+        }
+        if (n->contains(parts.back())) {
+            const json &old = (*n)[parts.back()];
+            if (old.is_object() && v->is_object())
+                continue; // an empty group given twice
+            if (old.is_object() && !old.empty())
+                throw group_error(key, *v);
+            throw config_error("config key '" + key + "' is given twice (once nested, once dotted)");
+        }
+        (*n)[parts.back()] = *v;
+    }
+    return out;
+}
+
 config config::from_text(const std::string &text, const std::string &path,
                          const std::vector<std::string> &sets)
 {
@@ -703,6 +756,7 @@ config config::from_text(const std::string &text, const std::string &path,
     if (!file.is_object())
         throw config_error(path + ":1: config must be a JSON object");
     try {
+        file = undot(file);
         check_tree(file, "");
     } catch (const config_error &e) {
         throw config_error(path + ": " + e.what());
