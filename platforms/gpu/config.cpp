@@ -643,6 +643,42 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
     return from_text(buf.str(), path, sets);
 }
 
+// The deepest nesting a config file may have. The deepest key is three
+// levels (ptw.line_cache.lines); the limit leaves room for objects where a
+// value belongs, which check_tree names, and stops a file of a million '['
+// before the parser builds (and check_tree recurses through) the tree.
+constexpr unsigned max_config_depth = 64;
+
+// Refuse a file nested deeper than max_config_depth: one pass over the text,
+// constant memory, before any JSON is parsed.
+static void check_depth(const std::string &text, const std::string &path)
+{
+    unsigned depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t k = 0; k < text.size(); k++) {
+        const char ch = text[k];
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (ch == '\\')
+                escaped = true;
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        if (ch == '"') {
+            in_string = true;
+        } else if (ch == '{' || ch == '[') {
+            if (++depth > max_config_depth)
+                throw config_error(path + ":" + std::to_string(line_of(text, k)) +
+                                   ": JSON nested deeper than " + std::to_string(max_config_depth) +
+                                   " levels (the deepest config key has 3)");
+        } else if ((ch == '}' || ch == ']') && depth > 0) {
+            depth--;
+        }
+    }
+}
+
 // Dotted keys in a file mean what they mean to --set: {"sm.count": 2} is
 // {"sm": {"count": 2}}, at any level ({"ptw": {"line_cache.lines": 8}}).
 // Every leaf (a value, or an empty object) is collected under its full
@@ -703,6 +739,7 @@ config config::from_text(const std::string &text, const std::string &path,
         throw config_error(path + ":1: empty or unreadable config file");
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
         throw config_error(path + ":1: starts with a UTF-8 byte-order mark; save it without one");
+    check_depth(text, path);
     json file;
     // Duplicate keys are an error (JSON parsers differ on which one wins).
     std::vector<std::pair<std::string, std::vector<std::string>>> scopes; // (dotted path, keys seen)

@@ -50,6 +50,62 @@ std::string error_of(const std::string &text, const std::vector<std::string> &se
 
 #define EXPECT_HAS(hay, needle) EXPECT_NE(std::string(hay).find(needle), std::string::npos) << (hay)
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+#else
+constexpr bool sanitized = false;
+#endif
+
+// gmmu-sim run directly (no shell), with an address-space limit (0: none),
+// and its peak resident memory.
+struct LimitedRun {
+    int status;
+    std::string out;
+    long max_rss_kib;
+};
+
+LimitedRun run_limited(const std::vector<std::string> &args, rlim_t as_bytes)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return {-1, "pipe failed", 0};
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        if (as_bytes) {
+            rlimit rl{as_bytes, as_bytes};
+            setrlimit(RLIMIT_AS, &rl);
+        }
+        std::vector<char *> argv;
+        argv.push_back(const_cast<char *>(GMMU_SIM_BIN));
+        for (auto &a : args)
+            argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        execv(GMMU_SIM_BIN, argv.data());
+        _exit(127);
+    }
+    close(fd[1]);
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd[0], buf, sizeof buf)) > 0)
+        out.append(buf, size_t(n));
+    close(fd[0]);
+    int st = 0;
+    rusage ru{};
+    wait4(pid, &st, 0, &ru);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out, ru.ru_maxrss};
+}
+
 const std::string small = "--set sm.count=2 --set sm.warps=4 --set workload.region_bytes=1048576 "
                           "--set workload.accesses=8 --quiet";
 
@@ -100,6 +156,47 @@ TEST(ConfigErrorsTest, AKeyGivenNestedAndDottedIsNamed)
     EXPECT_HAS(error_of(R"({"sm.nope": 3})"), "unknown config key 'sm.nope'");
     // A dotted key of the wrong type is named as the nested one would be.
     EXPECT_HAS(error_of(R"({"sm.count": "two"})"), "config key 'sm.count': expected an integer");
+}
+
+// ---- item 10: deep nesting -----------------------------------------------------
+
+TEST(ConfigErrorsTest, DeepNestingIsRefusedNamingTheDepth)
+{
+    std::string at64, at65;
+    for (int d = 0; d < 63; d++)
+        at64 += "{\"a\":";
+    at64 += "{}";
+    for (int d = 0; d < 63; d++)
+        at64 += "}";
+    // 64 levels: the depth is fine, the key is not.
+    EXPECT_HAS(error_of(at64), "unknown config key 'a'");
+    at65 = "\n[" + at64 + "]";
+    EXPECT_HAS(error_of(at65), "f.json:2: JSON nested deeper than 64 levels");
+    // Brackets inside strings are not nesting.
+    EXPECT_HAS(error_of("{\"name\": \"" + std::string(200, '{') + "\"}"), "");
+    EXPECT_EQ(error_of("{\"name\": \"" + std::string(200, '[') + "\\\"\"}"), "");
+}
+
+// A 1.1 MB file of nested objects (it took 23.6 GB) is refused at once, in
+// little memory: gmmu-sim runs under a 4 GiB address-space limit.
+TEST(ConfigErrorsTest, ADeepFileIsRefusedEarlyInLinearMemory)
+{
+    std::string text;
+    const int depth = 220000;
+    text.reserve(size_t(depth) * 6 + 8);
+    for (int d = 0; d < depth; d++)
+        text += "{\"a\":";
+    text += "1";
+    text.append(size_t(depth), '}');
+    ASSERT_GT(text.size(), 1100000u);
+    const std::string path = write("deep.json", text);
+    LimitedRun r = run_limited({"--workload", "random-sample", "--config", path}, sanitized ? 0 : (4ull << 30));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, path + ":1: JSON nested deeper than 64 levels");
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out; // one line
+    if (!sanitized) {
+        EXPECT_LT(r.max_rss_kib, 256 * 1024) << "peak RSS KiB";
+    }
 }
 
 } // namespace
