@@ -10,6 +10,7 @@ extern "C" {
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -312,16 +313,23 @@ static void check_value(const key_spec &s, const json &v)
 {
     switch (s.type) {
     case key_type::integer: {
+        const std::string range = std::to_string(s.min) + ".." + std::to_string(s.max);
+        // A whole number too large for 64 bits (JSON 1e30, or
+        // 100000000000000000000, which the parser keeps as a double): out of
+        // range, not of the wrong type.
+        if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+            std::fabs(v.get<double>()) >= 0x1p63 && std::floor(v.get<double>()) == v.get<double>())
+            throw config_error("config key '" + s.key + "': " + v.dump() + " out of range " + range);
         if (!v.is_number_integer())
             throw config_error("config key '" + s.key + "': expected an integer, got " +
                                v.dump());
-        int64_t x = v.get<int64_t>();
+        // Above INT64_MAX (up to 2^64-1): named as given, never as 2^63-1.
         if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-            x = INT64_MAX;
+            throw config_error("config key '" + s.key + "': " + v.dump() + " out of range " + range);
+        const int64_t x = v.get<int64_t>();
         if (x < s.min || x > s.max)
             throw config_error("config key '" + s.key + "': " + std::to_string(x) +
-                               " out of range " + std::to_string(s.min) + ".." +
-                               std::to_string(s.max));
+                               " out of range " + range);
         if (s.pow2 && (x & (x - 1)) != 0)
             throw config_error("config key '" + s.key + "': " + std::to_string(x) +
                                " is not a power of two");
@@ -468,9 +476,13 @@ void config::set(const std::string &key, const std::string &value)
         const bool neg_hex = value.size() > 3 && value[0] == '-' && value[1] == '0' &&
                              (value[2] == 'x' || value[2] == 'X');
         long long x = std::strtoll(value.c_str(), &end, hex || neg_hex ? 16 : 10);
-        if (value.empty() || *end != '\0' || errno == ERANGE || std::isspace((unsigned char)value[0]))
+        if (value.empty() || *end != '\0' || std::isspace((unsigned char)value[0]))
             throw config_error("config key '" + key + "': expected a decimal integer (or 0x hex), got '" +
                                value + "'");
+        // An integer, too large for 64 bits: out of the key's range.
+        if (errno == ERANGE)
+            throw config_error("config key '" + key + "': " + value + " out of range " +
+                               std::to_string(s->min) + ".." + std::to_string(s->max));
         v = (int64_t)x;
         break;
     }
@@ -599,6 +611,14 @@ void config::validate() const
                                "page per sample, and sm.count x sm.warps x workload.accesses x "
                                "workload.active_lanes = " + std::to_string(int64_t(samples)) +
                                " samples are more than " + std::to_string(max_pages));
+    }
+    // tlb-probe maps workload.probe_distance_max bytes from workload.base_va.
+    if (spec_of("workload.probe_distance_max")) {
+        const int64_t dmax = i("workload.probe_distance_max");
+        if (dmax / ps > max_pages || uint64_t(i("workload.base_va")) + uint64_t(dmax) > (1ull << 47))
+            throw config_error("config key 'workload.probe_distance_max': tlb-probe maps " +
+                               std::to_string(dmax) + " bytes from workload.base_va, more than " +
+                               std::to_string(max_pages) + " pages of page_size or past 2^47");
     }
     if (uint64_t(i("workload.base_va")) + uint64_t(i("workload.region_bytes")) > (1ull << 47))
         throw config_error("config key 'workload.region_bytes': the region ends above the "

@@ -96,17 +96,28 @@ std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string
         std::stringstream items(grp);
         std::string it;
         while (std::getline(items, it, ',')) {
-            unsigned a = 0, b = 0;
-            char dash = 0;
-            std::stringstream one(it);
-            if (!(one >> a))
-                throw config_error(key + "'" + it + "' is not an SM id or range");
+            // ID or ID-ID, decimal ids (no sign: "-1" is no SM, not 2^32-1).
+            unsigned long long a = 0, b = 0;
+            const size_t dash = it.find('-');
+            const auto id = [&](const std::string &t, unsigned long long &v) {
+                size_t k0 = t.find_first_not_of(' '), k1 = t.find_last_not_of(' ');
+                if (k0 == std::string::npos || t.substr(k0, k1 - k0 + 1).find_first_not_of(
+                                                   "0123456789") != std::string::npos ||
+                    k1 - k0 > 9)
+                    throw config_error(key + "'" + it + "' is not an SM id or range");
+                v = std::stoull(t.substr(k0, k1 - k0 + 1));
+            };
+            id(it.substr(0, dash), a);
             b = a;
-            if (one >> dash) {
-                if (dash != '-' || !(one >> b) || b < a)
+            if (dash != std::string::npos) {
+                id(it.substr(dash + 1), b);
+                if (b < a)
                     throw config_error(key + "'" + it + "' is not an SM id or range");
             }
-            for (unsigned s = a; s <= b; s++) {
+            if (b >= nsm)
+                throw config_error(key + "SM " + std::to_string(b) + " out of range 0.." +
+                                   std::to_string(nsm - 1));
+            for (unsigned s = unsigned(a); s <= b; s++) {
                 if (s >= nsm)
                     throw config_error(key + "SM " + std::to_string(s) + " out of range 0.." +
                                        std::to_string(nsm - 1));

@@ -199,4 +199,86 @@ TEST(ConfigErrorsTest, ADeepFileIsRefusedEarlyInLinearMemory)
     }
 }
 
+// ---- item 11: messages that name the real problem ------------------------------
+
+TEST(ConfigErrorsTest, IntegersTooLargeFor64BitsAreOutOfRangeAsGiven)
+{
+    // --set: out of range, not "expected a decimal integer".
+    EXPECT_HAS(error_of("{}", {"sm.count=99999999999999999999"}),
+               "config key 'sm.count': 99999999999999999999 out of range 1..1024");
+    EXPECT_HAS(error_of("{}", {"sm.count=-99999999999999999999"}),
+               "config key 'sm.count': -99999999999999999999 out of range 1..1024");
+    EXPECT_HAS(error_of("{}", {"sm.count=0x10000000000000000"}),
+               "config key 'sm.count': 0x10000000000000000 out of range");
+    EXPECT_HAS(error_of("{}", {"sm.count=12abc"}), "expected a decimal integer (or 0x hex), got '12abc'");
+    // JSON: 2^64-1 is named as 2^64-1, never 2^63-1; larger whole numbers
+    // (kept as doubles by the parser) are out of range too.
+    const std::string big = error_of(R"({"sm": {"count": 18446744073709551615}})");
+    EXPECT_HAS(big, "config key 'sm.count': 18446744073709551615 out of range 1..1024");
+    EXPECT_EQ(big.find("9223372036854775807"), std::string::npos) << big;
+    EXPECT_HAS(error_of(R"({"sm": {"count": 9223372036854775808}})"), "9223372036854775808 out of range");
+    EXPECT_HAS(error_of(R"({"sm": {"count": 100000000000000000000}})"), "out of range 1..1024");
+    EXPECT_HAS(error_of(R"({"sm": {"count": 2.5}})"), "expected an integer, got 2.5");
+}
+
+TEST(ConfigErrorsTest, NegativeSmIdsInGroupsAreNotHugeOnes)
+{
+    gmmu::config c = gmmu::config::defaults();
+    for (const char *bad : {"-1", "0--1", "0-1;2-3;-1", "+1", "1 2", "0x1", "99999999999999999999"}) {
+        c.set("l2_tlb.groups", bad);
+        try {
+            gmmu::tlb_groups(c, "l2_tlb", 4);
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const gmmu::config_error &e) {
+            const std::string m = e.what();
+            EXPECT_HAS(m, "config key 'l2_tlb.groups': '");
+            EXPECT_HAS(m, "' is not an SM id or range");
+            EXPECT_EQ(m.find("4294967295"), std::string::npos) << m;
+        }
+    }
+    c.set("l2_tlb.groups", "0-1; 2 ,3");
+    EXPECT_EQ(gmmu::tlb_groups(c, "l2_tlb", 4).size(), 2u);
+    c.set("l2_tlb.groups", "0-999999999");
+    try {
+        gmmu::tlb_groups(c, "l2_tlb", 4);
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_HAS(std::string(e.what()), "config key 'l2_tlb.groups': SM 999999999 out of range 0..3");
+    }
+    SimRun r = run_gmmu_sim("--workload random-sample " + small + " --set l2_tlb.groups=-1");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "config key 'l2_tlb.groups': '-1' is not an SM id or range");
+}
+
+// Region sizes that the driver refused as "cannot map VA ... not canonical",
+// naming no key.
+TEST(ConfigErrorsTest, ProbeAndShareRegionsTooLargeNameTheirKey)
+{
+    SimRun r = run_gmmu_sim("--workload tlb-probe --quiet --set workload.probe_distance_max=35184372088832");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "config key 'workload.probe_distance_max': tlb-probe maps 35184372088832 bytes");
+    EXPECT_EQ(r.out.find("driver:"), std::string::npos) << r.out;
+    r = run_gmmu_sim("--workload tlb-share --quiet --set workload.share_levels=16:4096,100000000000:4096");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "config key 'workload.share_levels': '100000000000:4096' maps 2 x ENTRIES x PAGE_BYTES");
+    EXPECT_EQ(r.out.find("driver:"), std::string::npos) << r.out;
+    r = run_gmmu_sim("--workload tlb-share --quiet --set workload.share_levels=9223372036854775807:4096");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "config key 'workload.share_levels': '9223372036854775807:4096' maps");
+}
+
+// A TLB the machine cannot allocate: the error says so (it was "gpu.l1_tlb0: : ").
+TEST(ConfigErrorsTest, ATlbAllocationFailureSaysWhatFailed)
+{
+    if (sanitized)
+        GTEST_SKIP() << "an address-space limit does not work under ASan";
+    LimitedRun r = run_limited({"--workload", "random-sample", "--quiet", "--set", "sm.count=1",
+                                "--set", "l1_tlb.entries=16777216", "--set", "l1_tlb.ways=1",
+                                "--set", "workload.accesses=1"},
+                               1ull << 30);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "gpu.l1_tlb0: out of memory allocating a TLB of 16777216 entries");
+    EXPECT_EQ(r.out.find(": : "), std::string::npos) << r.out;
+}
+
 } // namespace
