@@ -281,4 +281,41 @@ TEST(ConfigErrorsTest, ATlbAllocationFailureSaysWhatFailed)
     EXPECT_EQ(r.out.find(": : "), std::string::npos) << r.out;
 }
 
+// ---- item 12: kernel files -----------------------------------------------------
+
+TEST(ConfigErrorsTest, KernelFileDirectivesAreRefusedAtTheirLine)
+{
+    const std::string body = "region input 65536\ncode\n ld r5, r0, @0\n";
+    struct Case {
+        std::string text, want;
+    } cases[] = {
+        {"kernel a\nregs 0\n" + body, ":2: 'regs' needs one number 1..1048576"},
+        {"kernel a\nwarps_per_block 0\n" + body, ":2: 'warps_per_block' needs one number 1..1048576"},
+        {"kernel a\ngrid 0\n" + body, ":2: 'grid' needs one number 1..1048576"},
+        {"kernel a\nregs 16\nkernel b\n" + body, ":3: 'kernel' given twice (first on line 1)"},
+        {"kernel a\nregs 16\nregs 32\n" + body, ":3: 'regs' given twice (first on line 2)"},
+    };
+    int n = 0;
+    for (const auto &c : cases) {
+        const std::string path = write("k" + std::to_string(n++) + ".gk", c.text);
+        SimRun r = run_gmmu_sim("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
+                                "--set workload.kernel_file=" + path);
+        EXPECT_EQ(r.status, 2) << r.out;
+        EXPECT_HAS(r.out, path + c.want);
+    }
+}
+
+TEST(ConfigErrorsTest, AKernelFileLoadOutsideItsRegionsNamesTheFileAndInstruction)
+{
+    const std::string path = write("outside.gk", "kernel outside\nregion input 65536\ncode\n"
+                                                 " addi r4, r0, @0\n"
+                                                 " ld r5, r4, 0x20000000\n");
+    SimRun r = run_gmmu_sim("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
+                            "--set workload.kernel_file=" + path);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, path + ":5: kernel 'outside' instruction 1 (ld) accesses VA 0x100020000000, "
+                             "outside its regions");
+    EXPECT_EQ(r.out.find("workload.kernel'"), std::string::npos) << r.out;
+}
+
 } // namespace
