@@ -544,6 +544,14 @@ void config::validate() const
     }
     if (b("picle.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
+    // Keys that would have no effect are refused, not ignored: with no MMU
+    // there is no walker, so none of its RTL twins.
+    if (b("mmu.bypass"))
+        for (const char *k : {"ptw.scheduler_impl", "ptw.pwc_impl", "ptw.cosim", "rtl.fst",
+                              "rtl.mismatch_cycles", "rtl.mismatch_fst"})
+            if (*find(k) != spec_of(k)->def)
+                throw config_error(std::string("config key '") + k + "': " + find(k)->dump() +
+                                   " has no effect with mmu.bypass=true (no walker, no RTL)");
     for (const char *k : {"contexts", "migrate.interval_cycles"}) {
         const bool on = std::string(k) == "contexts" ? i(k) > 1 : i(k) > 0;
         if (on && b("mmu.bypass"))

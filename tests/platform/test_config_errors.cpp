@@ -318,4 +318,25 @@ TEST(ConfigErrorsTest, AKernelFileLoadOutsideItsRegionsNamesTheFileAndInstructio
     EXPECT_EQ(r.out.find("workload.kernel'"), std::string::npos) << r.out;
 }
 
+// ---- item 13: settings that would have no effect -------------------------------
+
+TEST(ConfigErrorsTest, SettingsWithNoEffectAreRefused)
+{
+    SimRun r = run_gmmu_sim("--workload random-sample " + small + " --set workload.faults=true");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_HAS(r.out, "config key 'workload.faults': demand paging applies to the kernel workload "
+                      "only (this run's is random-sample)");
+    for (const std::string &kv : {std::string("ptw.cosim=true"), std::string("ptw.pwc_impl=rtl"),
+                                  std::string("ptw.scheduler_impl=rtl"), std::string("rtl.fst=x.fst"),
+                                  std::string("rtl.mismatch_cycles=8"),
+                                  std::string("rtl.mismatch_fst=y.fst")}) {
+        const std::string key = kv.substr(0, kv.find('='));
+        EXPECT_HAS(error_of("{}", {"mmu.bypass=true", kv}),
+                   "config key '" + key + "': ");
+        EXPECT_HAS(error_of("{}", {"mmu.bypass=true", kv}), "has no effect with mmu.bypass=true");
+        EXPECT_EQ(error_of("{}", {kv, "ptw.pwc=tpc"}).find("no effect"), std::string::npos);
+    }
+    EXPECT_EQ(error_of("{}", {"mmu.bypass=true"}), "");
+}
+
 } // namespace
