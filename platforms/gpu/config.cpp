@@ -1,5 +1,6 @@
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/ldt_spec.h"
 
 #include <sys/stat.h>
 
@@ -142,16 +143,6 @@ const std::vector<key_spec> &config_schema()
         I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
         I("ptw.line_cache.miss_cycles", 1, 0, 100000,
           "Page-table-line cache lookup cost added to a miss, cycles."),
-        B("picle.enabled", false,
-          "PICLE: a Locality Detection Table beside each L2 TLB instance; L2 evictions are pushed "
-          "into the L1 TLBs of the CUs that used the page."),
-        I("picle.entries", 1024, 1, 1 << 20, "LDT entries."),
-        I("picle.ways", 8, 1, 1 << 20, "LDT ways (must divide picle.entries)."),
-        I("picle.tag_bits", 16, 1, 32, "LDT hashed-tag width, bits."),
-        I("picle.lookup_cycles", 2, 0, 100000, "LDT lookup latency on an L2 eviction, cycles."),
-        B("picle.probe", false,
-          "Valkyrie: on an L1 miss, probe the peer L1 TLBs the LDT names before the L2."),
-        I("picle.probe_cycles", 10, 0, 100000, "Cost of one peer-L1 probe, cycles."),
         B("l1_cache.enabled", false,
           "A data cache on each L1 TLB's data side (per SM with mmu.bypass): write-through, no "
           "write-allocate, timing only (data stays in memory)."),
@@ -214,6 +205,12 @@ const std::vector<key_spec> &config_schema()
           "region of many TiB costs memory for what it samples; no contiguity hints)."),
     };
     all = schema;
+    // Components with a spec: their rows where the flat rows were.
+    auto splice = [](std::vector<key_spec> &v, const std::string &after, std::vector<key_spec> rows) {
+        auto at = std::find_if(v.begin(), v.end(), [&](const key_spec &k) { return k.key == after; });
+        v.insert(at + 1, rows.begin(), rows.end());
+    };
+    splice(all, "ptw.line_cache.miss_cycles", ldt_config_keys());
     for (auto &k : tlb_config_keys())
         all.push_back(k);
     for (auto &k : extra_keys())
@@ -565,8 +562,8 @@ void config::validate() const
     if (i("sm.issue_cycles") > 1 && s("sm.model") == "simple")
         throw config_error("config key 'sm.issue_cycles': supported with sm.model=issue only "
                            "(the simple SM's non-memory work: sm.compute_on_pipeline)");
-    if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
-        throw config_error("config key 'picle.ways': must divide picle.entries");
+    if (b("picle.enabled"))
+        ldt_params_from(*this, 1); // the LDT's own checker (the CU count is checked when built)
     if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {
         gmmu_cache_config cc;
         gmmu_cache_config_default(&cc);

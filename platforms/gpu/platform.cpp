@@ -1,5 +1,6 @@
 #include "gmmu/gpu/platform.h"
 
+#include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/rtl_plugin.h"
 #include "gmmu/gpu/outputs.h"
 
@@ -351,20 +352,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 
         // PICLE / Valkyrie: an LDT unit beside each L2 instance.
         if (c.b("picle.enabled")) {
-            ldt_params lp;
-            lp.model.entries = uint32_t(c.i("picle.entries"));
-            lp.model.ways = uint32_t(c.i("picle.ways"));
-            lp.model.cus = uint32_t(l1.size());
-            lp.model.tag_bits = uint32_t(c.i("picle.tag_bits"));
-            lp.model.seed = 0x91C1Eull;
-            lp.model.lookup_cycles = uint32_t(c.i("picle.lookup_cycles"));
+            ldt_params lp = ldt_params_from(c, unsigned(l1.size())); // components/ldt_spec.h
             lp.page_shift = tlb_params_from(c, "l2_tlb", 2).model.page_shift;
-            lp.probe = c.b("picle.probe");
-            lp.probe_cycles = unsigned(c.i("picle.probe_cycles"));
             lp.clock = clock;
-            gmmu_error err{};
-            if (gmmu_ldt_config_check(&lp.model, &err) != GMMU_OK)
-                throw config_error("config key 'picle." + std::string(err.field) + "': " + err.msg);
             for (size_t k = 0; k < outer[0].size(); k++) {
                 std::string nm = outer[0].size() > 1 ? "ldt" + std::to_string(k) : "ldt";
                 ldts.push_back(std::make_unique<ldt_unit>(nm.c_str(), lp));

@@ -1,12 +1,18 @@
 // The TLB levels' keys come from one descriptor (gpu/descriptor.h,
 // gpu/tlb_config.cpp): same keys and ranges at every level, C checker
-// verdicts named by real keys, enum text checked by the descriptor.
+// verdicts named by real keys, enum text checked by the descriptor. The
+// component specs (issue 42; components/*_spec.h) cover their groups' keys,
+// and every field a C checker can name maps to a key that exists.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
+#include "gmmu/components/ldt_spec.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
 
@@ -139,4 +145,141 @@ TEST(ConfigDescriptorTest, ApplyFillsEveryMemberFromItsKey)
     EXPECT_EQ(q.model.page_shift, 12u);
     EXPECT_EQ(q.mshr.mshrs, 0u);
     EXPECT_EQ(q.model.entries, 512u);
+}
+
+// ---- component specs (issue 42): keys and C error fields -----------------------
+
+namespace {
+
+// The field names a C checker can report: the string literals in the field
+// argument of every gmmu_error_set(err, FIELD, ...) in the function's body,
+// read from the source, so a new check in the model is seen here.
+std::set<std::string> checker_fields(const std::string &file, const std::string &function)
+{
+    std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/" + file);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string s = buf.str();
+    const size_t at = s.find(function + "(");
+    EXPECT_NE(at, std::string::npos) << file << " " << function;
+    if (at == std::string::npos)
+        return {};
+    size_t open = s.find('{', at), end = open;
+    for (int depth = 0; end < s.size(); end++) {
+        depth += s[end] == '{' ? 1 : s[end] == '}' ? -1 : 0;
+        if (depth == 0)
+            break;
+    }
+    const std::string body = s.substr(open, end - open);
+    std::set<std::string> out;
+    static const std::regex call(R"(gmmu_error_set\(\s*err\s*,\s*([^;]*?),\s*")");
+    static const std::regex literal(R"xx("(\w+)")xx");
+    for (auto m = std::sregex_iterator(body.begin(), body.end(), call); m != std::sregex_iterator(); ++m) {
+        const std::string arg = (*m)[1];
+        for (auto l = std::sregex_iterator(arg.begin(), arg.end(), literal); l != std::sregex_iterator(); ++l)
+            out.insert((*l)[1]);
+    }
+    out.erase("config"); // a NULL config pointer, not a field
+    EXPECT_FALSE(out.empty()) << file << " " << function;
+    return out;
+}
+
+template <class D>
+void expect_fields_map(const D &d, const std::string &prefix, const std::set<std::string> &fields)
+{
+    for (const std::string &f : fields) {
+        const std::string k = d.real_key_of(prefix, f);
+        if (k.empty()) {
+            // Only a member the platform fills with a constant may have no key.
+            auto e = d.c_fields_elsewhere().find(f);
+            EXPECT_TRUE(e != d.c_fields_elsewhere().end() && e->second.empty())
+                << prefix << ": C field '" << f << "' maps to no key";
+            continue;
+        }
+        EXPECT_NE(schema_key(k), nullptr) << prefix << ": C field '" << f << "' maps to '" << k
+                                          << "', which is not a key";
+    }
+}
+
+} // namespace
+
+// Every key comes from a component's spec or from the flat rows of the groups
+// not yet given one; no key is in two specs, and a spec's key is in the schema.
+TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
+{
+    std::map<std::string, std::string> owner; // key -> spec
+    auto add = [&](const std::string &spec, const std::vector<gmmu::key_spec> &keys) {
+        for (auto &k : keys) {
+            EXPECT_TRUE(owner.emplace(k.key, spec).second) << k.key << " in two specs";
+            const gmmu::key_spec *s = schema_key(k.key);
+            ASSERT_NE(s, nullptr) << k.key;
+            EXPECT_EQ(s->def, k.def) << k.key;
+            EXPECT_EQ(s->doc, k.doc) << k.key;
+        }
+    };
+    add("tlb", gmmu::tlb_config_keys());
+    add("ldt", gmmu::ldt_config_keys());
+    // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
+    // sm_core_config.cpp, workloads): shrinks as components get specs.
+    const std::set<std::string> flat_groups = {"name",   "clock_mhz", "page_size", "sim",      "sm",
+                                               "ptw",    "rtl",       "l1_cache",  "l2_cache", "memory",
+                                               "mmu",    "contexts",  "migrate",   "workload", "fault"};
+    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle"};
+    for (auto &s : gmmu::config_schema()) {
+        const std::string group = s.key.substr(0, s.key.find('.'));
+        if (owner.count(s.key)) {
+            EXPECT_TRUE(spec_groups.count(group)) << s.key;
+            continue;
+        }
+        EXPECT_FALSE(spec_groups.count(group)) << s.key << ": a flat row in a group with a spec";
+        EXPECT_TRUE(flat_groups.count(group)) << s.key << ": a new group needs a spec";
+    }
+}
+
+// Every field the C checkers can name maps to a key that exists (the LDT's
+// "cus" is the L1 TLB count, set by sm.count: there is no picle.cus).
+TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
+{
+    for (auto &lvl : gmmu::tlb_levels())
+        expect_fields_map(gmmu::tlb_descriptor(), lvl.prefix,
+                          checker_fields("models/src/tlb.c", "gmmu_status gmmu_tlb_config_check"));
+    expect_fields_map(gmmu::tlb_descriptor(), "l1_tlb",
+                      checker_fields("models/src/tlb_mshr.c", "gmmu_status gmmu_tlb_mshr_config_check"));
+    const auto ldt = checker_fields("models/src/ldt.c", "gmmu_status gmmu_ldt_config_check");
+    EXPECT_TRUE(ldt.count("cus")) << "the parser reads the checker";
+    expect_fields_map(gmmu::ldt_descriptor(), "picle", ldt);
+    EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "cus"), "sm.count");
+    EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "ways"), "picle.ways");
+}
+
+// The LDT's rules are its C checker's, named by key: ways must divide entries
+// (once config.cpp's own copy of the rule), and the CU count.
+TEST(ComponentSpecTest, LdtSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
+{
+    gmmu::config c = gmmu::config::load("default", {"picle.enabled=true", "picle.entries=64", "picle.ways=4",
+                                                    "picle.tag_bits=12", "picle.lookup_cycles=7",
+                                                    "picle.probe=true", "picle.probe_cycles=3"});
+    const gmmu::ldt_params p = gmmu::ldt_params_from(c, 6);
+    EXPECT_EQ(p.model.entries, 64u);
+    EXPECT_EQ(p.model.ways, 4u);
+    EXPECT_EQ(p.model.cus, 6u);
+    EXPECT_EQ(p.model.tag_bits, 12u);
+    EXPECT_EQ(p.model.lookup_cycles, 7u);
+    EXPECT_TRUE(p.probe);
+    EXPECT_EQ(p.probe_cycles, 3u);
+    try {
+        gmmu::config::load("default", {"picle.enabled=true", "picle.entries=64", "picle.ways=3"});
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'picle.ways': LDT ways 3 must divide entries (64)"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        gmmu::ldt_params_from(c, 5000);
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'sm.count': LDT CU count 5000"), std::string::npos)
+            << e.what();
+    }
 }
