@@ -1,5 +1,6 @@
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
 
 #include <sys/stat.h>
@@ -143,28 +144,6 @@ const std::vector<key_spec> &config_schema()
         I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
         I("ptw.line_cache.miss_cycles", 1, 0, 100000,
           "Page-table-line cache lookup cost added to a miss, cycles."),
-        B("l1_cache.enabled", false,
-          "A data cache on each L1 TLB's data side (per SM with mmu.bypass): write-through, no "
-          "write-allocate, timing only (data stays in memory)."),
-        I("l1_cache.bytes", 32768, 1024, 1ll << 30, "L1 data cache capacity, bytes (power of two)."),
-        I("l1_cache.ways", 4, 1, 64, "L1 data cache associativity."),
-        I("l1_cache.line_bytes", 128, 32, 4096, "L1 data cache line, bytes (power of two)."),
-        I("l1_cache.hit_cycles", 40, 0, 100000, "L1 data cache hit latency, cycles."),
-        S("l1_cache.indexing", "pipt", {"pipt", "vipt"},
-          "pipt: the L1 data cache is looked up after translation (TLB time + hit time); vipt: "
-          "its set is selected from untranslated bits while the TLB looks up, so a hit costs "
-          "max(translation, index_cycles) + hit_cycles - index_cycles. vipt needs "
-          "l1_cache.bytes / l1_cache.ways <= page_size."),
-        I("l1_cache.index_cycles", 0, 0, 100000,
-          "With l1_cache.indexing=vipt: the part of l1_cache.hit_cycles that selects the set "
-          "and can overlap the TLB lookup."),
-        B("l2_cache.enabled", false,
-          "One data cache shared by all SMs in front of the memory: write-back, write-allocate, "
-          "timing only."),
-        I("l2_cache.bytes", 2ll << 20, 1024, 1ll << 30, "L2 data cache capacity, bytes (power of two)."),
-        I("l2_cache.ways", 8, 1, 64, "L2 data cache associativity."),
-        I("l2_cache.line_bytes", 128, 32, 4096, "L2 data cache line, bytes (power of two)."),
-        I("l2_cache.hit_cycles", 70, 0, 100000, "L2 data cache hit latency (after the L1's), cycles."),
         I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
         I("memory.bytes_per_cycle", 0, 0, 1 << 20,
           "Memory bandwidth, bytes per cycle (0 = unlimited); accesses beyond it queue."),
@@ -211,6 +190,8 @@ const std::vector<key_spec> &config_schema()
         v.insert(at + 1, rows.begin(), rows.end());
     };
     splice(all, "ptw.line_cache.miss_cycles", ldt_config_keys());
+    splice(all, "picle.probe_cycles", cache_config_keys("l1_cache"));
+    splice(all, "l1_cache.index_cycles", cache_config_keys("l2_cache"));
     for (auto &k : tlb_config_keys())
         all.push_back(k);
     for (auto &k : extra_keys())
@@ -576,8 +557,11 @@ void config::validate() const
                                "l1_cache.ways <= page_size (" + std::to_string(i("page_size")) +
                                "): " + err.msg + "; raise l1_cache.ways or use pipt");
     }
-    if (i("l1_cache.index_cycles") > i("l1_cache.hit_cycles"))
-        throw config_error("config key 'l1_cache.index_cycles': exceeds l1_cache.hit_cycles");
+    // Each data cache's geometry and latencies: the C model's own checker.
+    if (b("l1_cache.enabled"))
+        cache_config_from(*this, "l1_cache", false);
+    if (b("l2_cache.enabled"))
+        cache_config_from(*this, "l2_cache", true);
     if (s("ptw.via") == "l2_cache" && !b("l2_cache.enabled"))
         throw config_error("config key 'ptw.via': l2_cache needs l2_cache.enabled=true");
     if (s("ptw.via") == "l1_cache" &&

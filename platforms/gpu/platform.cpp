@@ -1,5 +1,6 @@
 #include "gmmu/gpu/platform.h"
 
+#include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/rtl_plugin.h"
 #include "gmmu/gpu/outputs.h"
@@ -434,22 +435,10 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 // in front of the memory, skipping the levels that are off.
 tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
 {
-    auto cache_cfg = [&c](const std::string &pre, bool write_allocate) {
-        gmmu_cache_config cc{};
-        cc.bytes = uint64_t(c.i(pre + ".bytes"));
-        cc.ways = uint32_t(c.i(pre + ".ways"));
-        cc.line_bytes = uint32_t(c.i(pre + ".line_bytes"));
-        cc.hit_cycles = uint32_t(c.i(pre + ".hit_cycles"));
-        cc.write_allocate = write_allocate;
-        gmmu_error err{};
-        if (gmmu_cache_config_check(&cc, &err) != GMMU_OK)
-            throw config_error("config key '" + pre + "." + err.field + "': " + err.msg);
-        return cc;
-    };
     tlm::tlm_base_target_socket_b<> *below = &mem->tsock;
     if (c.b("l2_cache.enabled")) {
         if (!l2_cache) {
-            l2_cache = std::make_unique<data_cache>("l2_cache", cache_cfg("l2_cache", true), clock);
+            l2_cache = std::make_unique<data_cache>("l2_cache", cache_config_from(c, "l2_cache", true), clock);
             l2_cache->isock.bind(mem->tsock);
         }
         below = &l2_cache->tsock;
@@ -457,9 +446,7 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     if (!c.b("l1_cache.enabled"))
         return *below;
     const std::string nm = "l1_cache" + std::to_string(l1_caches.size());
-    gmmu_cache_config l1c = cache_cfg("l1_cache", false);
-    l1c.vipt = c.s("l1_cache.indexing") == "vipt";
-    l1c.index_cycles = l1c.vipt ? uint32_t(c.i("l1_cache.index_cycles")) : 0;
+    const gmmu_cache_config l1c = cache_config_from(c, "l1_cache", false); // components/cache_spec.h
     l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), l1c, clock));
     l1_caches.back()->reports_to_warp = true;
     l1_caches.back()->isock.bind(*below);

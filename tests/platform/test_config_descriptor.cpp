@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
@@ -180,6 +181,7 @@ std::set<std::string> checker_fields(const std::string &file, const std::string 
             out.insert((*l)[1]);
     }
     out.erase("config"); // a NULL config pointer, not a field
+    out.erase("cache");  // the same in cache.c
     EXPECT_FALSE(out.empty()) << file << " " << function;
     return out;
 }
@@ -219,12 +221,14 @@ TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
     };
     add("tlb", gmmu::tlb_config_keys());
     add("ldt", gmmu::ldt_config_keys());
+    for (auto &l : gmmu::cache_levels())
+        add("cache", gmmu::cache_config_keys(l.prefix));
     // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
     // sm_core_config.cpp, workloads): shrinks as components get specs.
-    const std::set<std::string> flat_groups = {"name",   "clock_mhz", "page_size", "sim",      "sm",
-                                               "ptw",    "rtl",       "l1_cache",  "l2_cache", "memory",
-                                               "mmu",    "contexts",  "migrate",   "workload", "fault"};
-    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle"};
+    const std::set<std::string> flat_groups = {"name", "clock_mhz", "page_size", "sim",      "sm",
+                                               "ptw",  "rtl",       "memory",    "mmu",      "contexts",
+                                               "migrate", "workload", "fault"};
+    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache"};
     for (auto &s : gmmu::config_schema()) {
         const std::string group = s.key.substr(0, s.key.find('.'));
         if (owner.count(s.key)) {
@@ -250,6 +254,51 @@ TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
     expect_fields_map(gmmu::ldt_descriptor(), "picle", ldt);
     EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "cus"), "sm.count");
     EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "ways"), "picle.ways");
+    for (auto &l : gmmu::cache_levels()) {
+        expect_fields_map(gmmu::cache_descriptor(), l.prefix,
+                          checker_fields("models/src/cache.c", "gmmu_status gmmu_cache_config_check"));
+        expect_fields_map(gmmu::cache_descriptor(), l.prefix,
+                          checker_fields("models/src/cache.c", "gmmu_status gmmu_cache_vipt_check"));
+    }
+    EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l1_cache", "vipt"), "l1_cache.indexing");
+    EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l2_cache", "hit_cycles"), "l2_cache.hit_cycles");
+}
+
+// The data caches' rules are cache.c's, named by key at either level, and
+// the L1's vipt and index_cycles come from its keys (index_cycles kept for
+// vipt only).
+TEST(ComponentSpecTest, CacheSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
+{
+    gmmu::config c = gmmu::config::load("default", {"l1_cache.enabled=true", "l1_cache.bytes=4096",
+                                                    "l1_cache.ways=2", "l1_cache.indexing=vipt",
+                                                    "l1_cache.index_cycles=5", "l2_cache.hit_cycles=9"});
+    const gmmu_cache_config l1 = gmmu::cache_config_from(c, "l1_cache", false);
+    EXPECT_EQ(l1.bytes, 4096u);
+    EXPECT_EQ(l1.ways, 2u);
+    EXPECT_TRUE(l1.vipt);
+    EXPECT_EQ(l1.index_cycles, 5u);
+    EXPECT_FALSE(l1.write_allocate);
+    const gmmu_cache_config l2 = gmmu::cache_config_from(c, "l2_cache", true);
+    EXPECT_EQ(l2.bytes, uint64_t(2) << 20);
+    EXPECT_EQ(l2.ways, 8u);
+    EXPECT_EQ(l2.hit_cycles, 9u);
+    EXPECT_FALSE(l2.vipt);
+    EXPECT_TRUE(l2.write_allocate);
+    c.set("l1_cache.indexing", "pipt");
+    EXPECT_EQ(gmmu::cache_config_from(c, "l1_cache", false).index_cycles, 0u);
+    for (const auto &[sets, key] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"l2_cache.enabled=true", "l2_cache.ways=3"}, "config key 'l2_cache.ways': 3 ways"},
+             {{"l1_cache.enabled=true", "l1_cache.bytes=3000"}, "config key 'l1_cache.bytes': capacity 3000"},
+             {{"l1_cache.enabled=true", "l1_cache.index_cycles=41"}, "config key 'l1_cache.index_cycles': index latency 41"},
+         }) {
+        try {
+            gmmu::config::load("default", sets);
+            ADD_FAILURE() << key << ": accepted";
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
 }
 
 // The LDT's rules are its C checker's, named by key: ways must divide entries
