@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gmmu/components/cache_spec.h"
+#include "gmmu/components/fault_handler_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
@@ -182,6 +183,7 @@ std::set<std::string> checker_fields(const std::string &file, const std::string 
     }
     out.erase("config"); // a NULL config pointer, not a field
     out.erase("cache");  // the same in cache.c
+    out.erase("fault_handler"); // and in fault_handler.c
     EXPECT_FALSE(out.empty()) << file << " " << function;
     return out;
 }
@@ -223,12 +225,14 @@ TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
     add("ldt", gmmu::ldt_config_keys());
     for (auto &l : gmmu::cache_levels())
         add("cache", gmmu::cache_config_keys(l.prefix));
+    add("fault_handler", gmmu::fault_handler_config_keys());
     // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
     // sm_core_config.cpp, workloads): shrinks as components get specs.
     const std::set<std::string> flat_groups = {"name", "clock_mhz", "page_size", "sim",      "sm",
                                                "ptw",  "rtl",       "memory",    "mmu",      "contexts",
-                                               "migrate", "workload", "fault"};
-    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache"};
+                                               "migrate", "workload"};
+    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache",
+                                               "fault"};
     for (auto &s : gmmu::config_schema()) {
         const std::string group = s.key.substr(0, s.key.find('.'));
         if (owner.count(s.key)) {
@@ -262,6 +266,44 @@ TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
     }
     EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l1_cache", "vipt"), "l1_cache.indexing");
     EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l2_cache", "hit_cycles"), "l2_cache.hit_cycles");
+    expect_fields_map(gmmu::fault_handler_descriptor(), "fault",
+                      checker_fields("models/src/fault_handler.c", "gmmu_status gmmu_fault_handler_config_check"));
+    // Once named by concatenation as 'fault.granularity_shift', no key.
+    EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "granularity_shift"),
+              "fault.granularity_bytes");
+    EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "clock_mhz"), "clock_mhz");
+}
+
+// The fault handler's config: the link's paper costs, then the keys (0 keeps
+// the link's cost), the clock from clock_mhz; verdicts named by key.
+TEST(ComponentSpecTest, FaultHandlerSpecAppliesTheLinkThenItsKeys)
+{
+    gmmu::config c = gmmu::config::load("default", {"fault.link=pcie", "fault.cpu_alloc_ns=777",
+                                                    "fault.granularity_bytes=2097152", "fault.cpu_servers=3",
+                                                    "fault.local_first_touch=true", "clock_mhz=1500"});
+    const gmmu_fault_handler_config f = gmmu::fault_handler_config_from(c);
+    gmmu_fault_handler_config pcie;
+    gmmu_fault_handler_config_default(&pcie, GMMU_LINK_PCIE);
+    EXPECT_EQ(f.cpu_transfer_ns, pcie.cpu_transfer_ns); // 0: the link's
+    EXPECT_EQ(f.cpu_alloc_ns, 777u);
+    EXPECT_EQ(f.granularity_shift, 21u);
+    EXPECT_EQ(f.cpu_servers, 3u);
+    EXPECT_TRUE(f.local_first_touch);
+    EXPECT_EQ(f.clock_mhz, 1500u);
+    EXPECT_EQ(f.max_pending, 65536u);
+    try {
+        gmmu::fault_handler_descriptor().enum_value("link", "usb", "fault.link");
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'fault.link': 'usb' is not one of nvlink, pcie"),
+                  std::string::npos)
+            << e.what();
+    }
+    const gmmu::config_error e = gmmu::fault_handler_descriptor().checker_error(
+        "fault", "granularity_shift", "fault granularity 2^40 out of range 4 KiB..1 GiB");
+    EXPECT_NE(std::string(e.what()).find("config key 'fault.granularity_bytes': fault granularity"),
+              std::string::npos)
+        << e.what();
 }
 
 // The data caches' rules are cache.c's, named by key at either level, and
