@@ -2,6 +2,7 @@
 #include "gmmu/gpu/tlb_config.h"
 #include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 
 #include <sys/stat.h>
 
@@ -144,9 +145,6 @@ const std::vector<key_spec> &config_schema()
         I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
         I("ptw.line_cache.miss_cycles", 1, 0, 100000,
           "Page-table-line cache lookup cost added to a miss, cycles."),
-        I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
-        I("memory.bytes_per_cycle", 0, 0, 1 << 20,
-          "Memory bandwidth, bytes per cycle (0 = unlimited); accesses beyond it queue."),
         B("mmu.bypass", false,
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
         I("contexts", 1, 1, 32,
@@ -192,6 +190,7 @@ const std::vector<key_spec> &config_schema()
     splice(all, "ptw.line_cache.miss_cycles", ldt_config_keys());
     splice(all, "picle.probe_cycles", cache_config_keys("l1_cache"));
     splice(all, "l1_cache.index_cycles", cache_config_keys("l2_cache"));
+    splice(all, "l2_cache.hit_cycles", memory_config_keys());
     for (auto &k : tlb_config_keys())
         all.push_back(k);
     for (auto &k : extra_keys())

@@ -2,6 +2,7 @@
 
 #include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 #include "gmmu/components/rtl_plugin.h"
 #include "gmmu/gpu/outputs.h"
 
@@ -158,8 +159,9 @@ gmmu_pwc_config pwc_config_from(const config &c)
 gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, workload &wl)
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
-    mem = std::make_unique<memory>("memory", unsigned(c.i("memory.latency_cycles")), clock);
-    mem->set_bytes_per_cycle(unsigned(c.i("memory.bytes_per_cycle")));
+    const memory_config mc = memory_config_from(c); // components/memory_spec.h
+    mem = std::make_unique<memory>("memory", mc.latency_cycles, clock);
+    mem->set_bytes_per_cycle(mc.bytes_per_cycle);
     drv = std::make_unique<driver>("driver", *mem);
     const unsigned nctx = unsigned(c.i("contexts"));
     for (unsigned k = 1; k < nctx; k++) {

@@ -15,6 +15,7 @@
 #include "gmmu/components/cache_spec.h"
 #include "gmmu/components/fault_handler_spec.h"
 #include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
 
@@ -226,13 +227,14 @@ TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
     for (auto &l : gmmu::cache_levels())
         add("cache", gmmu::cache_config_keys(l.prefix));
     add("fault_handler", gmmu::fault_handler_config_keys());
+    add("memory", gmmu::memory_config_keys());
     // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
     // sm_core_config.cpp, workloads): shrinks as components get specs.
     const std::set<std::string> flat_groups = {"name", "clock_mhz", "page_size", "sim",      "sm",
-                                               "ptw",  "rtl",       "memory",    "mmu",      "contexts",
+                                               "ptw",  "rtl",       "mmu",       "contexts",
                                                "migrate", "workload"};
     const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache",
-                                               "fault"};
+                                               "fault",  "memory"};
     for (auto &s : gmmu::config_schema()) {
         const std::string group = s.key.substr(0, s.key.find('.'));
         if (owner.count(s.key)) {
@@ -373,4 +375,16 @@ TEST(ComponentSpecTest, LdtSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
         EXPECT_NE(std::string(e.what()).find("config key 'sm.count': LDT CU count 5000"), std::string::npos)
             << e.what();
     }
+}
+
+// The memory's keys fill the config it is built with.
+TEST(ComponentSpecTest, MemorySpecAppliesItsKeys)
+{
+    const gmmu::memory_config d = gmmu::memory_config_from(gmmu::config::defaults());
+    EXPECT_EQ(d.latency_cycles, 100u);
+    EXPECT_EQ(d.bytes_per_cycle, 0u);
+    const gmmu::memory_config m = gmmu::memory_config_from(
+        gmmu::config::load("default", {"memory.latency_cycles=7", "memory.bytes_per_cycle=64"}));
+    EXPECT_EQ(m.latency_cycles, 7u);
+    EXPECT_EQ(m.bytes_per_cycle, 64u);
 }
