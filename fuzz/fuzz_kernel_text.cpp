@@ -1,10 +1,12 @@
 // Fuzzing of kernel files and control flow: any text is parsed or refused
 // with an error naming a line (or, after parsing, the kernel and an
-// instruction); an accepted kernel's post-dominators are well formed, and a
+// instruction); an accepted kernel has no zero counts and a line for each
+// instruction; its post-dominators are well formed, and a
 // warp driven through its control flow by input-chosen branch outcomes
 // keeps the reconvergence stack's invariants (every entry's lanes are a
 // subset of the entry waiting at its reconvergence pc, unless that is the
 // exit; the top is inside the code and has lanes).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,8 +31,10 @@ namespace {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static auto k = std::make_unique<gmmu_kernel>();
+    static std::vector<uint32_t> line(GMMU_KERNEL_MAX_INSNS);
     gmmu_error err{};
-    const gmmu_status st = gmmu_kernel_parse(k.get(), reinterpret_cast<const char *>(data), size, &err);
+    const gmmu_status st = gmmu_kernel_parse_lines(k.get(), reinterpret_cast<const char *>(data), size,
+                                                   line.data(), &err);
     if (st != GMMU_OK) {
         const bool line = std::strcmp(err.field, "kernel.text") == 0 &&
                           std::strncmp(err.msg, "line ", 5) == 0;
@@ -44,6 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const uint32_t n = k->ninsns;
+    // No count of 0 gets through (a zero line is refused, a missing one is
+    // the default), and every instruction has a line of the text, in order.
+    if (k->nregs == 0 || k->warps_per_block == 0 || k->grid_blocks == 0)
+        die("a zero regs, warps_per_block or grid was accepted", k.get(), 0);
+    const uint32_t lines = 1 + uint32_t(std::count(data, data + size, uint8_t('\n')));
+    for (uint32_t i = 0; i < n; i++)
+        if (line[i] == 0 || line[i] > lines || (i > 0 && line[i] < line[i - 1]))
+            die("an instruction's line is outside the text or out of order", k.get(), i);
     std::vector<uint32_t> ipdom(n);
     if (gmmu_kernel_ipdom(k.get(), ipdom.data(), &err) != GMMU_OK)
         die("a checked kernel has no post-dominators", k.get(), 0);

@@ -31,7 +31,9 @@ typedef struct parser {
     uint32_t nlabels;
     fixup_t fix[GMMU_KERNEL_MAX_INSNS];
     uint32_t nfix;
-    bool in_code, have_name;
+    bool in_code;
+    uint32_t seen[5]; /* line of the kernel, regs, warps_per_block, grid, shared line (0: none) */
+    uint32_t *insn_line; /* optional: each instruction's line */
 } parser;
 
 static gmmu_status fail(parser *p, const char *fmt, const char *a)
@@ -53,6 +55,14 @@ static const struct {
     {"red", GMMU_OP_RED, "abi"},    {"sltu", GMMU_OP_SLTU, "dab"},  {"brnz", GMMU_OP_BRNZ, "at"},
     {"jmp", GMMU_OP_JMP, "t"},
 };
+
+const char *gmmu_kernel_op_name(gmmu_op op)
+{
+    for (unsigned i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (OPS[i].op == op)
+            return OPS[i].name;
+    return "?";
+}
 
 /* Split s (modified) into comma/space separated tokens. */
 static unsigned tokens(char *s, char **tok, unsigned max)
@@ -126,12 +136,23 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
 {
     gmmu_kernel *k = p->k;
     uint64_t v = 0;
+    /* Each of these lines once: a second one would silently win. */
+    static const char *const once[] = {"kernel", "regs", "warps_per_block", "grid", "shared"};
+    for (unsigned i = 0; i < 5; i++)
+        if (strcmp(tok[0], once[i]) == 0) {
+            if (p->seen[i]) {
+                char what[96];
+                snprintf(what, sizeof what, "'%s' given twice (first on line %u)", once[i],
+                         p->seen[i]);
+                return fail(p, "%s", what);
+            }
+            p->seen[i] = p->line;
+        }
     if (strcmp(tok[0], "kernel") == 0) {
         if (n != 2 || strlen(tok[1]) >= sizeof k->name)
             return fail(p, "'kernel NAME' (at most 31 characters)%s", NULL);
         memset(k->name, 0, sizeof k->name);
         memcpy(k->name, tok[1], strlen(tok[1]));
-        p->have_name = true;
         return GMMU_OK;
     }
     if (strcmp(tok[0], "region") == 0) {
@@ -150,8 +171,13 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
     static const char *const keys[] = {"regs", "warps_per_block", "grid", "shared"};
     for (unsigned i = 0; i < 4; i++)
         if (strcmp(tok[0], keys[i]) == 0) {
-            if (n != 2 || !parse_u64(tok[1], &v) || v > (1u << 20))
-                return fail(p, "'%s' needs one number up to 1048576", keys[i]);
+            /* Leave the line out for the default; 0 is no kernel (shared 0
+             * is none). */
+            if (n != 2 || !parse_u64(tok[1], &v) || v > (1u << 20) || (i < 3 && v == 0))
+                return fail(p, i < 3 ? "'%s' needs one number 1..1048576 (leave the line out for "
+                                       "the default)"
+                                     : "'%s' needs one number up to 1048576",
+                            keys[i]);
             uint32_t *dst[] = {&k->nregs, &k->warps_per_block, &k->grid_blocks, &k->shared_bytes};
             *dst[i] = (uint32_t)v;
             return GMMU_OK;
@@ -178,6 +204,8 @@ static gmmu_status insn(parser *p, char **tok, unsigned n)
     }
     if (k->ninsns >= GMMU_KERNEL_MAX_INSNS)
         return fail(p, "more than 4096 instructions%s", NULL);
+    if (p->insn_line)
+        p->insn_line[k->ninsns] = p->line;
     gmmu_insn in;
     memset(&in, 0, sizeof in);
     in.op = (uint8_t)OPS[which].op;
@@ -215,6 +243,12 @@ static gmmu_status insn(parser *p, char **tok, unsigned n)
 
 gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu_error *err)
 {
+    return gmmu_kernel_parse_lines(k, text, len, NULL, err);
+}
+
+gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len, uint32_t *insn_line,
+                                    gmmu_error *err)
+{
     if (!k || (!text && len))
         return gmmu_error_set(err, "kernel.text", "kernel or text is NULL");
     parser *p = calloc(1, sizeof *p);
@@ -223,6 +257,7 @@ gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu
     memset(k, 0, sizeof *k);
     p->k = k;
     p->err = err;
+    p->insn_line = insn_line;
     gmmu_status st = GMMU_OK;
     size_t pos = 0;
     char buf[MAX_LINE + 2];
@@ -292,7 +327,7 @@ gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu
         p->line++;
         st = fail(p, "no 'code' section%s", NULL);
     }
-    if (st == GMMU_OK && !p->have_name) {
+    if (st == GMMU_OK && !p->seen[0]) {
         p->line = 1;
         st = fail(p, "no 'kernel NAME' line%s", NULL);
     }

@@ -15,7 +15,11 @@ gmmu_tlb *create_model(const char *name, const gmmu_tlb_config &c)
 {
     gmmu_tlb *t = nullptr;
     gmmu_error err{};
-    if (gmmu_tlb_create(&c, &t, &err) != GMMU_OK)
+    const gmmu_status st = gmmu_tlb_create(&c, &t, &err);
+    if (st != GMMU_OK && err.msg[0] == '\0') // out of memory: the model leaves err empty
+        report_error("tlb", std::string(name) + ": " + gmmu_status_str(st) + " allocating a TLB of " +
+                            std::to_string(c.entries) + " entries");
+    else if (st != GMMU_OK)
         report_error("tlb", std::string(name) + ": " + err.field + ": " + err.msg);
     return t;
 }

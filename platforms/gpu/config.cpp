@@ -1,5 +1,8 @@
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/cache_spec.h"
+#include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 
 #include <sys/stat.h>
 
@@ -10,6 +13,7 @@ extern "C" {
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -141,41 +145,6 @@ const std::vector<key_spec> &config_schema()
         I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
         I("ptw.line_cache.miss_cycles", 1, 0, 100000,
           "Page-table-line cache lookup cost added to a miss, cycles."),
-        B("picle.enabled", false,
-          "PICLE: a Locality Detection Table beside each L2 TLB instance; L2 evictions are pushed "
-          "into the L1 TLBs of the CUs that used the page."),
-        I("picle.entries", 1024, 1, 1 << 20, "LDT entries."),
-        I("picle.ways", 8, 1, 1 << 20, "LDT ways (must divide picle.entries)."),
-        I("picle.tag_bits", 16, 1, 32, "LDT hashed-tag width, bits."),
-        I("picle.lookup_cycles", 2, 0, 100000, "LDT lookup latency on an L2 eviction, cycles."),
-        B("picle.probe", false,
-          "Valkyrie: on an L1 miss, probe the peer L1 TLBs the LDT names before the L2."),
-        I("picle.probe_cycles", 10, 0, 100000, "Cost of one peer-L1 probe, cycles."),
-        B("l1_cache.enabled", false,
-          "A data cache on each L1 TLB's data side (per SM with mmu.bypass): write-through, no "
-          "write-allocate, timing only (data stays in memory)."),
-        I("l1_cache.bytes", 32768, 1024, 1ll << 30, "L1 data cache capacity, bytes (power of two)."),
-        I("l1_cache.ways", 4, 1, 64, "L1 data cache associativity."),
-        I("l1_cache.line_bytes", 128, 32, 4096, "L1 data cache line, bytes (power of two)."),
-        I("l1_cache.hit_cycles", 40, 0, 100000, "L1 data cache hit latency, cycles."),
-        S("l1_cache.indexing", "pipt", {"pipt", "vipt"},
-          "pipt: the L1 data cache is looked up after translation (TLB time + hit time); vipt: "
-          "its set is selected from untranslated bits while the TLB looks up, so a hit costs "
-          "max(translation, index_cycles) + hit_cycles - index_cycles. vipt needs "
-          "l1_cache.bytes / l1_cache.ways <= page_size."),
-        I("l1_cache.index_cycles", 0, 0, 100000,
-          "With l1_cache.indexing=vipt: the part of l1_cache.hit_cycles that selects the set "
-          "and can overlap the TLB lookup."),
-        B("l2_cache.enabled", false,
-          "One data cache shared by all SMs in front of the memory: write-back, write-allocate, "
-          "timing only."),
-        I("l2_cache.bytes", 2ll << 20, 1024, 1ll << 30, "L2 data cache capacity, bytes (power of two)."),
-        I("l2_cache.ways", 8, 1, 64, "L2 data cache associativity."),
-        I("l2_cache.line_bytes", 128, 32, 4096, "L2 data cache line, bytes (power of two)."),
-        I("l2_cache.hit_cycles", 70, 0, 100000, "L2 data cache hit latency (after the L1's), cycles."),
-        I("memory.latency_cycles", 100, 0, 100000, "Memory access latency, cycles."),
-        I("memory.bytes_per_cycle", 0, 0, 1 << 20,
-          "Memory bandwidth, bytes per cycle (0 = unlimited); accesses beyond it queue."),
         B("mmu.bypass", false,
           "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
         I("contexts", 1, 1, 32,
@@ -213,6 +182,15 @@ const std::vector<key_spec> &config_schema()
           "region of many TiB costs memory for what it samples; no contiguity hints)."),
     };
     all = schema;
+    // Components with a spec: their rows where the flat rows were.
+    auto splice = [](std::vector<key_spec> &v, const std::string &after, std::vector<key_spec> rows) {
+        auto at = std::find_if(v.begin(), v.end(), [&](const key_spec &k) { return k.key == after; });
+        v.insert(at + 1, rows.begin(), rows.end());
+    };
+    splice(all, "ptw.line_cache.miss_cycles", ldt_config_keys());
+    splice(all, "picle.probe_cycles", cache_config_keys("l1_cache"));
+    splice(all, "l1_cache.index_cycles", cache_config_keys("l2_cache"));
+    splice(all, "l2_cache.hit_cycles", memory_config_keys());
     for (auto &k : tlb_config_keys())
         all.push_back(k);
     for (auto &k : extra_keys())
@@ -312,16 +290,23 @@ static void check_value(const key_spec &s, const json &v)
 {
     switch (s.type) {
     case key_type::integer: {
+        const std::string range = std::to_string(s.min) + ".." + std::to_string(s.max);
+        // A whole number too large for 64 bits (JSON 1e30, or
+        // 100000000000000000000, which the parser keeps as a double): out of
+        // range, not of the wrong type.
+        if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+            std::fabs(v.get<double>()) >= 0x1p63 && std::floor(v.get<double>()) == v.get<double>())
+            throw config_error("config key '" + s.key + "': " + v.dump() + " out of range " + range);
         if (!v.is_number_integer())
             throw config_error("config key '" + s.key + "': expected an integer, got " +
                                v.dump());
-        int64_t x = v.get<int64_t>();
+        // Above INT64_MAX (up to 2^64-1): named as given, never as 2^63-1.
         if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-            x = INT64_MAX;
+            throw config_error("config key '" + s.key + "': " + v.dump() + " out of range " + range);
+        const int64_t x = v.get<int64_t>();
         if (x < s.min || x > s.max)
             throw config_error("config key '" + s.key + "': " + std::to_string(x) +
-                               " out of range " + std::to_string(s.min) + ".." +
-                               std::to_string(s.max));
+                               " out of range " + range);
         if (s.pow2 && (x & (x - 1)) != 0)
             throw config_error("config key '" + s.key + "': " + std::to_string(x) +
                                " is not a power of two");
@@ -468,9 +453,13 @@ void config::set(const std::string &key, const std::string &value)
         const bool neg_hex = value.size() > 3 && value[0] == '-' && value[1] == '0' &&
                              (value[2] == 'x' || value[2] == 'X');
         long long x = std::strtoll(value.c_str(), &end, hex || neg_hex ? 16 : 10);
-        if (value.empty() || *end != '\0' || errno == ERANGE || std::isspace((unsigned char)value[0]))
+        if (value.empty() || *end != '\0' || std::isspace((unsigned char)value[0]))
             throw config_error("config key '" + key + "': expected a decimal integer (or 0x hex), got '" +
                                value + "'");
+        // An integer, too large for 64 bits: out of the key's range.
+        if (errno == ERANGE)
+            throw config_error("config key '" + key + "': " + value + " out of range " +
+                               std::to_string(s->min) + ".." + std::to_string(s->max));
         v = (int64_t)x;
         break;
     }
@@ -532,6 +521,14 @@ void config::validate() const
     }
     if (b("picle.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
+    // Keys that would have no effect are refused, not ignored: with no MMU
+    // there is no walker, so none of its RTL twins.
+    if (b("mmu.bypass"))
+        for (const char *k : {"ptw.scheduler_impl", "ptw.pwc_impl", "ptw.cosim", "rtl.fst",
+                              "rtl.mismatch_cycles", "rtl.mismatch_fst"})
+            if (*find(k) != spec_of(k)->def)
+                throw config_error(std::string("config key '") + k + "': " + find(k)->dump() +
+                                   " has no effect with mmu.bypass=true (no walker, no RTL)");
     for (const char *k : {"contexts", "migrate.interval_cycles"}) {
         const bool on = std::string(k) == "contexts" ? i(k) > 1 : i(k) > 0;
         if (on && b("mmu.bypass"))
@@ -545,8 +542,8 @@ void config::validate() const
     if (i("sm.issue_cycles") > 1 && s("sm.model") == "simple")
         throw config_error("config key 'sm.issue_cycles': supported with sm.model=issue only "
                            "(the simple SM's non-memory work: sm.compute_on_pipeline)");
-    if (b("picle.enabled") && i("picle.entries") % i("picle.ways") != 0)
-        throw config_error("config key 'picle.ways': must divide picle.entries");
+    if (b("picle.enabled"))
+        ldt_params_from(*this, 1); // the LDT's own checker (the CU count is checked when built)
     if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {
         gmmu_cache_config cc;
         gmmu_cache_config_default(&cc);
@@ -559,8 +556,11 @@ void config::validate() const
                                "l1_cache.ways <= page_size (" + std::to_string(i("page_size")) +
                                "): " + err.msg + "; raise l1_cache.ways or use pipt");
     }
-    if (i("l1_cache.index_cycles") > i("l1_cache.hit_cycles"))
-        throw config_error("config key 'l1_cache.index_cycles': exceeds l1_cache.hit_cycles");
+    // Each data cache's geometry and latencies: the C model's own checker.
+    if (b("l1_cache.enabled"))
+        cache_config_from(*this, "l1_cache", false);
+    if (b("l2_cache.enabled"))
+        cache_config_from(*this, "l2_cache", true);
     if (s("ptw.via") == "l2_cache" && !b("l2_cache.enabled"))
         throw config_error("config key 'ptw.via': l2_cache needs l2_cache.enabled=true");
     if (s("ptw.via") == "l1_cache" &&
@@ -599,6 +599,14 @@ void config::validate() const
                                "page per sample, and sm.count x sm.warps x workload.accesses x "
                                "workload.active_lanes = " + std::to_string(int64_t(samples)) +
                                " samples are more than " + std::to_string(max_pages));
+    }
+    // tlb-probe maps workload.probe_distance_max bytes from workload.base_va.
+    if (spec_of("workload.probe_distance_max")) {
+        const int64_t dmax = i("workload.probe_distance_max");
+        if (dmax / ps > max_pages || uint64_t(i("workload.base_va")) + uint64_t(dmax) > (1ull << 47))
+            throw config_error("config key 'workload.probe_distance_max': tlb-probe maps " +
+                               std::to_string(dmax) + " bytes from workload.base_va, more than " +
+                               std::to_string(max_pages) + " pages of page_size or past 2^47");
     }
     if (uint64_t(i("workload.base_va")) + uint64_t(i("workload.region_bytes")) > (1ull << 47))
         throw config_error("config key 'workload.region_bytes': the region ends above the "
@@ -643,6 +651,95 @@ config config::load(const std::string &name_or_path, const std::vector<std::stri
     return from_text(buf.str(), path, sets);
 }
 
+// The deepest nesting a config file may have. The deepest key is three
+// levels (ptw.line_cache.lines); the limit leaves room for objects where a
+// value belongs, which check_tree names, and stops a file of a million '['
+// before the parser builds (and check_tree recurses through) the tree.
+constexpr unsigned max_config_depth = 64;
+
+// Refuse a file nested deeper than max_config_depth: one pass over the text,
+// constant memory, before any JSON is parsed.
+static void check_depth(const std::string &text, const std::string &path)
+{
+    unsigned depth = 0;
+    bool in_string = false, escaped = false;
+    for (size_t k = 0; k < text.size(); k++) {
+        const char ch = text[k];
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (ch == '\\')
+                escaped = true;
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        if (ch == '"') {
+            in_string = true;
+        } else if (ch == '{' || ch == '[') {
+            if (++depth > max_config_depth)
+                throw config_error(path + ":" + std::to_string(line_of(text, k)) +
+                                   ": JSON nested deeper than " + std::to_string(max_config_depth) +
+                                   " levels (the deepest config key has 3)");
+        } else if ((ch == '}' || ch == ']') && depth > 0) {
+            depth--;
+        }
+    }
+}
+
+// Dotted keys in a file mean what they mean to --set: {"sm.count": 2} is
+// {"sm": {"count": 2}}, at any level ({"ptw": {"line_cache.lines": 8}}).
+// Every leaf (a value, or an empty object) is collected under its full
+// dotted key, then the tree is built again; one key given twice (nested and
+// dotted) is an error naming it. Memory: the leaves' keys, at most
+// max_config_depth parts each.
+static void collect_leaves(const json &n, const std::string &prefix,
+                           std::vector<std::pair<std::string, const json *>> &leaves)
+{
+    for (auto it = n.begin(); it != n.end(); ++it) {
+        const std::string &k = it.key();
+        const std::string key = prefix.empty() ? k : prefix + "." + k;
+        if (k.empty() || k.front() == '.' || k.back() == '.' || k.find("..") != std::string::npos)
+            throw config_error("unknown config key '" + key + "'");
+        if (it->is_object() && !it->empty())
+            collect_leaves(*it, key, leaves);
+        else
+            leaves.push_back({key, &*it});
+    }
+}
+
+static json undot(const json &file)
+{
+    std::vector<std::pair<std::string, const json *>> leaves;
+    collect_leaves(file, "", leaves);
+    const auto group_error = [](const std::string &key, const json &v) {
+        return config_error("config key '" + key + "' is a group of keys (" + key +
+                            ".*): expected an object, got " + v.type_name());
+    };
+    json out = json::object();
+    for (const auto &[key, v] : leaves) {
+        const std::vector<std::string> parts = split(key);
+        json *n = &out;
+        std::string at;
+        for (size_t p = 0; p + 1 < parts.size(); p++) {
+            at = at.empty() ? parts[p] : at + "." + parts[p];
+            if (n->contains(parts[p]) && !(*n)[parts[p]].is_object())
+                throw group_error(at, (*n)[parts[p]]);
+            n = &(*n)[parts[p]];
+        }
+        if (n->contains(parts.back())) {
+            const json &old = (*n)[parts.back()];
+            if (old.is_object() && v->is_object())
+                continue; // an empty group given twice
+            if (old.is_object() && !old.empty())
+                throw group_error(key, *v);
+            throw config_error("config key '" + key + "' is given twice (once nested, once dotted)");
+        }
+        (*n)[parts.back()] = *v;
+    }
+    return out;
+}
+
 config config::from_text(const std::string &text, const std::string &path,
                          const std::vector<std::string> &sets)
 {
@@ -650,6 +747,7 @@ config config::from_text(const std::string &text, const std::string &path,
         throw config_error(path + ":1: empty or unreadable config file");
     if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
         throw config_error(path + ":1: starts with a UTF-8 byte-order mark; save it without one");
+    check_depth(text, path);
     json file;
     // Duplicate keys are an error (JSON parsers differ on which one wins).
     std::vector<std::pair<std::string, std::vector<std::string>>> scopes; // (dotted path, keys seen)
@@ -703,6 +801,7 @@ config config::from_text(const std::string &text, const std::string &path,
     if (!file.is_object())
         throw config_error(path + ":1: config must be a JSON object");
     try {
+        file = undot(file);
         check_tree(file, "");
     } catch (const config_error &e) {
         throw config_error(path + ": " + e.what());

@@ -45,6 +45,16 @@ class descriptor {
 
     explicit descriptor(std::vector<field> fields) : fields_(std::move(fields)) {}
 
+    // C checker fields that no key of this component sets: the key (full
+    // name) that does (the LDT's "cus" is the L1 TLB count: sm.count), or ""
+    // for a member the platform fills with a constant the checker accepts.
+    descriptor &c_field_elsewhere(const std::string &c_field, const std::string &key)
+    {
+        elsewhere_[c_field] = key;
+        return *this;
+    }
+    const std::map<std::string, std::string> &c_fields_elsewhere() const { return elsewhere_; }
+
     // The schema rows of one prefix.
     std::vector<key_spec> keys(const std::string &prefix, const prefix_info &info) const
     {
@@ -83,6 +93,29 @@ class descriptor {
         return "";
     }
 
+    // The key that sets C field `c_field` under `prefix`: this component's
+    // own, or one listed by c_field_elsewhere; "" if neither.
+    std::string real_key_of(const std::string &prefix, const std::string &c_field) const
+    {
+        const std::string k = key_of(prefix, c_field);
+        if (!k.empty())
+            return k;
+        auto e = elsewhere_.find(c_field);
+        return e == elsewhere_.end() ? "" : e->second;
+    }
+
+    // A C checker's error as "config key 'K': MSG", K the key that sets the
+    // field; a field no key sets (a constant of the platform) is named as the
+    // model's field under the prefix.
+    config_error checker_error(const std::string &prefix, const std::string &c_field,
+                               const std::string &msg) const
+    {
+        const std::string key = real_key_of(prefix, c_field);
+        if (key.empty())
+            return config_error("config '" + prefix + "': " + msg + " (model field '" + c_field + "')");
+        return config_error("config key '" + key + "': " + msg);
+    }
+
     // An enum key's C value; unknown text is an error naming the key and the
     // allowed values (the schema refuses it first; this keeps the rule here).
     int enum_value(const std::string &suffix, const std::string &text, const std::string &key) const
@@ -111,6 +144,7 @@ class descriptor {
 
   private:
     std::vector<field> fields_;
+    std::map<std::string, std::string> elsewhere_;
 
     static bool has(const field &f, const std::string &prefix)
     {

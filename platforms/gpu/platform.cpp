@@ -1,5 +1,8 @@
 #include "gmmu/gpu/platform.h"
 
+#include "gmmu/components/cache_spec.h"
+#include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 #include "gmmu/components/rtl_plugin.h"
 #include "gmmu/gpu/outputs.h"
 
@@ -96,17 +99,28 @@ std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string
         std::stringstream items(grp);
         std::string it;
         while (std::getline(items, it, ',')) {
-            unsigned a = 0, b = 0;
-            char dash = 0;
-            std::stringstream one(it);
-            if (!(one >> a))
-                throw config_error(key + "'" + it + "' is not an SM id or range");
+            // ID or ID-ID, decimal ids (no sign: "-1" is no SM, not 2^32-1).
+            unsigned long long a = 0, b = 0;
+            const size_t dash = it.find('-');
+            const auto id = [&](const std::string &t, unsigned long long &v) {
+                size_t k0 = t.find_first_not_of(' '), k1 = t.find_last_not_of(' ');
+                if (k0 == std::string::npos || t.substr(k0, k1 - k0 + 1).find_first_not_of(
+                                                   "0123456789") != std::string::npos ||
+                    k1 - k0 > 9)
+                    throw config_error(key + "'" + it + "' is not an SM id or range");
+                v = std::stoull(t.substr(k0, k1 - k0 + 1));
+            };
+            id(it.substr(0, dash), a);
             b = a;
-            if (one >> dash) {
-                if (dash != '-' || !(one >> b) || b < a)
+            if (dash != std::string::npos) {
+                id(it.substr(dash + 1), b);
+                if (b < a)
                     throw config_error(key + "'" + it + "' is not an SM id or range");
             }
-            for (unsigned s = a; s <= b; s++) {
+            if (b >= nsm)
+                throw config_error(key + "SM " + std::to_string(b) + " out of range 0.." +
+                                   std::to_string(nsm - 1));
+            for (unsigned s = unsigned(a); s <= b; s++) {
                 if (s >= nsm)
                     throw config_error(key + "SM " + std::to_string(s) + " out of range 0.." +
                                        std::to_string(nsm - 1));
@@ -145,8 +159,9 @@ gmmu_pwc_config pwc_config_from(const config &c)
 gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, workload &wl)
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
-    mem = std::make_unique<memory>("memory", unsigned(c.i("memory.latency_cycles")), clock);
-    mem->set_bytes_per_cycle(unsigned(c.i("memory.bytes_per_cycle")));
+    const memory_config mc = memory_config_from(c); // components/memory_spec.h
+    mem = std::make_unique<memory>("memory", mc.latency_cycles, clock);
+    mem->set_bytes_per_cycle(mc.bytes_per_cycle);
     drv = std::make_unique<driver>("driver", *mem);
     const unsigned nctx = unsigned(c.i("contexts"));
     for (unsigned k = 1; k < nctx; k++) {
@@ -340,20 +355,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 
         // PICLE / Valkyrie: an LDT unit beside each L2 instance.
         if (c.b("picle.enabled")) {
-            ldt_params lp;
-            lp.model.entries = uint32_t(c.i("picle.entries"));
-            lp.model.ways = uint32_t(c.i("picle.ways"));
-            lp.model.cus = uint32_t(l1.size());
-            lp.model.tag_bits = uint32_t(c.i("picle.tag_bits"));
-            lp.model.seed = 0x91C1Eull;
-            lp.model.lookup_cycles = uint32_t(c.i("picle.lookup_cycles"));
+            ldt_params lp = ldt_params_from(c, unsigned(l1.size())); // components/ldt_spec.h
             lp.page_shift = tlb_params_from(c, "l2_tlb", 2).model.page_shift;
-            lp.probe = c.b("picle.probe");
-            lp.probe_cycles = unsigned(c.i("picle.probe_cycles"));
             lp.clock = clock;
-            gmmu_error err{};
-            if (gmmu_ldt_config_check(&lp.model, &err) != GMMU_OK)
-                throw config_error("config key 'picle." + std::string(err.field) + "': " + err.msg);
             for (size_t k = 0; k < outer[0].size(); k++) {
                 std::string nm = outer[0].size() > 1 ? "ldt" + std::to_string(k) : "ldt";
                 ldts.push_back(std::make_unique<ldt_unit>(nm.c_str(), lp));
@@ -433,22 +437,10 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 // in front of the memory, skipping the levels that are off.
 tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
 {
-    auto cache_cfg = [&c](const std::string &pre, bool write_allocate) {
-        gmmu_cache_config cc{};
-        cc.bytes = uint64_t(c.i(pre + ".bytes"));
-        cc.ways = uint32_t(c.i(pre + ".ways"));
-        cc.line_bytes = uint32_t(c.i(pre + ".line_bytes"));
-        cc.hit_cycles = uint32_t(c.i(pre + ".hit_cycles"));
-        cc.write_allocate = write_allocate;
-        gmmu_error err{};
-        if (gmmu_cache_config_check(&cc, &err) != GMMU_OK)
-            throw config_error("config key '" + pre + "." + err.field + "': " + err.msg);
-        return cc;
-    };
     tlm::tlm_base_target_socket_b<> *below = &mem->tsock;
     if (c.b("l2_cache.enabled")) {
         if (!l2_cache) {
-            l2_cache = std::make_unique<data_cache>("l2_cache", cache_cfg("l2_cache", true), clock);
+            l2_cache = std::make_unique<data_cache>("l2_cache", cache_config_from(c, "l2_cache", true), clock);
             l2_cache->isock.bind(mem->tsock);
         }
         below = &l2_cache->tsock;
@@ -456,9 +448,7 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     if (!c.b("l1_cache.enabled"))
         return *below;
     const std::string nm = "l1_cache" + std::to_string(l1_caches.size());
-    gmmu_cache_config l1c = cache_cfg("l1_cache", false);
-    l1c.vipt = c.s("l1_cache.indexing") == "vipt";
-    l1c.index_cycles = l1c.vipt ? uint32_t(c.i("l1_cache.index_cycles")) : 0;
+    const gmmu_cache_config l1c = cache_config_from(c, "l1_cache", false); // components/cache_spec.h
     l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), l1c, clock));
     l1_caches.back()->reports_to_warp = true;
     l1_caches.back()->isock.bind(*below);

@@ -1,9 +1,11 @@
 // gmmu — the issue/commit SM (components/sm_core.h) in the GPU platform:
-// its `sm.*` and `fault.*` config keys, the configs it is built from, and
+// its `sm.*` config keys (the `fault.*` keys are the fault handler's spec,
+// components/fault_handler_spec.h), the configs it is built from, and
 // the `sm.model=issue` factory that connects it to the platform's fault
 // handler and kernel workload.
 #include "gmmu/gpu/sm_core_config.h"
 
+#include "gmmu/components/fault_handler_spec.h"
 #include "gmmu/gpu/platform.h"
 
 namespace gmmu {
@@ -88,22 +90,6 @@ static const std::vector<key_spec> &sm_core_keys()
         key_int("sm.ldst_queue", 2, 1, 64,
                 "sm.model=issue: global memory instructions in the ld/st unit before issue "
                 "stalls."),
-        key_string("fault.link", "nvlink", {"nvlink", "pcie"},
-                   "CPU-GPU link of the CPU fault path: nvlink (12 us with transfer, 10 us "
-                   "without) or pcie (25 / 12 us)."),
-        key_int("fault.cpu_transfer_ns", 0, 0, 100000000,
-                "CPU path cost of a fault whose data is CPU-resident, ns; 0 = the link's."),
-        key_int("fault.cpu_alloc_ns", 0, 0, 100000000,
-                "CPU path cost of a first-touch fault, ns; 0 = the link's."),
-        key_int("fault.cpu_servers", 1, 1, 4096,
-                "Faults the CPU serves at once (1: one by one)."),
-        key_bool("fault.local_first_touch", false,
-                 "Resolve first-touch faults with a GPU-local handler."),
-        key_int("fault.local_ns", 20000, 1, 100000000, "GPU-local handler cost, ns."),
-        key_int("fault.local_servers", 1024, 1, 4096, "GPU-local handlers running at once."),
-        key_int("fault.granularity_bytes", 65536, 4096, 1 << 30,
-                "Fault granularity: bytes one fault makes present.", true),
-        key_int("fault.max_pending", 65536, 1, 1 << 20, "Capacity of the pending-fault queue."),
     };
     return k;
 }
@@ -196,27 +182,8 @@ gmmu_sm_config sm_core_config(const config &c)
     return s;
 }
 
-gmmu_fault_handler_config fault_handler_config(const config &c)
-{
-    gmmu_fault_handler_config f;
-    gmmu_fault_handler_config_default(&f, c.s("fault.link") == "pcie" ? GMMU_LINK_PCIE
-                                                                       : GMMU_LINK_NVLINK);
-    f.clock_mhz = uint32_t(c.i("clock_mhz"));
-    f.granularity_shift = unsigned(gmmu_log2_u64(uint64_t(c.i("fault.granularity_bytes"))));
-    if (c.i("fault.cpu_transfer_ns") > 0)
-        f.cpu_transfer_ns = uint32_t(c.i("fault.cpu_transfer_ns"));
-    if (c.i("fault.cpu_alloc_ns") > 0)
-        f.cpu_alloc_ns = uint32_t(c.i("fault.cpu_alloc_ns"));
-    f.cpu_servers = uint32_t(c.i("fault.cpu_servers"));
-    f.local_first_touch = c.b("fault.local_first_touch");
-    f.local_ns = uint32_t(c.i("fault.local_ns"));
-    f.local_servers = uint32_t(c.i("fault.local_servers"));
-    f.max_pending = uint32_t(c.i("fault.max_pending"));
-    gmmu_error err{};
-    if (gmmu_fault_handler_config_check(&f, &err) != GMMU_OK)
-        throw config_error("config key 'fault." + std::string(err.field) + "': " + err.msg);
-    return f;
-}
+// The fault handler's keys and checks are its spec's (components/fault_handler_spec.h).
+gmmu_fault_handler_config fault_handler_config(const config &c) { return fault_handler_config_from(c); }
 
 static std::unique_ptr<sm_base> make_sm_core(const char *name, const sm_params &p, workload &wl,
                                              gpu_platform &gpu)
@@ -267,7 +234,8 @@ static std::unique_ptr<sm_base> make_sm_core(const char *name, const sm_params &
 }
 
 [[maybe_unused]] static const bool sm_core_registered =
-    register_config_keys(sm_core_keys()) && register_sm_model("issue", make_sm_core);
+    register_config_keys(sm_core_keys()) && register_config_keys(fault_handler_config_keys()) &&
+    register_sm_model("issue", make_sm_core);
 
 
 } // namespace gmmu

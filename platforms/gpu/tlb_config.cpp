@@ -47,7 +47,8 @@ static void apply_large(tlb_params &p, const config &c, const std::string &k)
 
 const descriptor<tlb_params> &tlb_descriptor()
 {
-    static const descriptor<tlb_params> d({
+    static const descriptor<tlb_params> d = [] {
+        descriptor<tlb_params> x({
         // Read by the platform (which instances exist).
         only_for(bool_field<tlb_params>("enabled", true, "Instantiate the {L} TLB level.", nullptr),
                  {"l2_tlb", "l3_tlb"}),
@@ -199,7 +200,12 @@ const descriptor<tlb_params> &tlb_descriptor()
                                  "';', each a list of ids and ranges ('0-2;3-5;6,7'); overrides "
                                  "shared_by.",
                                  nullptr),
-    });
+        });
+        // Members of the MSHR model the platform fills with constants the
+        // checker accepts (gmmu_tlb_mshr_config defaults).
+        x.c_field_elsewhere("targets", "").c_field_elsewhere("miss_cycles", "").c_field_elsewhere("merge_pages", "");
+        return x;
+    }();
     return d;
 }
 
@@ -226,14 +232,9 @@ std::vector<key_spec> tlb_config_keys()
     return all;
 }
 
-// "config key 'K': MSG", or, for a C field no key sets, the prefix and field.
 static config_error checker_error(const std::string &prefix, const gmmu_error &err)
 {
-    const std::string key = tlb_descriptor().key_of(prefix, err.field);
-    if (key.empty())
-        return config_error("config '" + prefix + "': " + err.msg + " (model field '" + err.field +
-                            "')");
-    return config_error("config key '" + key + "': " + err.msg);
+    return tlb_descriptor().checker_error(prefix, err.field, err.msg);
 }
 
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level)

@@ -360,6 +360,9 @@ std::unique_ptr<workload> make_workload(const std::string &name, const config &c
     if (cfg.s("workload.map") != "region" && name != "random-sample")
         throw config_error("config key 'workload.map': " + cfg.s("workload.map") +
                            " applies to the random-sample workload only (this run's is " + name + ")");
+    if (cfg.b("workload.faults") && name != "kernel")
+        throw config_error("config key 'workload.faults': demand paging applies to the kernel "
+                           "workload only (this run's is " + name + ")");
     for (auto &r : registry())
         if (r.first == name)
             return r.second(cfg, seed);

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 extern "C" {
 #include "gmmu/kernels.h"
@@ -87,6 +88,63 @@ TEST(KernelTextTest, ErrorsNameTheLine)
     EXPECT_NE(std::string(err.msg).find("kernel 'far' instruction 0: branch target 9"),
               std::string::npos)
         << err.msg;
+}
+
+// A header line given twice would silently win, and regs, warps_per_block and
+// grid of 0 would silently mean the default: both are refused at their line
+// (issue 41, item 12). shared 0 is no shared memory, and region repeats.
+TEST(KernelTextTest, RepeatedHeaderLinesAndZeroCountsAreRefusedAtTheirLine)
+{
+    struct Case {
+        std::string text, want;
+    } cases[] = {
+        {"kernel a\nkernel b\ncode\n", "line 2: 'kernel' given twice (first on line 1)"},
+        {"kernel a\nregs 8\n\nregs 32\ncode\n", "line 4: 'regs' given twice (first on line 2)"},
+        {"kernel a\nwarps_per_block 2\nwarps_per_block 4\ncode\n",
+         "line 3: 'warps_per_block' given twice (first on line 2)"},
+        {"kernel a\ngrid 2\ngrid 2\ncode\n", "line 3: 'grid' given twice (first on line 2)"},
+        {"kernel a\nshared 0\nshared 64\ncode\n", "line 3: 'shared' given twice (first on line 2)"},
+        {"kernel a\nregs 0\ncode\n", "line 2: 'regs' needs one number 1..1048576"},
+        {"kernel a\nwarps_per_block 0\ncode\n", "line 2: 'warps_per_block' needs one number 1..1048576"},
+        {"kernel a\ngrid 0\ncode\n", "line 2: 'grid' needs one number 1..1048576"},
+        {"kernel a\ngrid 0x0\ncode\n", "line 2: 'grid' needs one number 1..1048576"},
+    };
+    for (const auto &c : cases) {
+        auto k = std::make_unique<gmmu_kernel>();
+        gmmu_error err{};
+        EXPECT_EQ(parse(c.text, k.get(), &err), GMMU_EINVAL) << c.text;
+        EXPECT_STREQ(err.field, "kernel.text") << c.text;
+        EXPECT_EQ(std::string(err.msg).rfind(c.want, 0), 0u) << err.msg << " | want " << c.want;
+    }
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    const std::string ok = "kernel a\nshared 0\nregion input 64\nregion output 64\ncode\n addi r4, r4, 1\n";
+    ASSERT_EQ(parse(ok, k.get(), &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(k->shared_bytes, 0u);
+    EXPECT_EQ(k->nregions, 2u);
+    // Left out, the counts take their defaults.
+    EXPECT_EQ(k->nregs, 16u);
+    EXPECT_EQ(k->warps_per_block, 1u);
+    EXPECT_EQ(k->grid_blocks, 1u);
+}
+
+// gmmu_kernel_parse_lines gives each instruction's line, so that errors found
+// later (an access outside the regions) can name FILE:LINE.
+TEST(KernelTextTest, ParseLinesGivesEachInstructionsLine)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    std::vector<uint32_t> line(GMMU_KERNEL_MAX_INSNS, 0);
+    gmmu_error err{};
+    const std::string text = "kernel a\nregion input 64\ncode\n# a comment\n addi r4, r4, 1\n\n"
+                             "top: ld r5, r4, 0\n brnz r5, top\n";
+    ASSERT_EQ(gmmu_kernel_parse_lines(k.get(), text.data(), text.size(), line.data(), &err), GMMU_OK)
+        << err.msg;
+    ASSERT_EQ(k->ninsns, 3u);
+    EXPECT_EQ(line[0], 5u);
+    EXPECT_EQ(line[1], 7u);
+    EXPECT_EQ(line[2], 8u);
+    EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_LD), "ld");
+    EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_RED), "red");
 }
 
 } // namespace

@@ -1,12 +1,21 @@
 // The TLB levels' keys come from one descriptor (gpu/descriptor.h,
 // gpu/tlb_config.cpp): same keys and ranges at every level, C checker
-// verdicts named by real keys, enum text checked by the descriptor.
+// verdicts named by real keys, enum text checked by the descriptor. The
+// component specs (issue 42; components/*_spec.h) cover their groups' keys,
+// and every field a C checker can name maps to a key that exists.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 
+#include "gmmu/components/cache_spec.h"
+#include "gmmu/components/fault_handler_spec.h"
+#include "gmmu/components/ldt_spec.h"
+#include "gmmu/components/memory_spec.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
 
@@ -139,4 +148,243 @@ TEST(ConfigDescriptorTest, ApplyFillsEveryMemberFromItsKey)
     EXPECT_EQ(q.model.page_shift, 12u);
     EXPECT_EQ(q.mshr.mshrs, 0u);
     EXPECT_EQ(q.model.entries, 512u);
+}
+
+// ---- component specs (issue 42): keys and C error fields -----------------------
+
+namespace {
+
+// The field names a C checker can report: the string literals in the field
+// argument of every gmmu_error_set(err, FIELD, ...) in the function's body,
+// read from the source, so a new check in the model is seen here.
+std::set<std::string> checker_fields(const std::string &file, const std::string &function)
+{
+    std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/" + file);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string s = buf.str();
+    const size_t at = s.find(function + "(");
+    EXPECT_NE(at, std::string::npos) << file << " " << function;
+    if (at == std::string::npos)
+        return {};
+    size_t open = s.find('{', at), end = open;
+    for (int depth = 0; end < s.size(); end++) {
+        depth += s[end] == '{' ? 1 : s[end] == '}' ? -1 : 0;
+        if (depth == 0)
+            break;
+    }
+    const std::string body = s.substr(open, end - open);
+    std::set<std::string> out;
+    static const std::regex call(R"(gmmu_error_set\(\s*err\s*,\s*([^;]*?),\s*")");
+    static const std::regex literal(R"xx("(\w+)")xx");
+    for (auto m = std::sregex_iterator(body.begin(), body.end(), call); m != std::sregex_iterator(); ++m) {
+        const std::string arg = (*m)[1];
+        for (auto l = std::sregex_iterator(arg.begin(), arg.end(), literal); l != std::sregex_iterator(); ++l)
+            out.insert((*l)[1]);
+    }
+    out.erase("config"); // a NULL config pointer, not a field
+    out.erase("cache");  // the same in cache.c
+    out.erase("fault_handler"); // and in fault_handler.c
+    EXPECT_FALSE(out.empty()) << file << " " << function;
+    return out;
+}
+
+template <class D>
+void expect_fields_map(const D &d, const std::string &prefix, const std::set<std::string> &fields)
+{
+    for (const std::string &f : fields) {
+        const std::string k = d.real_key_of(prefix, f);
+        if (k.empty()) {
+            // Only a member the platform fills with a constant may have no key.
+            auto e = d.c_fields_elsewhere().find(f);
+            EXPECT_TRUE(e != d.c_fields_elsewhere().end() && e->second.empty())
+                << prefix << ": C field '" << f << "' maps to no key";
+            continue;
+        }
+        EXPECT_NE(schema_key(k), nullptr) << prefix << ": C field '" << f << "' maps to '" << k
+                                          << "', which is not a key";
+    }
+}
+
+} // namespace
+
+// Every key comes from a component's spec or from the flat rows of the groups
+// not yet given one; no key is in two specs, and a spec's key is in the schema.
+TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
+{
+    std::map<std::string, std::string> owner; // key -> spec
+    auto add = [&](const std::string &spec, const std::vector<gmmu::key_spec> &keys) {
+        for (auto &k : keys) {
+            EXPECT_TRUE(owner.emplace(k.key, spec).second) << k.key << " in two specs";
+            const gmmu::key_spec *s = schema_key(k.key);
+            ASSERT_NE(s, nullptr) << k.key;
+            EXPECT_EQ(s->def, k.def) << k.key;
+            EXPECT_EQ(s->doc, k.doc) << k.key;
+        }
+    };
+    add("tlb", gmmu::tlb_config_keys());
+    add("ldt", gmmu::ldt_config_keys());
+    for (auto &l : gmmu::cache_levels())
+        add("cache", gmmu::cache_config_keys(l.prefix));
+    add("fault_handler", gmmu::fault_handler_config_keys());
+    add("memory", gmmu::memory_config_keys());
+    // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
+    // sm_core_config.cpp, workloads): shrinks as components get specs.
+    const std::set<std::string> flat_groups = {"name", "clock_mhz", "page_size", "sim",      "sm",
+                                               "ptw",  "rtl",       "mmu",       "contexts",
+                                               "migrate", "workload"};
+    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache",
+                                               "fault",  "memory"};
+    for (auto &s : gmmu::config_schema()) {
+        const std::string group = s.key.substr(0, s.key.find('.'));
+        if (owner.count(s.key)) {
+            EXPECT_TRUE(spec_groups.count(group)) << s.key;
+            continue;
+        }
+        EXPECT_FALSE(spec_groups.count(group)) << s.key << ": a flat row in a group with a spec";
+        EXPECT_TRUE(flat_groups.count(group)) << s.key << ": a new group needs a spec";
+    }
+}
+
+// Every field the C checkers can name maps to a key that exists (the LDT's
+// "cus" is the L1 TLB count, set by sm.count: there is no picle.cus).
+TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
+{
+    for (auto &lvl : gmmu::tlb_levels())
+        expect_fields_map(gmmu::tlb_descriptor(), lvl.prefix,
+                          checker_fields("models/src/tlb.c", "gmmu_status gmmu_tlb_config_check"));
+    expect_fields_map(gmmu::tlb_descriptor(), "l1_tlb",
+                      checker_fields("models/src/tlb_mshr.c", "gmmu_status gmmu_tlb_mshr_config_check"));
+    const auto ldt = checker_fields("models/src/ldt.c", "gmmu_status gmmu_ldt_config_check");
+    EXPECT_TRUE(ldt.count("cus")) << "the parser reads the checker";
+    expect_fields_map(gmmu::ldt_descriptor(), "picle", ldt);
+    EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "cus"), "sm.count");
+    EXPECT_EQ(gmmu::ldt_descriptor().real_key_of("picle", "ways"), "picle.ways");
+    for (auto &l : gmmu::cache_levels()) {
+        expect_fields_map(gmmu::cache_descriptor(), l.prefix,
+                          checker_fields("models/src/cache.c", "gmmu_status gmmu_cache_config_check"));
+        expect_fields_map(gmmu::cache_descriptor(), l.prefix,
+                          checker_fields("models/src/cache.c", "gmmu_status gmmu_cache_vipt_check"));
+    }
+    EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l1_cache", "vipt"), "l1_cache.indexing");
+    EXPECT_EQ(gmmu::cache_descriptor().real_key_of("l2_cache", "hit_cycles"), "l2_cache.hit_cycles");
+    expect_fields_map(gmmu::fault_handler_descriptor(), "fault",
+                      checker_fields("models/src/fault_handler.c", "gmmu_status gmmu_fault_handler_config_check"));
+    // Once named by concatenation as 'fault.granularity_shift', no key.
+    EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "granularity_shift"),
+              "fault.granularity_bytes");
+    EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "clock_mhz"), "clock_mhz");
+}
+
+// The fault handler's config: the link's paper costs, then the keys (0 keeps
+// the link's cost), the clock from clock_mhz; verdicts named by key.
+TEST(ComponentSpecTest, FaultHandlerSpecAppliesTheLinkThenItsKeys)
+{
+    gmmu::config c = gmmu::config::load("default", {"fault.link=pcie", "fault.cpu_alloc_ns=777",
+                                                    "fault.granularity_bytes=2097152", "fault.cpu_servers=3",
+                                                    "fault.local_first_touch=true", "clock_mhz=1500"});
+    const gmmu_fault_handler_config f = gmmu::fault_handler_config_from(c);
+    gmmu_fault_handler_config pcie;
+    gmmu_fault_handler_config_default(&pcie, GMMU_LINK_PCIE);
+    EXPECT_EQ(f.cpu_transfer_ns, pcie.cpu_transfer_ns); // 0: the link's
+    EXPECT_EQ(f.cpu_alloc_ns, 777u);
+    EXPECT_EQ(f.granularity_shift, 21u);
+    EXPECT_EQ(f.cpu_servers, 3u);
+    EXPECT_TRUE(f.local_first_touch);
+    EXPECT_EQ(f.clock_mhz, 1500u);
+    EXPECT_EQ(f.max_pending, 65536u);
+    try {
+        gmmu::fault_handler_descriptor().enum_value("link", "usb", "fault.link");
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'fault.link': 'usb' is not one of nvlink, pcie"),
+                  std::string::npos)
+            << e.what();
+    }
+    const gmmu::config_error e = gmmu::fault_handler_descriptor().checker_error(
+        "fault", "granularity_shift", "fault granularity 2^40 out of range 4 KiB..1 GiB");
+    EXPECT_NE(std::string(e.what()).find("config key 'fault.granularity_bytes': fault granularity"),
+              std::string::npos)
+        << e.what();
+}
+
+// The data caches' rules are cache.c's, named by key at either level, and
+// the L1's vipt and index_cycles come from its keys (index_cycles kept for
+// vipt only).
+TEST(ComponentSpecTest, CacheSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
+{
+    gmmu::config c = gmmu::config::load("default", {"l1_cache.enabled=true", "l1_cache.bytes=4096",
+                                                    "l1_cache.ways=2", "l1_cache.indexing=vipt",
+                                                    "l1_cache.index_cycles=5", "l2_cache.hit_cycles=9"});
+    const gmmu_cache_config l1 = gmmu::cache_config_from(c, "l1_cache", false);
+    EXPECT_EQ(l1.bytes, 4096u);
+    EXPECT_EQ(l1.ways, 2u);
+    EXPECT_TRUE(l1.vipt);
+    EXPECT_EQ(l1.index_cycles, 5u);
+    EXPECT_FALSE(l1.write_allocate);
+    const gmmu_cache_config l2 = gmmu::cache_config_from(c, "l2_cache", true);
+    EXPECT_EQ(l2.bytes, uint64_t(2) << 20);
+    EXPECT_EQ(l2.ways, 8u);
+    EXPECT_EQ(l2.hit_cycles, 9u);
+    EXPECT_FALSE(l2.vipt);
+    EXPECT_TRUE(l2.write_allocate);
+    c.set("l1_cache.indexing", "pipt");
+    EXPECT_EQ(gmmu::cache_config_from(c, "l1_cache", false).index_cycles, 0u);
+    for (const auto &[sets, key] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"l2_cache.enabled=true", "l2_cache.ways=3"}, "config key 'l2_cache.ways': 3 ways"},
+             {{"l1_cache.enabled=true", "l1_cache.bytes=3000"}, "config key 'l1_cache.bytes': capacity 3000"},
+             {{"l1_cache.enabled=true", "l1_cache.index_cycles=41"}, "config key 'l1_cache.index_cycles': index latency 41"},
+         }) {
+        try {
+            gmmu::config::load("default", sets);
+            ADD_FAILURE() << key << ": accepted";
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
+}
+
+// The LDT's rules are its C checker's, named by key: ways must divide entries
+// (once config.cpp's own copy of the rule), and the CU count.
+TEST(ComponentSpecTest, LdtSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
+{
+    gmmu::config c = gmmu::config::load("default", {"picle.enabled=true", "picle.entries=64", "picle.ways=4",
+                                                    "picle.tag_bits=12", "picle.lookup_cycles=7",
+                                                    "picle.probe=true", "picle.probe_cycles=3"});
+    const gmmu::ldt_params p = gmmu::ldt_params_from(c, 6);
+    EXPECT_EQ(p.model.entries, 64u);
+    EXPECT_EQ(p.model.ways, 4u);
+    EXPECT_EQ(p.model.cus, 6u);
+    EXPECT_EQ(p.model.tag_bits, 12u);
+    EXPECT_EQ(p.model.lookup_cycles, 7u);
+    EXPECT_TRUE(p.probe);
+    EXPECT_EQ(p.probe_cycles, 3u);
+    try {
+        gmmu::config::load("default", {"picle.enabled=true", "picle.entries=64", "picle.ways=3"});
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'picle.ways': LDT ways 3 must divide entries (64)"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        gmmu::ldt_params_from(c, 5000);
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'sm.count': LDT CU count 5000"), std::string::npos)
+            << e.what();
+    }
+}
+
+// The memory's keys fill the config it is built with.
+TEST(ComponentSpecTest, MemorySpecAppliesItsKeys)
+{
+    const gmmu::memory_config d = gmmu::memory_config_from(gmmu::config::defaults());
+    EXPECT_EQ(d.latency_cycles, 100u);
+    EXPECT_EQ(d.bytes_per_cycle, 0u);
+    const gmmu::memory_config m = gmmu::memory_config_from(
+        gmmu::config::load("default", {"memory.latency_cycles=7", "memory.bytes_per_cycle=64"}));
+    EXPECT_EQ(m.latency_cycles, 7u);
+    EXPECT_EQ(m.bytes_per_cycle, 64u);
 }

@@ -141,6 +141,15 @@ gmmu_status gmmu_kernel_ipdom(const gmmu_kernel *k, uint32_t *ipdom, gmmu_error 
  * labels. Errors: field "kernel.text", message "line N: ..."; then
  * gmmu_kernel_check's (which name the instruction index). */
 gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu_error *err);
+/* The same, and, if insn_line is not NULL, the file line of each
+ * instruction into insn_line[0..ninsns-1] (GMMU_KERNEL_MAX_INSNS entries),
+ * so that a later error can name FILE:LINE. Each header line but `region`
+ * may appear once; regs, warps_per_block and grid are 1..1048576 (left out:
+ * 16, 1, 1). */
+gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len, uint32_t *insn_line,
+                                    gmmu_error *err);
+/* An opcode's mnemonic in kernel files ("ld"), or "?". */
+const char *gmmu_kernel_op_name(gmmu_op op);
 /* Region index holding va, or -1. */
 int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
 

@@ -266,7 +266,10 @@ class kernel_workload : public workload, public kernel_source, public pager {
             throw config_error("config key 'workload.kernel_file': " + path + ": cannot read");
         const std::string text = buf.str();
         gmmu_error err{};
-        if (gmmu_kernel_parse(k.get(), text.data(), text.size(), &err) != GMMU_OK) {
+        file = path;
+        file_line.assign(GMMU_KERNEL_MAX_INSNS, 0);
+        if (gmmu_kernel_parse_lines(k.get(), text.data(), text.size(), file_line.data(), &err) !=
+            GMMU_OK) {
             std::string msg = err.msg;
             if (std::strcmp(err.field, "kernel.text") == 0 && msg.rfind("line ", 0) == 0) {
                 const size_t colon = msg.find(':');
@@ -277,12 +280,20 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
 
     // Functional interpreter: the expected final memory and registers.
-    uint64_t *ref_word(uint64_t va)
+    // An access outside the regions names what wrote the kernel: the file's
+    // line and instruction, or the built-in kernel's key.
+    uint64_t *ref_word(uint64_t va, uint32_t pc)
     {
         int r = gmmu_kernel_region_of(k.get(), va);
+        if (r < 0 && !file.empty())
+            throw config_error(file + ":" + std::to_string(file_line[pc]) + ": kernel '" +
+                               std::string(k->name) + "' instruction " + std::to_string(pc) + " (" +
+                               gmmu_kernel_op_name(gmmu_op(k->code[pc].op)) + ") accesses VA " +
+                               hex(va) + ", outside its regions");
         if (r < 0)
             throw config_error("config key 'workload.kernel': kernel '" + std::string(k->name) +
-                               "' accesses VA outside its regions");
+                               "' instruction " + std::to_string(pc) + " accesses VA " + hex(va) +
+                               ", outside its regions");
         return &ref[size_t(r)][(va - k->region[r].base) / 8];
     }
     void reference()
@@ -308,6 +319,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
                         if (++steps > (1ull << 32))
                             throw config_error("config key 'workload.kernel': kernel '" +
                                                std::string(k->name) + "' does not terminate");
+                        const uint32_t at = pc;
                         const gmmu_insn &in = k->code[pc++];
                         const gmmu_op op = gmmu_op(in.op);
                         const unsigned ns = gmmu_op_nsrc(op);
@@ -320,11 +332,11 @@ class kernel_workload : public workload, public kernel_source, public pager {
                         } else if (op == GMMU_OP_JMP) {
                             pc = uint32_t(in.imm);
                         } else if (op == GMMU_OP_LD) {
-                            R[in.dst * 32 + l] = *ref_word((a + uint64_t(in.imm)) & ~7ull);
+                            R[in.dst * 32 + l] = *ref_word((a + uint64_t(in.imm)) & ~7ull, at);
                         } else if (op == GMMU_OP_ST) {
-                            *ref_word((a + uint64_t(in.imm)) & ~7ull) = bb;
+                            *ref_word((a + uint64_t(in.imm)) & ~7ull, at) = bb;
                         } else if (op == GMMU_OP_RED) {
-                            *ref_word((a + uint64_t(in.imm)) & ~7ull) += bb;
+                            *ref_word((a + uint64_t(in.imm)) & ~7ull, at) += bb;
                         } else {
                             R[in.dst * 32 + l] = gmmu_op_alu(&in, a, bb, cc);
                         }
@@ -335,7 +347,16 @@ class kernel_workload : public workload, public kernel_source, public pager {
         }
     }
 
+    static std::string hex(uint64_t v)
+    {
+        char b[24];
+        std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+        return b;
+    }
+
     std::unique_ptr<gmmu_kernel> k;
+    std::string file;                // workload.kernel_file, or "" (built-in)
+    std::vector<uint32_t> file_line; // each instruction's line in it
     bool demand = false;
     bool bypass = false; // mmu.bypass: PA = VA
     unsigned nsm = 1, waves = 1;

@@ -71,6 +71,15 @@ std::vector<level_spec> parse_levels(const config &c)
                 l.page_bytes < 8)
                 throw config_error("config key 'workload.share_levels': '" + it +
                                    "' is not ENTRIES:PAGE_BYTES");
+            // The run maps 2 x ENTRIES x PAGE_BYTES from workload.base_va: it
+            // must stay in the canonical user half and within 2^24 pages.
+            uint64_t bytes = 0;
+            const uint64_t base = uint64_t(c.i("workload.base_va")), ps = uint64_t(c.i("page_size"));
+            if (__builtin_mul_overflow(2 * l.entries, l.page_bytes, &bytes) || l.entries > (1ull << 62) ||
+                bytes > (1ull << 47) - base || bytes / ps > (1ull << 24))
+                throw config_error("config key 'workload.share_levels': '" + it + "' maps 2 x " +
+                                   "ENTRIES x PAGE_BYTES from workload.base_va, more than 2^24 "
+                                   "pages of page_size or past 2^47");
             lv.push_back(l);
         }
     } else if (!from.empty()) {
