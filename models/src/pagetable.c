@@ -208,6 +208,63 @@ gmmu_status gmmu_pt_set_frame(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned *p
     return wr(&pt->mem, leaf_pa, pte);
 }
 
+#define GMMU_PTE_PAT_LARGE (1ull << 12) /* PAT of a 2 MiB / 1 GiB leaf */
+
+uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte)
+{
+    const unsigned shift = 12u + 9u * (level - 1u);
+    return pte & GMMU_PTE_ADDR_MASK & ~((1ull << shift) - 1);
+}
+
+gmmu_pte_verdict gmmu_pte_judge(unsigned level, uint64_t pte, unsigned access, gmmu_walk_perm *p,
+                                gmmu_fault *fault, unsigned *fault_level)
+{
+    /* 1. Not present: a translation fault, whatever the levels above allow. */
+    if (!(pte & GMMU_PTE_P)) {
+        *fault = GMMU_FAULT_NOT_PRESENT;
+        *fault_level = level;
+        return GMMU_PTE_FAULT;
+    }
+    /* 2. Reserved bits. */
+    const bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
+    if ((pte & GMMU_PTE_PS) && level == 4) {
+        *fault = GMMU_FAULT_RESERVED;
+        *fault_level = level;
+        return GMMU_PTE_FAULT;
+    }
+    if (is_leaf && level > 1) {
+        /* Bits 12..shift-1 of a large leaf: bit 12 is PAT, the rest must be 0. */
+        const unsigned shift = 12u + 9u * (level - 1u);
+        const uint64_t low = pte & GMMU_PTE_ADDR_MASK & ((1ull << shift) - 1) & ~GMMU_PTE_PAT_LARGE;
+        if (low) {
+            *fault = GMMU_FAULT_RESERVED;
+            *fault_level = level;
+            return GMMU_PTE_FAULT;
+        }
+    }
+    /* 3. Permissions: remember the first failing entry, keep walking. */
+    if (p->denied == GMMU_FAULT_NONE) {
+        if ((access & GMMU_ACC_USER) && !(pte & GMMU_PTE_U))
+            p->denied = GMMU_FAULT_USER;
+        else if ((access & GMMU_ACC_WRITE) && !(pte & GMMU_PTE_W))
+            p->denied = GMMU_FAULT_WRITE;
+        if (p->denied != GMMU_FAULT_NONE)
+            p->denied_level = (uint8_t)level;
+    }
+    if (!is_leaf) {
+        p->wu &= pte;
+        p->nx |= pte & GMMU_PTE_NX;
+        return GMMU_PTE_NEXT;
+    }
+    /* 4. The leaf: the translation is complete; now judge permissions. */
+    if (p->denied != GMMU_FAULT_NONE) {
+        *fault = (gmmu_fault)p->denied;
+        *fault_level = p->denied_level;
+        return GMMU_PTE_FAULT;
+    }
+    return GMMU_PTE_LEAF;
+}
+
 gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
                            uint64_t va, unsigned access, gmmu_walk_result *r)
 {
@@ -237,10 +294,13 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
         r->fault_level = start_level;
         return GMMU_OK;
     }
-    bool write = (access & GMMU_ACC_WRITE) != 0;
-    bool user = (access & GMMU_ACC_USER) != 0;
+    /* The order of the checks is gmmu_pte_judge's (see gmmu/pagetable.h):
+     * not-present and reserved bits at every level first; permissions are
+     * judged once the leaf is reached. */
+    const bool write = (access & GMMU_ACC_WRITE) != 0;
+    gmmu_walk_perm perm;
+    gmmu_walk_perm_init(&perm);
     uint64_t table = table_base;
-    uint64_t acc_wu = GMMU_PTE_W | GMMU_PTE_U, acc_nx = 0;
     for (unsigned level = start_level; level >= 1; level--) {
         r->table_base[level] = table;
         uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
@@ -251,28 +311,17 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
         if (rd(mem, pte_pa, &pte) != GMMU_OK)
             return GMMU_EMEM;
         r->level_pte[level] = pte;
-        if (!(pte & GMMU_PTE_P)) {
-            r->fault = GMMU_FAULT_NOT_PRESENT;
-            r->fault_level = level;
+        const uint64_t up_wu = perm.wu, up_nx = perm.nx;
+        gmmu_fault f = GMMU_FAULT_NONE;
+        unsigned fl = 0;
+        const gmmu_pte_verdict v = gmmu_pte_judge(level, pte, access, &perm, &f, &fl);
+        if (v == GMMU_PTE_FAULT) {
+            r->fault = f;
+            r->fault_level = fl;
             return GMMU_OK;
         }
-        bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
-        if ((pte & GMMU_PTE_PS) && level == 4) {
-            r->fault = GMMU_FAULT_RESERVED;
-            r->fault_level = level;
-            return GMMU_OK;
-        }
-        if (user && !(pte & GMMU_PTE_U)) {
-            r->fault = GMMU_FAULT_USER;
-            r->fault_level = level;
-            return GMMU_OK;
-        }
-        if (write && !(pte & GMMU_PTE_W)) {
-            r->fault = GMMU_FAULT_WRITE;
-            r->fault_level = level;
-            return GMMU_OK;
-        }
-        if ((access & GMMU_ACC_SET_AD)) {
+        const bool is_leaf = v == GMMU_PTE_LEAF;
+        if ((access & GMMU_ACC_SET_AD) && perm.denied == GMMU_FAULT_NONE) {
             uint64_t want = GMMU_PTE_A | ((is_leaf && write) ? GMMU_PTE_D : 0);
             if ((pte & want) != want) {
                 pte |= want;
@@ -282,21 +331,13 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
         }
         if (is_leaf) {
             unsigned shift = 12u + 9u * (level - 1u);
-            uint64_t frame = pte & GMMU_PTE_ADDR_MASK;
-            if (frame & ((1ull << shift) - 1)) {
-                r->fault = GMMU_FAULT_RESERVED;
-                r->fault_level = level;
-                return GMMU_OK;
-            }
             r->page_shift = shift;
             r->pte = pte;
-            r->pa = frame | (va & ((1ull << shift) - 1));
-            r->perms = (acc_wu & pte) | ((acc_nx | pte) & GMMU_PTE_NX) |
+            r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
+            r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) |
                        (pte & (GMMU_PTE_A | GMMU_PTE_D));
             return GMMU_OK;
         }
-        acc_wu &= pte;
-        acc_nx |= pte & GMMU_PTE_NX;
         table = pte & GMMU_PTE_ADDR_MASK;
     }
     return GMMU_OK; /* unreachable: level 1 is always a leaf */

@@ -1,5 +1,6 @@
 #include "gmmu/smmu.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t bits(uint64_t v, unsigned hi, unsigned lo)
@@ -394,6 +395,162 @@ bool gmmu_smmu_privileged(uint8_t privcfg, bool incoming)
     default: return incoming;
     }
 }
+
+/* ---- context resolution -------------------------------------------------- */
+/* The one fetch of a descriptor (STE or CD): its address (an event when there
+ * is none), the read (fetch_fault with the address on an error response). */
+static gmmu_smmu_event_id fetch_desc(gmmu_smmu_event_id addr_event, uint64_t pa,
+                                     gmmu_smmu_event_id fetch_fault, gmmu_smmu_read2_fn read,
+                                     void *ctx, uint64_t dw[2], gmmu_smmu_context *c)
+{
+    if (addr_event != GMMU_SMMU_EVT_NONE)
+        return addr_event;
+    if (!read(ctx, pa, dw)) {
+        c->fetch_addr = pa;
+        return fetch_fault;
+    }
+    return GMMU_SMMU_EVT_NONE;
+}
+
+gmmu_smmu_event_id gmmu_smmu_resolve(const gmmu_smmu_regs *r, uint32_t sid, bool ssv,
+                                     uint32_t ssid, bool has_bypass, gmmu_smmu_read2_fn read,
+                                     void *ctx, gmmu_smmu_context *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!(r->cr0 & GMMU_SMMU_CR0_SMMUEN)) {
+        c->abort = true; /* disabled: every transaction terminates (GBPA.ABORT behaviour) */
+        return c->event;
+    }
+    uint64_t dw[2], pa = 0;
+    gmmu_smmu_event_id e = gmmu_smmu_ste_addr(r, sid, &pa);
+    e = fetch_desc(e, pa, GMMU_SMMU_F_STE_FETCH, read, ctx, dw, c);
+    gmmu_smmu_ste ste;
+    if (e == GMMU_SMMU_EVT_NONE)
+        e = gmmu_smmu_ste_decode(dw, &ste);
+    if (e != GMMU_SMMU_EVT_NONE)
+        return c->event = e;
+    c->privcfg = ste.privcfg;
+    if (ste.config == GMMU_SMMU_STE_CFG_ABORT) {
+        c->abort = true;
+        return c->event;
+    }
+    if (ste.config == GMMU_SMMU_STE_CFG_BYPASS) {
+        if (!has_bypass)
+            return c->event = GMMU_SMMU_C_BAD_STE; /* no untranslated path */
+        c->bypass = true;
+        return c->event;
+    }
+    e = gmmu_smmu_cd_addr(&ste, ssv, ssid, &pa);
+    e = fetch_desc(e, pa, GMMU_SMMU_F_CD_FETCH, read, ctx, dw, c);
+    gmmu_smmu_cd cd;
+    if (e == GMMU_SMMU_EVT_NONE)
+        e = gmmu_smmu_cd_decode(dw, &cd);
+    if (e != GMMU_SMMU_EVT_NONE)
+        return c->event = e;
+    c->asid = cd.asid;
+    c->root = cd.ttb0;
+    return c->event;
+}
+
+/* ---- configuration cache ---------------------------------------------------- */
+typedef struct ccache_entry {
+    uint32_t sid, ssid;
+    bool ssv;
+    gmmu_smmu_context ctx;
+} ccache_entry;
+
+struct gmmu_smmu_ccache {
+    uint32_t cap, n;
+    ccache_entry *e; /* e[0..n): oldest insertion first */
+};
+
+gmmu_status gmmu_smmu_ccache_create(uint32_t capacity, gmmu_smmu_ccache **out, gmmu_error *err)
+{
+    if (!out)
+        return gmmu_error_set(err, "ccache", "output pointer is NULL");
+    *out = NULL;
+    if (capacity > (1u << 20))
+        return gmmu_error_set(err, "config_entries", "configuration cache of %u entries out of "
+                              "range 0..%u", capacity, 1u << 20);
+    gmmu_smmu_ccache *c = calloc(1, sizeof *c);
+    if (!c)
+        return GMMU_ENOMEM;
+    c->cap = capacity;
+    if (capacity && !(c->e = calloc(capacity, sizeof *c->e))) {
+        free(c);
+        return GMMU_ENOMEM;
+    }
+    *out = c;
+    return GMMU_OK;
+}
+
+void gmmu_smmu_ccache_destroy(gmmu_smmu_ccache *c)
+{
+    if (!c)
+        return;
+    free(c->e);
+    free(c);
+}
+
+static bool ccache_match(const ccache_entry *e, uint32_t sid, bool ssv, uint32_t ssid)
+{
+    return e->sid == sid && e->ssv == ssv && (!ssv || e->ssid == ssid);
+}
+
+const gmmu_smmu_context *gmmu_smmu_ccache_find(const gmmu_smmu_ccache *c, uint32_t sid, bool ssv,
+                                               uint32_t ssid)
+{
+    for (uint32_t i = 0; c && i < c->n; i++)
+        if (ccache_match(&c->e[i], sid, ssv, ssid))
+            return &c->e[i].ctx;
+    return NULL;
+}
+
+bool gmmu_smmu_ccache_insert(gmmu_smmu_ccache *c, uint32_t sid, bool ssv, uint32_t ssid,
+                             const gmmu_smmu_context *ctx)
+{
+    if (!c || c->cap == 0)
+        return false;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (ccache_match(&c->e[i], sid, ssv, ssid)) {
+            c->e[i].ctx = *ctx; /* refreshed in place: keeps its age */
+            return false;
+        }
+    bool evicted = false;
+    if (c->n == c->cap) { /* FIFO: the oldest insertion goes */
+        memmove(c->e, c->e + 1, (size_t)(c->n - 1) * sizeof *c->e);
+        c->n--;
+        evicted = true;
+    }
+    ccache_entry *e = &c->e[c->n++];
+    e->sid = sid;
+    e->ssv = ssv;
+    e->ssid = ssv ? ssid : 0;
+    e->ctx = *ctx;
+    return evicted;
+}
+
+uint32_t gmmu_smmu_ccache_drop(gmmu_smmu_ccache *c, bool all, uint32_t sid, bool cd_only,
+                               uint32_t ssid)
+{
+    if (!c)
+        return 0;
+    uint32_t kept = 0, dropped = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const ccache_entry *e = &c->e[i];
+        const uint32_t cd = e->ssv ? e->ssid : 0u; /* no SubstreamID: CD 0 */
+        const bool match = all || (e->sid == sid && (!cd_only || cd == ssid));
+        if (match) {
+            dropped++;
+            continue;
+        }
+        c->e[kept++] = *e;
+    }
+    c->n = kept;
+    return dropped;
+}
+
+uint32_t gmmu_smmu_ccache_size(const gmmu_smmu_ccache *c) { return c ? c->n : 0; }
 
 /* ---- commands ------------------------------------------------------------ */
 unsigned gmmu_smmu_cmd_decode(const uint64_t dw[2], gmmu_smmu_cmd *c)

@@ -480,6 +480,7 @@ static gmmu_status lookup_general(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu
             r->ppn = e->ppn + (vpn - e->vpn);
             r->perms = e->perms;
             r->ready = e->ready;
+            r->leaf_shift = e->leaf_shift;
             const uint32_t depth = rank_get(t, base + w);
             r->lru_depth = depth;
             rank_touch(t, base, nways, w, depth);
@@ -656,10 +657,12 @@ static void clear_index(gmmu_tlb *t, uint32_t i)
 }
 
 /* Install one entry mapping pages [vpn, vpn + 2^span) -> [ppn, ...). vpn is
- * aligned to the span. Returns whether an entry was written; a valid victim
+ * aligned to the span; leaf: log2 bytes of the page-table leaf it comes from
+ * (0: not known, the entry is its own leaf). Returns whether an entry was written; a valid victim
  * goes to *victim and sets *evicted. */
 static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
-                     uint32_t span, bool prefetch, gmmu_tlb_entry *victim, bool *evicted)
+                     uint32_t span, uint32_t leaf, bool prefetch, gmmu_tlb_entry *victim,
+                     bool *evicted)
 {
     const uint64_t tag = vpn >> t->cov_k;
     const uint32_t set = set_of_tag(t, tag);
@@ -765,6 +768,8 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->prefetched = prefetch;
     e->span_shift = (uint8_t)span;
     e->large_shift = 0;
+    e->leaf_shift = leaf > t->cfg.page_shift + span ? (uint8_t)leaf : 0;
+    t->pieces |= e->leaf_shift != 0;
     e->hits = 0;
     e->ready = 0;
     t->fp[base + slot] = f;
@@ -808,7 +813,8 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
         const uint32_t d = large_d(t, i);
         gmmu_tlb_fill_out lo;
         gmmu_status s = gmmu_tlb_fill_ex(t->large[i], asid, vpn >> d, ppn >> d, perms,
-                                         flags & GMMU_TLB_FILL_PREFETCH, 0, &lo);
+                                         flags & (GMMU_TLB_FILL_PREFETCH | GMMU_TLB_FILL_LEAF(63)),
+                                         0, &lo);
         if (out && s == GMMU_OK) {
             out->installed = lo.installed;
             for (uint32_t v = 0; v < lo.nvictims; v++) {
@@ -820,8 +826,9 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
     }
     gmmu_tlb_entry victim;
     bool evicted;
+    const uint32_t leaf = GMMU_TLB_FILL_LEAF_OF(flags);
     if (!(flags & GMMU_TLB_FILL_CONTIG)) {
-        bool wrote = fill_one(t, asid, vpn, ppn, perms, 0, prefetch, &victim, &evicted);
+        bool wrote = fill_one(t, asid, vpn, ppn, perms, 0, leaf, prefetch, &victim, &evicted);
         if (out) {
             out->installed = wrote;
             if (evicted)
@@ -842,7 +849,7 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
         uint32_t u = (own + 1 + n) % units; /* vpn's own unit last */
         uint64_t uoff = (uint64_t)u << k;
         bool wrote =
-            fill_one(t, asid, gvpn + uoff, gppn + uoff, perms, k, prefetch, &victim, &evicted);
+            fill_one(t, asid, gvpn + uoff, gppn + uoff, perms, k, leaf, prefetch, &victim, &evicted);
         if (out) {
             out->installed += wrote;
             if (evicted)
@@ -872,10 +879,27 @@ void gmmu_tlb_invalidate_all(gmmu_tlb *t)
         gmmu_tlb_invalidate_all(t->large[i]);
 }
 
+static uint32_t invalidate_range(gmmu_tlb *t, bool any_asid, uint16_t asid, uint64_t va_lo,
+                                 uint64_t va_hi);
+
+/* Whether any array holds (or held) pieces of larger leaves. */
+static bool has_pieces(const gmmu_tlb *t)
+{
+    bool any = t->pieces;
+    for (uint32_t i = 0; i < t->nlarge; i++)
+        any |= t->large[i]->pieces;
+    return any;
+}
+
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn)
 {
     if (!t || !t->e)
         return false;
+    if (has_pieces(t)) {
+        /* The page's leaf may have left pieces in other sets: scan. */
+        const uint64_t lo = vpn << t->cfg.page_shift;
+        return invalidate_range(t, false, asid, lo, lo + ((1ull << t->cfg.page_shift) - 1)) != 0;
+    }
     t->gen++;
     bool any = false;
     for (uint32_t i = 0; i < t->nlarge; i++)
@@ -915,13 +939,12 @@ static uint32_t invalidate_range(gmmu_tlb *t, bool any_asid, uint16_t asid, uint
     if (!t || !t->e || va_hi < va_lo)
         return 0;
     t->gen++;
-    const uint64_t lo = va_lo >> t->cfg.page_shift, hi = va_hi >> t->cfg.page_shift;
+    const uint32_t ps = t->cfg.page_shift;
     for (uint32_t i = 0; i < t->cfg.entries; i++) {
         const gmmu_tlb_entry *e = &t->e[i];
         if (!e->valid || (!any_asid && e->asid != asid))
             continue;
-        uint64_t elast = e->vpn + ((1ull << e->span_shift) - 1);
-        if (e->vpn <= hi && elast >= lo) {
+        if (gmmu_tlb_entry_in_range(e, ps, va_lo, va_hi)) {
             clear_index(t, i);
             n++;
         }
@@ -940,6 +963,20 @@ uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, u
 uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi)
 {
     return invalidate_range(t, true, 0, va_lo, va_hi);
+}
+
+bool gmmu_tlb_entry_in_range(const gmmu_tlb_entry *e, unsigned page_shift, uint64_t va_lo,
+                             uint64_t va_hi)
+{
+    /* The bytes the entry answers for: its pages, or its whole leaf. */
+    uint64_t first = e->vpn << page_shift;
+    uint64_t last = first + ((1ull << (page_shift + e->span_shift)) - 1);
+    if (e->leaf_shift > page_shift + e->span_shift && e->leaf_shift < 64) {
+        const uint64_t leaf_mask = (1ull << e->leaf_shift) - 1;
+        first &= ~leaf_mask;
+        last = first + leaf_mask;
+    }
+    return first <= va_hi && last >= va_lo;
 }
 
 bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access)
@@ -962,6 +999,7 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
             a->perms = e.perms;
             a->span_shift = e.large_shift ? 0 : e.span_shift;
             a->page_shift = e.large_shift ? e.large_shift : (uint8_t)t->cfg.page_shift;
+            a->leaf_shift = e.leaf_shift;
         }
     } else {
         gmmu_tlb_result r;
@@ -971,11 +1009,14 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
         a->perms = r.perms;
         a->ready = r.ready;
         a->page_shift = r.page_shift;
+        a->leaf_shift = r.leaf_shift;
         a->lru_depth = r.lru_depth;
         gmmu_tlb_entry e;
         if (hit && t->cov_k && r.page_shift == t->cfg.page_shift && probe_main(t, asid, vpn, &e))
             a->span_shift = e.span_shift;
     }
+    if (hit && a->leaf_shift < a->page_shift)
+        a->leaf_shift = a->page_shift; /* the entry is its own leaf */
     if (!hit)
         a->verdict = GMMU_TLB_MISSED;
     else if (gmmu_tlb_needs_walk(a->perms, access))
@@ -992,11 +1033,16 @@ bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_
     *flags = 0;
     if (page_shift < shift)
         return false;
+    /* Entries smaller than the leaf remember it (fill_one keeps it only
+     * when it is larger than the entry). */
+    const uint32_t leaf = page_shift < 64 ? GMMU_TLB_FILL_LEAF(page_shift) : 0;
     for (uint32_t i = t->nlarge; i-- > 0;)
         if (page_shift >= t->cfg.large[i].shift) {
-            *flags = GMMU_TLB_FILL_LARGE(i);
+            *flags = GMMU_TLB_FILL_LARGE(i) | (page_shift > t->cfg.large[i].shift ? leaf : 0);
             return true;
         }
+    if (page_shift > shift)
+        *flags = leaf;
     /* Bytes (log2) a contiguous fill installs. */
     const unsigned unit = t->cfg.coverage_shift ? t->cfg.coverage_shift : shift;
     const unsigned block = unit + gmmu_log2_u64(t->cfg.fill_pages ? t->cfg.fill_pages : 1);

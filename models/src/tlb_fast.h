@@ -202,6 +202,7 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
         r->ready = e->ready;
+        r->leaf_shift = e->leaf_shift;
         r->lru_depth = d;
         switch (t->chunks) {
         case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;

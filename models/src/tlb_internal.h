@@ -48,6 +48,8 @@ struct gmmu_tlb {
     uint32_t fp_shift;    /* tag bits above the set index feed the fingerprint */
     struct gmmu_tlb *large[GMMU_TLB_MAX_LARGE]; /* large-page arrays (their stats are theirs) */
     uint32_t nlarge;
+    bool pieces;          /* an entry was ever filled as a piece of a larger leaf
+                           * (leaf_shift != 0): invalidate_page scans for its siblings */
 };
 
 /* 8-bit filter of (tag, asid): the tag bits just above the set index (the
@@ -118,6 +120,7 @@ static inline void miss_update(gmmu_tlb *t, gmmu_tlb_result *r)
     r->ppn = 0;
     r->perms = 0;
     r->ready = 0;
+    r->leaf_shift = 0;
     r->lru_depth = 0;
     t->st.misses++;
 }

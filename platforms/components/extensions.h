@@ -144,6 +144,9 @@ struct xlate_req {
     uint64_t pa = 0;        // translation of va
     uint32_t hit_depth = 0; // a hit in the TLB that answered: its LRU depth (0 = most recent)
     unsigned page_shift = 12; // size of the page-table page that maps it
+    unsigned leaf_shift = 0;  // size of the page-table leaf when larger than page_shift (a TLB
+                              // holding pieces of it answered); 0: page_shift. The level
+                              // above fills with it, so one TLBI removes every piece.
     uint64_t perms = 0;     // leaf PTE bits (W/U/NX/D...)
     unsigned contig_log2 = 0; // leaf PTE hint (AVL bits 11:9): the aligned block of
                               // 2^n pages holding this one maps contiguously

@@ -26,6 +26,11 @@ smmu::smmu(sc_core::sc_module_name name, const smmu_params &params)
 {
     if (p.cmd_cycles == 0)
         report_error("smmu", std::string(this->name()) + ": cmd_cycles: must be at least 1");
+    gmmu_smmu_ccache *cc = nullptr;
+    gmmu_error err{};
+    if (gmmu_smmu_ccache_create(p.config_entries, &cc, &err) != GMMU_OK)
+        report_error("smmu", std::string(this->name()) + ": " + err.field + ": " + err.msg);
+    ccache.reset(cc);
     gmmu_smmu_regs_reset(&r);
     tsock.register_b_transport(this, &smmu::b_transport);
     tsock.register_transport_dbg(this, &smmu::transport_dbg);
@@ -103,94 +108,49 @@ bool smmu::mem_write(uint64_t pa, const void *data, unsigned len, sc_core::sc_ti
 
 // ---- stream contexts --------------------------------------------------------
 
+namespace {
+struct read_ctx {
+    smmu *self;
+    sc_core::sc_time *delay;
+    bool debug;
+};
+} // namespace
+
+bool smmu::read2(void *ctx, uint64_t pa, uint64_t dw[2])
+{
+    auto *rc = static_cast<read_ctx *>(ctx);
+    return rc->self->mem_read(pa, dw, 2, *rc->delay, rc->debug);
+}
+
 smmu::context smmu::resolve(uint32_t sid, bool ssv, uint32_t ssid, sc_core::sc_time &delay,
                             bool debug)
 {
-    context c;
+    context c{};
     if (!(r.cr0 & GMMU_SMMU_CR0_SMMUEN)) {
         c.abort = true; // disabled: every transaction terminates (GBPA.ABORT behaviour)
         return c;
     }
-    const uint64_t key = config_key(sid, ssv, ssid);
     if (!debug)
         delay += cycles_time(p.clock, p.lookup_cycles);
-    if (auto it = config.find(key); it != config.end()) {
+    if (const context *hit = gmmu_smmu_ccache_find(ccache.get(), sid, ssv, ssid)) {
         if (!debug)
             config_hits++;
-        return it->second;
+        return *hit;
     }
     if (!debug)
         config_fetches++;
-    uint64_t ste_pa = 0;
-    c.event = gmmu_smmu_ste_addr(&r, sid, &ste_pa);
-    if (c.event != GMMU_SMMU_EVT_NONE)
-        return c;
-    uint64_t dw[2];
-    if (!mem_read(ste_pa, dw, 2, delay, debug)) {
-        c.event = GMMU_SMMU_F_STE_FETCH;
-        c.fetch_addr = ste_pa;
-        return c;
-    }
-    gmmu_smmu_ste ste;
-    c.event = gmmu_smmu_ste_decode(dw, &ste);
-    if (c.event != GMMU_SMMU_EVT_NONE)
-        return c;
-    c.privcfg = ste.privcfg;
-    if (ste.config == GMMU_SMMU_STE_CFG_ABORT) {
-        c.abort = true;
-    } else if (ste.config == GMMU_SMMU_STE_CFG_BYPASS) {
-        if (bypass_isock.size() == 0)
-            c.event = GMMU_SMMU_C_BAD_STE; // this instance has no untranslated path
-        else
-            c.bypass = true;
-    } else {
-        uint64_t cd_pa = 0;
-        c.event = gmmu_smmu_cd_addr(&ste, ssv, ssid, &cd_pa);
-        if (c.event != GMMU_SMMU_EVT_NONE)
-            return c;
-        if (!mem_read(cd_pa, dw, 2, delay, debug)) {
-            c.event = GMMU_SMMU_F_CD_FETCH;
-            c.fetch_addr = cd_pa;
-            return c;
-        }
-        gmmu_smmu_cd cd;
-        c.event = gmmu_smmu_cd_decode(dw, &cd);
-        if (c.event != GMMU_SMMU_EVT_NONE)
-            return c;
-        c.asid = cd.asid;
-        c.root = cd.ttb0;
-    }
-    // Only valid configurations are cached; a faulting one is fetched again.
-    if (!debug && c.event == GMMU_SMMU_EVT_NONE && p.config_entries) {
-        if (config.size() >= p.config_entries) {
-            config.erase(config_order.front());
-            config_order.pop_front();
-        }
-        config.emplace(key, c);
-        config_order.push_back(key);
-    }
+    read_ctx rc{this, &delay, debug};
+    gmmu_smmu_resolve(&r, sid, ssv, ssid, bypass_isock.size() != 0, &smmu::read2, &rc, &c);
+    // Only valid configurations are cached (FIFO replacement, in C); a
+    // faulting one is fetched again.
+    if (!debug && c.event == GMMU_SMMU_EVT_NONE)
+        gmmu_smmu_ccache_insert(ccache.get(), sid, ssv, ssid, &c);
     return c;
 }
 
 void smmu::config_drop(bool all, uint32_t sid, bool cd_only, uint32_t ssid)
 {
-    if (all) {
-        config.clear();
-        config_order.clear();
-        return;
-    }
-    for (auto it = config_order.begin(); it != config_order.end();) {
-        const uint64_t k = *it;
-        // An entry without a SubstreamID uses CD 0.
-        const uint32_t cd = (k & (1ull << 31)) ? uint32_t(k & 0xfffffu) : 0u;
-        const bool match = uint32_t(k >> 32) == sid && (!cd_only || cd == ssid);
-        if (match) {
-            config.erase(k);
-            it = config_order.erase(it);
-        } else {
-            ++it;
-        }
-    }
+    gmmu_smmu_ccache_drop(ccache.get(), all, sid, cd_only, ssid);
 }
 
 // ---- events and interrupts --------------------------------------------------

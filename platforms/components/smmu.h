@@ -27,9 +27,8 @@
 // not offered through the SMMU (every access is checked).
 #pragma once
 
-#include <deque>
 #include <functional>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
 #include <systemc>
@@ -84,15 +83,8 @@ class smmu : public sc_core::sc_module, public stats_provider {
     static const stat_table<smmu> &stats_table();
 
   private:
-    struct context {
-        gmmu_smmu_event_id event = GMMU_SMMU_EVT_NONE;
-        uint64_t fetch_addr = 0;  // F_STE_FETCH / F_CD_FETCH
-        bool abort = false;       // STE Config = abort, or SMMUEN = 0: terminate, no event
-        bool bypass = false;
-        uint16_t asid = 0;
-        uint64_t root = 0;
-        uint8_t privcfg = 0;
-    };
+    using context = gmmu_smmu_context; // gmmu_smmu_resolve's answer
+    static bool read2(void *ctx, uint64_t pa, uint64_t dw[2]); // its descriptor reads
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
     bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dmi);
@@ -111,17 +103,14 @@ class smmu : public sc_core::sc_module, public stats_provider {
     void execute(const gmmu_smmu_cmd &c, sc_core::sc_time &delay);
     void send_invalidate(const xlate_ext::inv_desc &inv, sc_core::sc_time &delay);
     void config_drop(bool all, uint32_t sid, bool cd_only, uint32_t ssid);
-    static uint64_t config_key(uint32_t sid, bool ssv, uint32_t ssid)
-    {
-        return (uint64_t(sid) << 32) | (ssv ? (1ull << 31) : 0) | ssid;
-    }
 
     smmu_params p;
     gmmu_smmu_regs r{};
     sc_core::sc_event cmdq_ev;
     std::vector<uint32_t> port_sid;
-    std::unordered_map<uint64_t, context> config;
-    std::deque<uint64_t> config_order; // insertion order (oldest first) for replacement
+    // The configuration cache (gmmu_smmu_ccache: FIFO replacement).
+    std::unique_ptr<gmmu_smmu_ccache, void (*)(gmmu_smmu_ccache *)> ccache{
+        nullptr, &gmmu_smmu_ccache_destroy};
     bool irq_evtq_state = false, irq_gerror_state = false;
 
     uint64_t transactions = 0, translated = 0, bypassed = 0, aborted = 0, faults = 0,

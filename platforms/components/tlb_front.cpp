@@ -26,7 +26,12 @@ bool tlb::gather_pages(tlm::tlm_generic_payload &gp, page_set &s)
     s.write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
     s.w = gp.get_extension<warp_ext>();
     s.va = gp.get_address();
-    s.cx = s.w ? nullptr : gp.get_extension<ctx_ext>();
+    // A context resolved above (gmmu::smmu, from the stream's tables) decides
+    // the address space of every payload, a warp's too: the warp's own asid
+    // is the device's claim and is ignored (docs/smmu.md).
+    s.cx = gp.get_extension<ctx_ext>();
+    if (s.cx && !s.cx->resolved)
+        s.cx = s.w ? nullptr : s.cx;
     if (s.cx)
         s.cx->fault = GMMU_FAULT_NONE;
     if (s.w) {
@@ -35,7 +40,7 @@ bool tlb::gather_pages(tlm::tlm_generic_payload &gp, page_set &s)
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
             return false;
         }
-        s.asid = s.w->asid;
+        s.asid = s.cx ? s.cx->asid : s.w->asid;
         return true;
     }
     const uint64_t len = gp.get_data_length() ? gp.get_data_length() : 1;
@@ -98,7 +103,10 @@ const xlate_req *tlb::report_outcome(page_set &s)
     }
     if (s.cx && first_fault) {
         s.cx->fault = first_fault->fault;
-        s.cx->fault_va = std::max(s.va, first_fault->va); // the first faulting byte
+        if (const warp_ext *w = s.w) // the first active lane of the faulting page
+            s.cx->fault_va = w->va[unsigned(__builtin_ctz(s.c.lane_mask[first_fault - page_reqs.data()]))];
+        else
+            s.cx->fault_va = std::max(s.va, first_fault->va); // the first faulting byte
     }
     return first_fault;
 }

@@ -44,6 +44,7 @@ sc_core::sc_time tlb::look_up(std::vector<xlate_req> &reqs, const sc_core::sc_ti
         r.fault = GMMU_FAULT_NONE;
         r.pa = (a.ppn << shift) | (r.va & page_mask);
         r.page_shift = a.page_shift; // a large-page entry answers for its whole page
+        r.leaf_shift = a.leaf_shift > a.page_shift ? a.leaf_shift : 0; // a piece of a larger leaf
         r.perms = a.perms;
         r.level_hit = p.level;
         r.hit_depth = a.lru_depth;
@@ -98,10 +99,20 @@ static void copy_answer(xlate_req &r, const xlate_req &m)
     r.fault = m.done ? m.fault : GMMU_FAULT_NOT_PRESENT;
     r.pa = m.pa;
     r.page_shift = m.page_shift;
+    r.leaf_shift = m.leaf_shift;
     r.perms = m.perms;
     r.contig_log2 = m.contig_log2; // the upper level's coverage fill needs the PTE's hint
     r.level_hit = m.level_hit;
     r.queued = m.queued;
+}
+
+// Fill flags for answer m: the plan for its page, and its page-table leaf
+// when a level below answered with a piece of a larger leaf.
+static uint32_t with_leaf(uint32_t flags, const xlate_req &m)
+{
+    if (m.leaf_shift > m.page_shift && m.leaf_shift < 64)
+        flags = (flags & ~GMMU_TLB_FILL_LEAF(63)) | GMMU_TLB_FILL_LEAF(m.leaf_shift);
+    return flags;
 }
 
 // Copy the next level's answers into their requests and fill the model.
@@ -130,7 +141,7 @@ void tlb::fill_answer(const xlate_req &r, const xlate_req &m, uint64_t gen,
         uncacheable++; // the page-table page is smaller than this TLB's page
         return;
     }
-    flags |= GMMU_TLB_FILL_CHECK_GEN;
+    flags = with_leaf(flags, m) | GMMU_TLB_FILL_CHECK_GEN;
     gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen, &fill_out);
     if (p.level == 1 && cur_warp)
         note_owners(r, shift);
@@ -179,7 +190,7 @@ void tlb::fill_from(const xlate_req &m)
         return;
     }
     gmmu_tlb_fill_ex(t, m.asid, m.va >> shift, m.pa >> shift, m.perms,
-                     flags | GMMU_TLB_FILL_CHECK_GEN, batch_gen, &fill_out);
+                     with_leaf(flags, m) | GMMU_TLB_FILL_CHECK_GEN, batch_gen, &fill_out);
     if (p.level == 1 && cur_warp)
         note_owners(m, shift);
 }

@@ -446,6 +446,109 @@ TEST_F(SmmuTest, InvalidationCommandsReachTheTlbAndTheWalker)
     EXPECT_EQ(stats()["invalidations"].get<uint64_t>(), 2u);
 }
 
+// Issue 41, item 1: the TLB caches a 2 MiB page as 4 KiB pieces; one
+// TLBI_NH_VA of the block's address (what Linux's SMMUv3 driver sends per
+// block without ranges) must drop every piece, so writes anywhere in the
+// block land in the new frame.
+TEST_F(SmmuTest, OneTlbiOfABlockAddressDropsEveryPieceOfTheBlock)
+{
+    const uint64_t va = 0x40200000ull, old_pa = 0x1'0000'0000ull, new_pa = 0x1'4000'0000ull;
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_pt_map(s1.pt, va, old_pa, 21, GMMU_MAP_W | GMMU_MAP_U, &err), GMMU_OK)
+        << err.msg;
+    const uint64_t offs[] = {0x0, 0x1000, 0x1ff000};
+    for (uint64_t off : offs) {
+        uint64_t v = 0x100 + off;
+        ASSERT_EQ(access(1, tlm::TLM_WRITE_COMMAND, va + off, &v), tlm::TLM_OK_RESPONSE);
+        ASSERT_EQ(mem.read64(old_pa + off), 0x100 + off);
+    }
+    // The driver remaps the PDE of 0x40200000 to a new 2 MiB frame.
+    const uint64_t pde = s1.entry_pa(va, 2);
+    mem.write64(pde, (mem.read64(pde) & ~GMMU_PTE_ADDR_MASK) | new_pa);
+    tlbi_va(1, va);
+    ASSERT_TRUE(sync(0x41));
+    for (uint64_t off : offs) {
+        uint64_t v = 0x200 + off;
+        ASSERT_EQ(access(1, tlm::TLM_WRITE_COMMAND, va + off, &v), tlm::TLM_OK_RESPONSE);
+        EXPECT_EQ(mem.read64(new_pa + off), 0x200 + off) << "offset 0x" << std::hex << off;
+        EXPECT_EQ(mem.read64(old_pa + off), 0x100 + off) << "old frame untouched";
+    }
+}
+
+// Issue 41, item 2: on the SMMU path the address space comes from the
+// stream's tables alone. A warp payload's own asid is the device's claim and
+// is ignored; a fault of a warp access raises an event like any other.
+TEST_F(SmmuTest, AWarpCannotChooseItsAddressSpaceAndItsFaultsAreEvents)
+{
+    s1.map(V, 0x1'0000'0000ull);
+    s2.map(V, 0x2'0000'0000ull);
+    auto warp_write = [&](uint32_t sid, uint16_t claimed_asid, uint64_t va, uint64_t value) {
+        gmmu::ctx_ext cx;
+        cx.stream_id = sid;
+        gmmu::warp_ext w;
+        w.asid = claimed_asid;
+        w.nlanes = 2;
+        w.active = 0x3;
+        w.va[0] = va;
+        w.va[1] = va + 8;
+        w.data[0] = value;
+        w.data[1] = value + 1;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_WRITE_COMMAND);
+        gp.set_address(va);
+        gp.set_data_ptr(reinterpret_cast<unsigned char *>(w.data.data()));
+        gp.set_data_length(16);
+        gp.set_streaming_width(16);
+        gp.set_extension(&cx);
+        gp.set_extension(&w);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_time d = SC_ZERO_TIME;
+        dev.isock->b_transport(gp, d);
+        gp.clear_extension(&cx);
+        gp.clear_extension(&w);
+        return gp.get_response_status();
+    };
+    // Warm stream 1's translation of V under ASID 1 first.
+    uint64_t v = 0;
+    ASSERT_EQ(access(1, tlm::TLM_READ_COMMAND, V, &v), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(warp_write(2, /*claimed asid=*/1, V, 0x2222), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(mem.read64(0x2'0000'0000ull), 0x2222u) << "stream 2's frame";
+    EXPECT_EQ(mem.read64(0x2'0000'0008ull), 0x2223u);
+    EXPECT_EQ(mem.read64(0x1'0000'0000ull), 0u) << "never stream 1's";
+    // A warp access to an unmapped page: an event, with the faulting lane.
+    EXPECT_EQ(warp_write(2, 1, V + 0x7000, 5), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    auto ev = events();
+    ASSERT_EQ(ev.size(), 1u);
+    EXPECT_EQ(ev[0].id, GMMU_SMMU_F_TRANSLATION);
+    EXPECT_EQ(ev[0].stream_id, 2u);
+    EXPECT_EQ(ev[0].input_addr, V + 0x7000);
+    EXPECT_EQ(ev[0].reason, GMMU_FAULT_NOT_PRESENT);
+    EXPECT_EQ(stats()["faults"].get<uint64_t>(), 1u);
+}
+
+// Issue 41, item 4: a not-present PTE under a read-only or supervisor PDE is
+// a translation fault (the walk reaches the leaf before permissions are
+// judged), as x86 and SMMUv3 report it.
+TEST_F(SmmuTest, ANotPresentPteUnderARestrictivePdeRaisesATranslationFault)
+{
+    s1.map(V, 0x1'0000'0000ull);
+    const uint64_t pde = s1.entry_pa(V, 2), pte = s1.entry_pa(V, 1);
+    const uint64_t pde_v = mem.read64(pde);
+    mem.write64(pte, 0); // not present
+    uint64_t v = 0;
+    mem.write64(pde, pde_v & ~GMMU_PTE_W); // read-only PDE: a write
+    EXPECT_EQ(access(1, tlm::TLM_WRITE_COMMAND, V, &v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    mem.write64(pde, pde_v & ~GMMU_PTE_U); // supervisor PDE: an unprivileged read
+    EXPECT_EQ(access(1, tlm::TLM_READ_COMMAND, V, &v, /*privileged=*/false),
+              tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    auto ev = events();
+    ASSERT_EQ(ev.size(), 2u);
+    for (const auto &e : ev) {
+        EXPECT_EQ(e.id, GMMU_SMMU_F_TRANSLATION);
+        EXPECT_EQ(e.reason, GMMU_FAULT_NOT_PRESENT);
+    }
+}
+
 TEST_F(SmmuTest, AChangedStreamTableEntryTakesEffectAfterCfgi)
 {
     s1.map(V, 0x1'0000'0000ull);

@@ -85,6 +85,114 @@ TEST_F(PageTableTest, PermissionBitsAreEnforced)
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
 }
 
+// Issue 41, item 4: the walk reaches the leaf before permissions are judged
+// (x86 and SMMUv3): a not-present PTE under a read-only or supervisor PDE is a
+// not-present (translation) fault, not a permission fault.
+TEST_F(PageTableTest, ANotPresentLeafUnderARestrictivePdeIsATranslationFault)
+{
+    const uint64_t va = 0x40000000ull;
+    ASSERT_EQ(gmmu_pt_map(pt, va, 0x20000, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);
+    gmmu_walk_result r;
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, 0, &r), GMMU_OK);
+    const uint64_t pde_pa = r.read_pa[2], pte_pa = r.read_pa[3];
+    uint64_t pde = 0;
+    TestMem::read64(&mem, pde_pa, &pde);
+    TestMem::write64(&mem, pte_pa, 0); // the PTE: not present
+    // A write under a read-only PDE.
+    TestMem::write64(&mem, pde_pa, pde & ~GMMU_PTE_W);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_NOT_PRESENT);
+    EXPECT_EQ(r.fault_level, 1u);
+    EXPECT_EQ(r.nreads, 4u) << "the walk went down to the leaf";
+    // An unprivileged read under a supervisor PDE.
+    TestMem::write64(&mem, pde_pa, pde & ~GMMU_PTE_U);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_NOT_PRESENT);
+    EXPECT_EQ(r.fault_level, 1u);
+    // With the leaf present, the same accesses are permission faults, named
+    // at the first entry that denies them; nothing is written (A/D).
+    TestMem::write64(&mem, pte_pa, 0x20000 | GMMU_PTE_P | GMMU_PTE_W | GMMU_PTE_U);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, GMMU_ACC_USER | GMMU_ACC_SET_AD, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_USER);
+    EXPECT_EQ(r.fault_level, 2u);
+    uint64_t leaf = 0;
+    TestMem::read64(&mem, pte_pa, &leaf);
+    EXPECT_FALSE(leaf & GMMU_PTE_A) << "a faulting access sets no A below the denying entry";
+    TestMem::write64(&mem, pde_pa, pde & ~GMMU_PTE_W);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_WRITE);
+    EXPECT_EQ(r.fault_level, 2u);
+    // A reserved leaf under... the PDE itself as a 2 MiB leaf with frame bit
+    // 13 set and no W: reserved before permission.
+    TestMem::write64(&mem, pde_pa, 0x402000 | GMMU_PTE_P | GMMU_PTE_U | GMMU_PTE_PS);
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, va, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+    EXPECT_EQ(r.fault, GMMU_FAULT_RESERVED);
+    EXPECT_EQ(r.fault_level, 2u);
+}
+
+// The same order, entry by entry, as gmmu_pte_judge states it.
+TEST(PteJudgeTest, TranslationFaultsComeBeforePermissionFaults)
+{
+    gmmu_walk_perm p;
+    gmmu_walk_perm_init(&p);
+    gmmu_fault f = GMMU_FAULT_NONE;
+    unsigned fl = 0;
+    const uint64_t ro_pde = 0x5000 | GMMU_PTE_P | GMMU_PTE_U;
+    EXPECT_EQ(gmmu_pte_judge(2, ro_pde, GMMU_ACC_WRITE, &p, &f, &fl), GMMU_PTE_NEXT)
+        << "a denying upper entry does not end the walk";
+    EXPECT_EQ(p.denied, GMMU_FAULT_WRITE);
+    EXPECT_EQ(gmmu_pte_judge(1, 0, GMMU_ACC_WRITE, &p, &f, &fl), GMMU_PTE_FAULT);
+    EXPECT_EQ(f, GMMU_FAULT_NOT_PRESENT);
+    EXPECT_EQ(fl, 1u);
+    gmmu_walk_perm_init(&p);
+    gmmu_pte_judge(2, ro_pde, GMMU_ACC_WRITE, &p, &f, &fl);
+    EXPECT_EQ(gmmu_pte_judge(1, 0x9000 | GMMU_PTE_P | GMMU_PTE_W | GMMU_PTE_U, GMMU_ACC_WRITE, &p,
+                             &f, &fl),
+              GMMU_PTE_FAULT);
+    EXPECT_EQ(f, GMMU_FAULT_WRITE);
+    EXPECT_EQ(fl, 2u) << "the first entry that denies";
+    gmmu_walk_perm_init(&p);
+    EXPECT_EQ(gmmu_pte_judge(1, 0x9000 | GMMU_PTE_P, GMMU_ACC_USER, &p, &f, &fl), GMMU_PTE_FAULT);
+    EXPECT_EQ(f, GMMU_FAULT_USER);
+    gmmu_walk_perm_init(&p);
+    EXPECT_EQ(gmmu_pte_judge(1, 0x9000 | GMMU_PTE_P, 0, &p, &f, &fl), GMMU_PTE_LEAF);
+}
+
+// Issue 41, item 3: bit 12 of a 2 MiB or 1 GiB leaf is PAT, as x86 defines
+// it, not a frame bit; the bits between it and the page size stay reserved.
+TEST_F(PageTableTest, ThePatBitOfALargeLeafIsAcceptedAndTheBitsAboveItAreReserved)
+{
+    ASSERT_EQ(gmmu_pt_map(pt, 0x40000000ull, 0x80000000ull, 30, GMMU_MAP_W | GMMU_MAP_U, nullptr),
+              GMMU_OK);
+    ASSERT_EQ(gmmu_pt_map(pt, 0x200000ull, 0x600000ull, 21, GMMU_MAP_W | GMMU_MAP_U, nullptr),
+              GMMU_OK);
+    gmmu_walk_result r;
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x40000000ull, 0, &r), GMMU_OK);
+    const uint64_t pdpte_pa = r.read_pa[1];
+    ASSERT_EQ(gmmu_walk(&ops, pt->root, 0x200000ull, 0, &r), GMMU_OK);
+    const uint64_t pde_pa = r.read_pa[2];
+    struct Case {
+        uint64_t entry_pa, va, frame;
+        unsigned shift;
+    } cases[] = {{pde_pa, 0x2ABCDEull, 0x600000ull, 21},
+                 {pdpte_pa, 0x40000000ull + 0x12345678ull, 0x80000000ull, 30}};
+    for (const Case &c : cases) {
+        uint64_t e = 0;
+        TestMem::read64(&mem, c.entry_pa, &e);
+        TestMem::write64(&mem, c.entry_pa, e | (1ull << 12)); // PAT
+        ASSERT_EQ(gmmu_walk(&ops, pt->root, c.va, GMMU_ACC_WRITE | GMMU_ACC_USER, &r), GMMU_OK);
+        EXPECT_EQ(r.fault, GMMU_FAULT_NONE) << c.shift;
+        EXPECT_EQ(r.page_shift, c.shift);
+        EXPECT_EQ(r.pa, c.frame | (c.va & ((1ull << c.shift) - 1))) << "PAT is not a frame bit";
+        for (unsigned b : {13u, c.shift - 1}) {
+            TestMem::write64(&mem, c.entry_pa, e | (1ull << 12) | (1ull << b));
+            ASSERT_EQ(gmmu_walk(&ops, pt->root, c.va, 0, &r), GMMU_OK);
+            EXPECT_EQ(r.fault, GMMU_FAULT_RESERVED) << "bit " << b << " of a 2^" << c.shift;
+        }
+        TestMem::write64(&mem, c.entry_pa, e);
+    }
+}
+
 TEST_F(PageTableTest, WalkerSetsAccessedAndDirty)
 {
     ASSERT_EQ(gmmu_pt_map(pt, 0x10000, 0x20000, 12, GMMU_MAP_W | GMMU_MAP_U, nullptr), GMMU_OK);

@@ -3,6 +3,8 @@
 // mapping — each checked against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <map>
+
 extern "C" {
 #include "gmmu/smmu.h"
 }
@@ -240,4 +242,126 @@ TEST(SmmuModelTest, FaultsMapToEventsAndResponses)
     EXPECT_TRUE(b.write);
     EXPECT_EQ(b.input_addr, e.input_addr);
     EXPECT_STREQ(gmmu_smmu_event_str(GMMU_SMMU_F_WALK_EABT), "F_WALK_EABT");
+}
+
+// gmmu_smmu_resolve: one fetch rule for the STE and the CD (address or a
+// C_BAD_* event, read or F_*_FETCH naming the failed address, decode).
+namespace {
+struct DescMem {
+    std::map<uint64_t, uint64_t> words;
+    uint64_t fail_lo = ~0ull, fail_hi = 0; // reads in [fail_lo, fail_hi] get an error
+    unsigned reads = 0;
+    static bool read2(void *ctx, uint64_t pa, uint64_t dw[2])
+    {
+        auto *m = static_cast<DescMem *>(ctx);
+        m->reads++;
+        if (pa >= m->fail_lo && pa <= m->fail_hi)
+            return false;
+        dw[0] = m->words.count(pa) ? m->words[pa] : 0;
+        dw[1] = m->words.count(pa + 8) ? m->words[pa + 8] : 0;
+        return true;
+    }
+    void put(uint64_t pa, const uint64_t dw[2])
+    {
+        words[pa] = dw[0];
+        words[pa + 8] = dw[1];
+    }
+};
+} // namespace
+
+TEST(SmmuModelTest, ResolveFetchesTheStreamTableEntryThenTheContextDescriptor)
+{
+    gmmu_smmu_regs r;
+    gmmu_smmu_regs_reset(&r);
+    r.strtab_base = 0x10000;
+    r.strtab_cfg = 4; // 16 streams
+    DescMem m;
+    gmmu_smmu_context c;
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, false, 0, true, &DescMem::read2, &m, &c), GMMU_SMMU_EVT_NONE);
+    EXPECT_TRUE(c.abort) << "SMMUEN = 0";
+    EXPECT_EQ(m.reads, 0u);
+    r.cr0 = GMMU_SMMU_CR0_SMMUEN;
+    uint64_t dw[2];
+    const gmmu_smmu_ste s1{true, GMMU_SMMU_STE_CFG_S1, 0x20000, 1, GMMU_SMMU_PRIV_UNPRIV};
+    gmmu_smmu_ste_encode(&s1, dw);
+    m.put(0x10000 + 1 * 64, dw);
+    const gmmu_smmu_cd cd1{true, 7, 0x55000};
+    gmmu_smmu_cd_encode(&cd1, dw);
+    m.put(0x20000 + 64, dw); // CD 1
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, true, 1, true, &DescMem::read2, &m, &c), GMMU_SMMU_EVT_NONE);
+    EXPECT_FALSE(c.abort);
+    EXPECT_FALSE(c.bypass);
+    EXPECT_EQ(c.asid, 7u);
+    EXPECT_EQ(c.root, 0x55000u);
+    EXPECT_EQ(c.privcfg, GMMU_SMMU_PRIV_UNPRIV);
+    EXPECT_EQ(m.reads, 2u) << "the STE, then the CD";
+    // Each fetch's failure names its own address and event.
+    m.fail_lo = m.fail_hi = 0x10000 + 64;
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, true, 1, true, &DescMem::read2, &m, &c), GMMU_SMMU_F_STE_FETCH);
+    EXPECT_EQ(c.fetch_addr, 0x10040u);
+    m.fail_lo = m.fail_hi = 0x20000 + 64;
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, true, 1, true, &DescMem::read2, &m, &c), GMMU_SMMU_F_CD_FETCH);
+    EXPECT_EQ(c.fetch_addr, 0x20040u);
+    m.fail_lo = ~0ull;
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, true, 0, true, &DescMem::read2, &m, &c), GMMU_SMMU_C_BAD_CD)
+        << "CD 0 never written";
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 1, true, 2, true, &DescMem::read2, &m, &c),
+              GMMU_SMMU_C_BAD_SUBSTREAMID);
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 16, false, 0, true, &DescMem::read2, &m, &c),
+              GMMU_SMMU_C_BAD_STREAMID);
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 3, false, 0, true, &DescMem::read2, &m, &c), GMMU_SMMU_C_BAD_STE)
+        << "V = 0";
+    // Bypass and abort need no CD.
+    const gmmu_smmu_ste by{true, GMMU_SMMU_STE_CFG_BYPASS, 0, 0, 0};
+    gmmu_smmu_ste_encode(&by, dw);
+    m.put(0x10000 + 2 * 64, dw);
+    m.reads = 0;
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 2, false, 0, true, &DescMem::read2, &m, &c), GMMU_SMMU_EVT_NONE);
+    EXPECT_TRUE(c.bypass);
+    EXPECT_EQ(m.reads, 1u);
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 2, false, 0, false, &DescMem::read2, &m, &c), GMMU_SMMU_C_BAD_STE)
+        << "no untranslated path";
+    const gmmu_smmu_ste ab{true, GMMU_SMMU_STE_CFG_ABORT, 0, 0, 0};
+    gmmu_smmu_ste_encode(&ab, dw);
+    m.put(0x10000 + 2 * 64, dw);
+    EXPECT_EQ(gmmu_smmu_resolve(&r, 2, false, 0, true, &DescMem::read2, &m, &c), GMMU_SMMU_EVT_NONE);
+    EXPECT_TRUE(c.abort);
+}
+
+// The configuration cache's replacement (FIFO: the oldest insertion goes,
+// hits do not refresh) and its CFGI drops.
+TEST(SmmuModelTest, ConfigurationCacheReplacesTheOldestInsertionAndDropsByCommand)
+{
+    gmmu_smmu_ccache *c = nullptr;
+    ASSERT_EQ(gmmu_smmu_ccache_create(3, &c, nullptr), GMMU_OK);
+    gmmu_smmu_context x{};
+    for (uint16_t k = 1; k <= 3; k++) {
+        x.asid = k;
+        EXPECT_FALSE(gmmu_smmu_ccache_insert(c, k, false, 0, &x));
+    }
+    ASSERT_NE(gmmu_smmu_ccache_find(c, 1, false, 0), nullptr) << "a hit does not refresh";
+    x.asid = 4;
+    EXPECT_TRUE(gmmu_smmu_ccache_insert(c, 4, false, 0, &x));
+    EXPECT_EQ(gmmu_smmu_ccache_find(c, 1, false, 0), nullptr) << "stream 1 was inserted first";
+    ASSERT_NE(gmmu_smmu_ccache_find(c, 2, false, 0), nullptr);
+    EXPECT_EQ(gmmu_smmu_ccache_find(c, 4, false, 0)->asid, 4u);
+    x.asid = 44; // a refill of a cached key keeps its age
+    EXPECT_FALSE(gmmu_smmu_ccache_insert(c, 2, false, 0, &x));
+    x.asid = 5;
+    EXPECT_TRUE(gmmu_smmu_ccache_insert(c, 5, true, 3, &x));
+    EXPECT_EQ(gmmu_smmu_ccache_find(c, 2, false, 0), nullptr);
+    EXPECT_EQ(gmmu_smmu_ccache_size(c), 3u);
+    // Substreams: CFGI_CD drops one CD's entries, CFGI_STE the stream's.
+    EXPECT_EQ(gmmu_smmu_ccache_find(c, 5, true, 2), nullptr) << "another substream";
+    EXPECT_EQ(gmmu_smmu_ccache_drop(c, false, 5, true, 2), 0u);
+    EXPECT_EQ(gmmu_smmu_ccache_drop(c, false, 5, true, 3), 1u);
+    EXPECT_EQ(gmmu_smmu_ccache_drop(c, false, 4, false, 0), 1u);
+    EXPECT_EQ(gmmu_smmu_ccache_size(c), 1u);
+    EXPECT_EQ(gmmu_smmu_ccache_drop(c, true, 0, false, 0), 1u);
+    EXPECT_EQ(gmmu_smmu_ccache_size(c), 0u);
+    gmmu_smmu_ccache_destroy(c);
+    ASSERT_EQ(gmmu_smmu_ccache_create(0, &c, nullptr), GMMU_OK);
+    EXPECT_FALSE(gmmu_smmu_ccache_insert(c, 1, false, 0, &x));
+    EXPECT_EQ(gmmu_smmu_ccache_find(c, 1, false, 0), nullptr) << "0 entries: nothing kept";
+    gmmu_smmu_ccache_destroy(c);
 }

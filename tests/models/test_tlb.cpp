@@ -806,11 +806,12 @@ TEST(TlbDecisionTest, FillPlanCachesOnlyWhatFitsAndTrustsTheContiguityHint)
     EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 16, 3, &flags));
     EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG));
     EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 21, 0, &flags));
-    EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG)) << "a 2 MiB page holds the whole block";
+    EXPECT_EQ(flags, uint32_t(GMMU_TLB_FILL_CONTIG) | GMMU_TLB_FILL_LEAF(21))
+        << "a 2 MiB page holds the whole block; its entries remember their leaf";
     // Single-page entries, one per fill: never contiguous.
     Tlb plain(cfg(16, 4));
     EXPECT_TRUE(gmmu_tlb_fill_plan(plain.t, 21, 7, &flags));
-    EXPECT_EQ(flags, 0u);
+    EXPECT_EQ(flags, GMMU_TLB_FILL_LEAF(21));
 }
 
 // ---- the fingerprint fast path equals the general path --------------------------
@@ -907,6 +908,13 @@ TEST(TlbLargePageTest, PagesOfThreeSizesLiveSideBySide)
     EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(0));
     EXPECT_TRUE(gmmu_tlb_fill_plan(tl.t, 30, 0, &f));
     EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(1));
+    // Without a 1 GiB array, a 1 GiB page is cached as 2 MiB pieces that
+    // remember their leaf.
+    gmmu_tlb_config no1g = mixed_cfg();
+    no1g.large[1] = {};
+    Tlb two(no1g);
+    EXPECT_TRUE(gmmu_tlb_fill_plan(two.t, 30, 0, &f));
+    EXPECT_EQ(f, GMMU_TLB_FILL_LARGE(0) | GMMU_TLB_FILL_LEAF(30));
     const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
     // A 4 KiB page, a 2 MiB page (filled from an address inside it) and a
     // 1 GiB page.
@@ -1028,4 +1036,104 @@ TEST(TlbLargePageTest, ConfigErrorsNameTheArrayAndField)
     EXPECT_STREQ(err.field, "large1.entries");
     c = mixed_cfg();
     EXPECT_EQ(gmmu_tlb_config_check(&c, &err), GMMU_OK);
+}
+
+// ---- an invalidation removes every piece of the leaf it touches ------------------
+// A TLB with no array for a leaf's size caches it as pieces (4 KiB pieces of a
+// 2 MiB page, 2 MiB pieces of a 1 GiB page). One invalidation by VA of any
+// byte of the leaf, as Linux's SMMUv3 driver sends per block, must remove
+// every piece, in every array, and leave other leaves alone.
+TEST(TlbLeafTest, AnInvalidationOfOneByteOfALeafRemovesEveryPieceOfIt)
+{
+    for (bool general : {false, true}) {
+        Tlb tl(cfg(64, 4));
+        if (general) {
+            ASSERT_EQ(gmmu_tlb_use_general_path(tl.t), GMMU_OK);
+        }
+        const uint64_t rw = GMMU_PTE_W | GMMU_PTE_U;
+        const uint64_t leaf_va = 0x40200000ull, leaf_pa = 0x80000000ull;
+        uint32_t flags = 0;
+        ASSERT_TRUE(gmmu_tlb_fill_plan(tl.t, 21, 0, &flags));
+        auto fill_pieces = [&] {
+            for (uint64_t off : {0x0ull, 0x1000ull, 0x1ff000ull, 0x80000ull})
+                ASSERT_EQ(gmmu_tlb_fill_ex(tl.t, 1, (leaf_va + off) >> 12, (leaf_pa + off) >> 12,
+                                           rw, flags, 0, nullptr),
+                          GMMU_OK);
+            // Neighbours: the next 2 MiB page's piece, a 4 KiB page below,
+            // and the same leaf's VA in another ASID.
+            gmmu_tlb_fill_ex(tl.t, 1, (leaf_va + 0x200000) >> 12, 0x999, rw, flags, 0, nullptr);
+            gmmu_tlb_fill_ex(tl.t, 1, (leaf_va - 0x1000) >> 12, 0x998, rw, 0, 0, nullptr);
+            gmmu_tlb_fill_ex(tl.t, 2, (leaf_va + 0x1000) >> 12, 0x997, rw, flags, 0, nullptr);
+            ASSERT_EQ(gmmu_tlb_occupancy(tl.t), 7u);
+        };
+        gmmu_tlb_entry e;
+        fill_pieces();
+        ASSERT_TRUE(gmmu_tlb_probe(tl.t, 1, (leaf_va + 0x1000) >> 12, &e));
+        EXPECT_EQ(e.leaf_shift, 21) << "a 4 KiB piece remembers its 2 MiB leaf";
+        // TLBI by VA of the leaf's first 4 KiB: the four pieces go.
+        EXPECT_EQ(gmmu_tlb_invalidate_range(tl.t, 1, leaf_va, leaf_va + 0xfff), 4u) << general;
+        for (uint64_t off : {0x0ull, 0x1000ull, 0x1ff000ull, 0x80000ull})
+            EXPECT_FALSE(gmmu_tlb_probe(tl.t, 1, (leaf_va + off) >> 12, nullptr)) << off;
+        EXPECT_TRUE(gmmu_tlb_probe(tl.t, 1, (leaf_va + 0x200000) >> 12, nullptr));
+        EXPECT_TRUE(gmmu_tlb_probe(tl.t, 1, (leaf_va - 0x1000) >> 12, nullptr));
+        EXPECT_TRUE(gmmu_tlb_probe(tl.t, 2, (leaf_va + 0x1000) >> 12, nullptr));
+        // By a byte in the leaf's last page, of a page whose piece is absent.
+        gmmu_tlb_invalidate_all(tl.t);
+        fill_pieces();
+        gmmu_tlb_invalidate_page(tl.t, 1, (leaf_va + 0x1fe000) >> 12);
+        EXPECT_FALSE(gmmu_tlb_probe(tl.t, 1, leaf_va >> 12, nullptr));
+        EXPECT_FALSE(gmmu_tlb_probe(tl.t, 1, (leaf_va + 0x1ff000) >> 12, nullptr));
+        EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 3u);
+        // Every ASID.
+        gmmu_tlb_invalidate_all(tl.t);
+        fill_pieces();
+        EXPECT_EQ(gmmu_tlb_invalidate_range_all_asids(tl.t, leaf_va + 0x5000, leaf_va + 0x5fff),
+                  5u);
+    }
+}
+
+TEST(TlbLeafTest, PiecesOfAOneGigabytePageInTheTwoMegabyteArrayGoTogether)
+{
+    gmmu_tlb_config c = cfg(16, 4);
+    c.large[0] = {21, 8, 8};
+    Tlb tl(c);
+    uint32_t flags = 0;
+    ASSERT_TRUE(gmmu_tlb_fill_plan(tl.t, 30, 0, &flags));
+    const uint64_t va = 0x80000000ull; // a 1 GiB page
+    for (uint64_t k : {0ull, 1ull, 511ull})
+        gmmu_tlb_fill_ex(tl.t, 0, (va + (k << 21)) >> 12, (0x40000000ull + (k << 21)) >> 12,
+                         GMMU_PTE_W, flags, 0, nullptr);
+    gmmu_tlb_fill_ex(tl.t, 0, (va + (1ull << 30)) >> 12, 0x1234, GMMU_PTE_W, flags, 0, nullptr);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 4u);
+    gmmu_tlb_entry e;
+    ASSERT_TRUE(gmmu_tlb_probe(tl.t, 0, (va + (1ull << 21)) >> 12, &e));
+    EXPECT_EQ(e.large_shift, 21);
+    EXPECT_EQ(e.leaf_shift, 30);
+    EXPECT_EQ(gmmu_tlb_invalidate_range(tl.t, 0, va + 0x3000, va + 0x3fff), 3u);
+    EXPECT_EQ(gmmu_tlb_occupancy(tl.t), 1u) << "the next 1 GiB page stays";
+}
+
+TEST(TlbLeafTest, AnAnswerCarriesTheLeafSizeToTheLevelAbove)
+{
+    Tlb tl(cfg(16, 4));
+    uint32_t flags = 0;
+    ASSERT_TRUE(gmmu_tlb_fill_plan(tl.t, 21, 0, &flags));
+    gmmu_tlb_fill_ex(tl.t, 0, 0x40201, 0x80001, GMMU_PTE_W | GMMU_PTE_U, flags, 0, nullptr);
+    gmmu_tlb_fill_ex(tl.t, 0, 0x7, 0x8, GMMU_PTE_W | GMMU_PTE_U, 0, 0, nullptr);
+    for (bool debug : {true, false}) {
+        gmmu_tlb_answer a;
+        ASSERT_EQ(gmmu_tlb_answer_access(tl.t, 0, 0x40201, GMMU_ACC_USER, debug, &a),
+                  GMMU_TLB_SERVED);
+        EXPECT_EQ(a.page_shift, 12);
+        EXPECT_EQ(a.leaf_shift, 21) << debug;
+        ASSERT_EQ(gmmu_tlb_answer_access(tl.t, 0, 0x7, GMMU_ACC_USER, debug, &a), GMMU_TLB_SERVED);
+        EXPECT_EQ(a.leaf_shift, 12) << "a whole 4 KiB leaf";
+    }
+    gmmu_tlb_entry e{};
+    e.vpn = 0x40201;
+    e.leaf_shift = 21;
+    EXPECT_TRUE(gmmu_tlb_entry_in_range(&e, 12, 0x403ff000, 0x403ff000));
+    EXPECT_FALSE(gmmu_tlb_entry_in_range(&e, 12, 0x40400000, 0x40400fff));
+    e.leaf_shift = 0;
+    EXPECT_FALSE(gmmu_tlb_entry_in_range(&e, 12, 0x40200000, 0x40200fff));
 }

@@ -65,6 +65,33 @@ TEST(HashGroupTest, EveryInputIsCountedOnceAndProbesFollowTheLoadedKeys)
     EXPECT_GT(r.lanes_checked, inputs);
 }
 
+// Issue 41, item 17: with two contexts every context holds its own table
+// (its own frames at the same VAs); the probes are checked against that
+// context's table, and every input is counted once in its own.
+TEST(HashGroupTest, EachContextGroupsItsOwnInputsInItsOwnTable)
+{
+    gmmu::config cfg = gmmu::config::load("default", {"sm.count=4", "sm.warps=8", "contexts=2",
+                                                      "workload.region_bytes=65536",
+                                                      "workload.accesses=8"});
+    auto wl = gmmu::make_workload("hash-group", cfg, 3);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.mismatches, 0u);
+    const std::string dir = out_dir("contexts");
+    std::string err;
+    ASSERT_TRUE(wl->finish(dir, err)) << err;
+    nlohmann::json j = load(dir + "/hash_group.json");
+    const uint64_t inputs = 4 * 8 * 8 * 32;
+    EXPECT_EQ(j["contexts"].get<uint64_t>(), 2u);
+    EXPECT_EQ(j["inserts"].get<uint64_t>(), inputs);
+    EXPECT_EQ(j["count_sum"].get<uint64_t>(), inputs);
+    // 4096 draws from 2048 values in each context: each table finds ~1770
+    // groups of its own, more than one shared table could hold.
+    EXPECT_GT(j["groups_found"].get<uint64_t>(), 2048u + 1000u);
+    EXPECT_LE(j["groups_found"].get<uint64_t>(), 2u * 2048u);
+}
+
 TEST(HashGroupTest, TlbConsciousPassesStayInsideTheL2Reach)
 {
     // k80: the L2 TLBs reach 130 MB; a 1 GiB table misses them, 128 MiB

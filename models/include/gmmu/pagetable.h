@@ -117,7 +117,8 @@ typedef enum gmmu_fault {
     GMMU_FAULT_WRITE = 2,      /* write to a read-only page */
     GMMU_FAULT_USER = 3,       /* user access to a supervisor page */
     GMMU_FAULT_NONCANONICAL = 4,
-    GMMU_FAULT_RESERVED = 5,   /* PS set at level 4, or misaligned large-page frame */
+    GMMU_FAULT_RESERVED = 5,   /* PS set at level 4, or a large leaf's frame bits below its
+                                * page size set (bit 12, PAT, excepted) */
     GMMU_FAULT_BUS_ERROR = 6   /* a page-table read got an error response (set by walkers, not gmmu_walk) */
 } gmmu_fault;
 
@@ -161,6 +162,51 @@ static inline int gmmu_pte_permissive(uint64_t pte)
 {
     return (pte & (GMMU_PTE_W | GMMU_PTE_U | GMMU_PTE_NX)) == (GMMU_PTE_W | GMMU_PTE_U);
 }
+
+/* ---- the order in which a walk judges an entry (one rule for every walker) --
+ * x86-64 (SDM vol. 3, 4.7) and SMMUv3 report a translation fault before a
+ * permission fault: the walk reaches the leaf, and only a complete
+ * translation is judged for permission. At each level, in order:
+ *   1. P clear: not-present (translation) fault at this level;
+ *   2. reserved bits: PS at level 4, or at a leaf a frame address with bits
+ *      set below the page size (a 2 MiB / 1 GiB leaf's bit 12 is PAT, not
+ *      part of the frame: accepted); reserved fault at this level;
+ *   3. permission: U clear for a user access, else W clear for a write;
+ *      the first such entry is remembered, not reported, and the walk
+ *      goes on;
+ *   4. at the leaf (level 1 or PS): a remembered permission failure is
+ *      the fault (its kind and level are the first failing entry's).
+ * So a not-present PTE under a read-only or supervisor PDE is a
+ * not-present fault. A walk that sets A/D stops setting them once a
+ * permission failure is remembered. */
+typedef struct gmmu_walk_perm {
+    uint64_t wu;           /* W and U of every upper entry so far (AND) */
+    uint64_t nx;           /* NX of any upper entry so far (OR) */
+    uint8_t denied;        /* first permission failure (gmmu_fault), judged at the leaf */
+    uint8_t denied_level;  /* its level */
+} gmmu_walk_perm;
+
+static inline void gmmu_walk_perm_init(gmmu_walk_perm *p)
+{
+    p->wu = GMMU_PTE_W | GMMU_PTE_U;
+    p->nx = 0;
+    p->denied = 0;
+    p->denied_level = 0;
+}
+
+typedef enum gmmu_pte_verdict {
+    GMMU_PTE_NEXT = 0,  /* a table pointer: go down */
+    GMMU_PTE_LEAF = 1,  /* the leaf, translation allowed */
+    GMMU_PTE_FAULT = 2  /* *fault / *fault_level say which */
+} gmmu_pte_verdict;
+
+/* Judge the entry pte read at `level` for an access (GMMU_ACC_* bits) in the
+ * order above; p carries the upper levels' state (gmmu_walk_perm_init at the
+ * first level read). */
+gmmu_pte_verdict gmmu_pte_judge(unsigned level, uint64_t pte, unsigned access, gmmu_walk_perm *p,
+                                gmmu_fault *fault, unsigned *fault_level);
+/* The frame a leaf at `level` maps (PAT of a large leaf masked off). */
+uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte);
 
 /* Serial walk of va from the table at `table_base` at level `start_level`
  * (4 = from the root). Reads each PTE through mem->read64 and records its PA.

@@ -225,6 +225,51 @@ void gmmu_smmu_cd_encode(const gmmu_smmu_cd *cd, uint64_t dw[2]);
 /* The privilege a transaction runs with under STE.PRIVCFG. */
 bool gmmu_smmu_privileged(uint8_t privcfg, bool incoming);
 
+/* ---- a stream's context: STE and CD fetched and decoded ------------------ */
+/* Reads the two 64-bit words at pa into dw (little-endian); false: the read
+ * got an error response. */
+typedef bool (*gmmu_smmu_read2_fn)(void *ctx, uint64_t pa, uint64_t dw[2]);
+
+typedef struct gmmu_smmu_context {
+    gmmu_smmu_event_id event; /* NONE, or the configuration fault to record */
+    uint64_t fetch_addr;      /* F_STE_FETCH / F_CD_FETCH: the read that failed */
+    bool abort;               /* SMMUEN = 0 or STE Config = abort: terminate, no event */
+    bool bypass;              /* STE Config = bypass: the address is the PA */
+    uint16_t asid;            /* stage 1: the CD's ASID and table root */
+    uint64_t root;
+    uint8_t privcfg;          /* STE.PRIVCFG */
+} gmmu_smmu_context;
+
+/* Resolve the context of (sid, substream) from the stream table and CD table
+ * in memory, reading each descriptor through `read` (one fetch rule for STE
+ * and CD: address or C_BAD_*, read or F_*_FETCH with its address, decode or
+ * C_BAD_*). has_bypass: the caller has an untranslated path (else a bypass
+ * STE is C_BAD_STE). Returns c->event. */
+gmmu_smmu_event_id gmmu_smmu_resolve(const gmmu_smmu_regs *r, uint32_t sid, bool ssv,
+                                     uint32_t ssid, bool has_bypass, gmmu_smmu_read2_fn read,
+                                     void *ctx, gmmu_smmu_context *c);
+
+/* ---- the configuration cache: resolved contexts, FIFO replacement -------- */
+/* Holds up to `capacity` contexts keyed by (StreamID, SubstreamID if valid);
+ * when full, an insertion replaces the oldest insertion (FIFO: hits do not
+ * refresh an entry). capacity 0 keeps nothing. */
+typedef struct gmmu_smmu_ccache gmmu_smmu_ccache;
+gmmu_status gmmu_smmu_ccache_create(uint32_t capacity, gmmu_smmu_ccache **out, gmmu_error *err);
+void gmmu_smmu_ccache_destroy(gmmu_smmu_ccache *c);
+/* The cached context of the key, or NULL. */
+const gmmu_smmu_context *gmmu_smmu_ccache_find(const gmmu_smmu_ccache *c, uint32_t sid, bool ssv,
+                                               uint32_t ssid);
+/* Insert (or replace) the key's context; returns whether another entry was
+ * evicted to make room. */
+bool gmmu_smmu_ccache_insert(gmmu_smmu_ccache *c, uint32_t sid, bool ssv, uint32_t ssid,
+                             const gmmu_smmu_context *ctx);
+/* Drop every entry (all), or stream sid's (CFGI_STE), or only those of its
+ * CD ssid (cd_only, CFGI_CD; an entry without a SubstreamID uses CD 0).
+ * Returns the number dropped. */
+uint32_t gmmu_smmu_ccache_drop(gmmu_smmu_ccache *c, bool all, uint32_t sid, bool cd_only,
+                               uint32_t ssid);
+uint32_t gmmu_smmu_ccache_size(const gmmu_smmu_ccache *c);
+
 /* ---- commands ------------------------------------------------------------ */
 #define GMMU_SMMU_CMD_BYTES 16u
 typedef enum gmmu_smmu_opcode {

@@ -102,6 +102,10 @@ typedef struct gmmu_tlb_entry {
     uint8_t large_shift; /* an entry of a large-page array as gmmu_tlb_probe and fill
                           * victims report it (vpn/ppn in TLB pages): its page size; 0 for the
                           * main array's entries */
+    uint8_t leaf_shift;  /* size (log2 bytes) of the page-table leaf the entry is a piece of,
+                          * when larger than what the entry maps (a 4 KiB piece of a 2 MiB
+                          * page): an invalidation touching any part of that leaf removes the
+                          * entry (GMMU_TLB_FILL_LEAF); 0: the entry is the whole leaf */
     uint32_t hits;      /* lookup hits since the fill */
     uint64_t ready;     /* time the fill's translation arrives (0 = with the fill), set with
                          * gmmu_tlb_set_ready(); in the caller's time unit */
@@ -136,6 +140,8 @@ typedef struct gmmu_tlb_result {
                          * hit before it completes when the fill's translation arrives */
     uint8_t page_shift; /* on a hit: page size of the entry's array (page_shift, or a
                          * large-page array's shift) */
+    uint8_t leaf_shift; /* on a hit: the entry's gmmu_tlb_entry.leaf_shift (0: the entry
+                         * is its whole leaf) */
 } gmmu_tlb_result;
 
 /* Whether a write that hits an entry with these permissions must still go to
@@ -180,14 +186,22 @@ bool gmmu_tlb_probe(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_ent
  * maps the page. */
 bool gmmu_tlb_set_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ready);
 void gmmu_tlb_invalidate_all(gmmu_tlb *t);
-/* Invalidate the entry mapping vpn for asid; returns whether one was removed. */
+/* Invalidate the entry mapping vpn for asid, and every entry filled from the
+ * same page-table leaf (GMMU_TLB_FILL_LEAF); returns whether one was removed. */
 bool gmmu_tlb_invalidate_page(gmmu_tlb *t, uint16_t asid, uint64_t vpn);
 uint32_t gmmu_tlb_invalidate_asid(gmmu_tlb *t, uint16_t asid);
 /* Invalidate every entry of asid overlapping [va_lo, va_hi]; returns count.
- * A coverage entry overlapping the range is removed whole. */
+ * A coverage entry overlapping the range is removed whole, and so is every
+ * entry whose page-table leaf (GMMU_TLB_FILL_LEAF) overlaps it. */
 uint32_t gmmu_tlb_invalidate_range(gmmu_tlb *t, uint16_t asid, uint64_t va_lo, uint64_t va_hi);
 /* The same for every ASID. */
 uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64_t va_hi);
+/* The invalidation rule: whether entry e of an array of 2^page_shift-byte
+ * pages must go for an invalidation of [va_lo, va_hi] (ASID aside): the
+ * bytes it maps, or, for a piece of a larger leaf, the whole leaf, overlap
+ * the range. */
+bool gmmu_tlb_entry_in_range(const gmmu_tlb_entry *e, unsigned page_shift, uint64_t va_lo,
+                             uint64_t va_hi);
 
 /* ---- fill, the generation rule, geometry queries ------------------------ */
 
@@ -201,6 +215,13 @@ uint32_t gmmu_tlb_invalidate_range_all_asids(gmmu_tlb *t, uint64_t va_lo, uint64
 /* Install into large-page array i (vpn, ppn still in TLB pages: the entry
  * maps the array's page holding vpn; CONTIG does not apply). */
 #define GMMU_TLB_FILL_LARGE(i) (8u << (i))
+/* The translation comes from a page-table leaf of 2^s bytes (s <= 63). An
+ * entry smaller than its leaf remembers the leaf: an invalidation by VA or
+ * range that touches any byte of the leaf removes every entry filled from
+ * it, at every page size, as one TLBI of a block address must (the TLB may
+ * hold 4 KiB pieces of a 2 MiB page). gmmu_tlb_fill_plan sets it. */
+#define GMMU_TLB_FILL_LEAF(s) ((uint32_t)((s) & 63u) << 8)
+#define GMMU_TLB_FILL_LEAF_OF(flags) (((flags) >> 8) & 63u)
 
 typedef struct gmmu_tlb_fill_out {
     bool dropped;       /* stale generation: nothing installed */
@@ -247,6 +268,8 @@ typedef struct gmmu_tlb_answer {
                          * for (0 = one page, or no coverage entries configured) */
     uint8_t page_shift; /* served: page size of the entry (page_shift, or a large-page
                          * array's shift; frames are contiguous over the whole page) */
+    uint8_t leaf_shift; /* served: size of the page-table leaf the entry was filled from
+                         * (>= page_shift; a level above fills with GMMU_TLB_FILL_LEAF of it) */
     uint32_t lru_depth; /* a hit (not debug): its LRU depth in the set, as gmmu_tlb_result */
 } gmmu_tlb_answer;
 
@@ -262,7 +285,9 @@ gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn
  * than the TLB page). True: *flags for gmmu_tlb_fill_ex: GMMU_TLB_FILL_LARGE(i)
  * for the largest large-page array whose page fits in the page, else
  * GMMU_TLB_FILL_CONTIG when the PTE vouches for the whole block a contiguous
- * fill installs (fill_pages entries of one coverage region or TLB page). */
+ * fill installs (fill_pages entries of one coverage region or TLB page).
+ * *flags also carries GMMU_TLB_FILL_LEAF(page_shift) when the page is larger
+ * than the entries installed, so they are invalidated with their leaf. */
 bool gmmu_tlb_fill_plan(const gmmu_tlb *t, unsigned page_shift, unsigned contig_log2,
                         uint32_t *flags);
 

@@ -17,6 +17,10 @@
 // (the paper's naive approach: the input is read again every pass). Passes are
 // kernel launches: a warp starts a pass (and the grouping phase) only when
 // every warp has finished the previous one.
+// With contexts > 1 (SM i in context i mod contexts, each with its own
+// frames at the same VAs) every context holds its own hash table, which only
+// its SMs' warps fill; the shadow the probes are checked against is kept per
+// context too.
 // Writes OUT/hash_group.json (inserts, groups, probes, time of phase 1).
 #include <algorithm>
 #include <cinttypes>
@@ -54,7 +58,7 @@ class hash_group : public workload {
         : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
           accesses(uint64_t(c.i("workload.accesses"))),
           warps(unsigned(c.i("sm.warps"))), scope(uint64_t(c.i("workload.tlb_scope"))),
-          page(uint64_t(c.i("page_size")))
+          page(uint64_t(c.i("page_size"))), nctx(unsigned(c.i("contexts")))
     {
         buckets = bytes / 16;
         if (buckets < 2)
@@ -68,6 +72,7 @@ class hash_group : public workload {
         input_bytes = nw * accesses * 32 * 8;
         w.resize(nw);
         arrived.assign(1 + scopes, 0);
+        tables.resize(nctx ? nctx : 1);
         for (uint64_t k = 0; k < nw; k++)
             for (unsigned l = 0; l < 32; l++)
                 w[k].x[l] = data_pattern(seed * 0x100000001B3ull + (k << 8) + l);
@@ -136,6 +141,7 @@ class hash_group : public workload {
             case step::claim: {
                 // Compare-and-swap in simulation order: the bucket may have
                 // been claimed since this warp loaded it.
+                auto &table = table_of(sm);
                 op.write = true;
                 op.explicit_data = true;
                 op.active = 0;
@@ -164,7 +170,8 @@ class hash_group : public workload {
                     continue;
                 return next_status::issue;
             }
-            case step::add:
+            case step::add: {
+                auto &table = table_of(sm);
                 if (!s.count) {
                     s.st = step::load_input;
                     continue;
@@ -183,6 +190,7 @@ class hash_group : public workload {
                 s.count = 0;
                 s.st = step::load_input;
                 return next_status::issue;
+            }
             case step::done:
                 return next_status::done;
             }
@@ -215,6 +223,7 @@ class hash_group : public workload {
             return;
         }
         // A probe: decide from the loaded key words.
+        const auto &table = table_of(sm);
         uint32_t still = 0;
         for (unsigned l = 0; l < 32; l++) {
             if (!(s.pending >> l & 1))
@@ -244,11 +253,13 @@ class hash_group : public workload {
     bool finish(const std::string &out_dir, std::string &error) override
     {
         uint64_t sum = 0;
-        for (auto &[b, v] : table)
-            sum += v.second;
+        for (const auto &table : tables)
+            for (auto &[b, v] : table)
+                sum += v.second;
         nlohmann::json j = {{"buckets", buckets},
                             {"groups", groups},
                             {"scopes", scopes},
+                            {"contexts", tables.size()},
                             {"inputs", uint64_t(w.size()) * accesses * 32},
                             {"inserts", inserts},
                             {"groups_found", claims},
@@ -300,7 +311,11 @@ class hash_group : public workload {
     uint64_t scope, scopes = 1, page, input = 0, input_bytes = 0;
     std::vector<warp_state> w;
     std::vector<uint64_t> arrived; // warps at each barrier
-    std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> table; // bucket -> {key+1, count}
+    unsigned nctx;
+    using bucket_map = std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>>; // bucket ->
+                                                                                     // {key+1, count}
+    std::vector<bucket_map> tables; // one hash table per context (its own frames)
+    bucket_map &table_of(unsigned sm) { return tables[sm % tables.size()]; }
     uint64_t inserts = 0, claims = 0, probes = 0, probe_steps = 0, cas_failures = 0, bad = 0;
     std::string first_bad;
     bool started = false;
