@@ -14,6 +14,8 @@
 // config structs and are checked by the models' own validators. A bad
 // configuration returns a null handle; gmmu_dpi_last_error() says which key
 // and why. Nothing here aborts: every bad input is a status or a null.
+#include <dlfcn.h>
+
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -399,6 +401,8 @@ svScope g_pkg_scope = nullptr;
 struct walker_h final : handle {
     int mem_id = 0;
     bool set_ad = false;
+    int (*read)(int, sv_u64, sv_u64 *) = nullptr;
+    int (*write)(int, sv_u64, sv_u64) = nullptr;
     gmmu_walk_result last{};
     bool have_last = false;
     uint64_t walks = 0, faults = 0, reads = 0, mem_errors = 0;
@@ -413,17 +417,37 @@ struct walker_h final : handle {
 } // namespace
 
 // The package's exports (gmmu_pkg.sv): the testbench's page-table memory.
-extern "C" int gmmu_dpi_pt_read(int mem_id, sv_u64 pa, sv_u64 *data);
-extern "C" int gmmu_dpi_pt_write(int mem_id, sv_u64 pa, sv_u64 data);
+// Weak: a simulator may leave the exports out of a design that never walks
+// (Verilator drops an unused package's functions); then they are looked up
+// when a walker is made, and a walker without them is refused.
+extern "C" __attribute__((weak)) int gmmu_dpi_pt_read(int mem_id, sv_u64 pa, sv_u64 *data);
+extern "C" __attribute__((weak)) int gmmu_dpi_pt_write(int mem_id, sv_u64 pa, sv_u64 data);
 
 namespace {
+
+using pt_read_fn = int (*)(int, sv_u64, sv_u64 *);
+using pt_write_fn = int (*)(int, sv_u64, sv_u64);
+
+pt_read_fn find_pt_read()
+{
+    if (&gmmu_dpi_pt_read != nullptr)
+        return &gmmu_dpi_pt_read;
+    return reinterpret_cast<pt_read_fn>(dlsym(RTLD_DEFAULT, "gmmu_dpi_pt_read"));
+}
+
+pt_write_fn find_pt_write()
+{
+    if (&gmmu_dpi_pt_write != nullptr)
+        return &gmmu_dpi_pt_write;
+    return reinterpret_cast<pt_write_fn>(dlsym(RTLD_DEFAULT, "gmmu_dpi_pt_write"));
+}
 
 gmmu_status walker_read(void *ctx, uint64_t pa, uint64_t *v)
 {
     auto *w = static_cast<walker_h *>(ctx);
     w->reads++;
     sv_u64 d = 0;
-    const int rc = gmmu_dpi_pt_read(w->mem_id, pa, &d);
+    const int rc = w->read(w->mem_id, pa, &d);
     *v = d;
     if (rc != 0) {
         w->mem_errors++;
@@ -435,7 +459,7 @@ gmmu_status walker_read(void *ctx, uint64_t pa, uint64_t *v)
 gmmu_status walker_write(void *ctx, uint64_t pa, uint64_t v)
 {
     auto *w = static_cast<walker_h *>(ctx);
-    if (gmmu_dpi_pt_write(w->mem_id, pa, v) != 0) {
+    if (!w->write || w->write(w->mem_id, pa, v) != 0) {
         w->mem_errors++;
         return GMMU_EMEM;
     }
@@ -894,6 +918,11 @@ void *gmmu_dpi_walker_new(const char *cfg)
     return make("gmmu_dpi_walker_new", [&]() -> void * {
         auto h = std::make_unique<walker_h>();
         walker_config_from(cfg, h.get());
+        h->read = find_pt_read();
+        h->write = find_pt_write();
+        if (!h->read)
+            throw gmmu::config_error("the design has no gmmu_dpi_pt_read export (gmmu_pkg.sv "
+                                     "compiled in, and gmmu_attach_memory called?)");
         return h.release();
     });
 }
