@@ -109,7 +109,7 @@ lint:
 # Install into a scratch prefix and build + run an example against the package.
 # Every example, with CMake's find_package; the IOMMU SoC one also with pkg-config.
 example: build
-	rm -rf $(BUILD)/_install $(BUILD)/_example $(BUILD)/_soc $(BUILD)/_soc_smmu $(BUILD)/_soc_pc
+	rm -rf $(BUILD)/_install $(BUILD)/_example $(BUILD)/_soc $(BUILD)/_soc_smmu $(BUILD)/_soc_pc $(BUILD)/_sv
 	cmake --install $(BUILD) --prefix $(abspath $(BUILD))/_install
 	cmake -S examples/standalone -B $(BUILD)/_example -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_example -j $(JOBS)
@@ -117,6 +117,9 @@ example: build
 	cmake -S examples/soc_iommu -B $(BUILD)/_soc -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_soc -j $(JOBS)
 	$(BUILD)/_soc/soc_iommu
+	cmake -S examples/sv_scoreboard -B $(BUILD)/_sv -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
+	cmake --build $(BUILD)/_sv
+	$(BUILD)/_sv/sv_scoreboard/sv_scoreboard
 	cmake -S examples/soc_smmu -B $(BUILD)/_soc_smmu -DCMAKE_PREFIX_PATH=$(abspath $(BUILD))/_install
 	cmake --build $(BUILD)/_soc_smmu -j $(JOBS)
 	$(BUILD)/_soc_smmu/soc_smmu
