@@ -79,7 +79,7 @@ module cpwc #(
   localparam int unsigned NE      = L2Blocks * BlockEntries;
   localparam int unsigned L3PerL4 = L3Entries / L4Entries;
   localparam int unsigned Lat     = LookupCycles + MuxCycles;
-  localparam int unsigned AgePW   = (NE > 1) ? NE * (NE - 1) / 2 : 1;  // age matrix flops
+  localparam int unsigned RowW    = (NE > 1) ? NE - 1 : 1;  // a row of the age matrix
 
   // ---- storage (the bits the C model's accounting counts) -----------------
   // Mask bit NB-1-b of an L3 entry names block b, as in the C model.
@@ -132,18 +132,23 @@ module cpwc #(
   logic [NE*TagW-1:0]         l2_tag_q_flat;
   logic [NE*BaseW-1:0]        l2_base_q_flat;
   /* verilator coverage_on */
-  for (genvar s = 0; s < L4Entries; s++) begin : gen_l4_q_flat
-    assign l4_tag_q_flat[s*TagW +: TagW]    = l4_tag_q[s];
-    assign l4_base_q_flat[s*BaseW +: BaseW] = l4_base_q[s];
-  end
-  for (genvar t = 0; t < L3Entries; t++) begin : gen_l3_q_flat
-    assign l3_tag_q_flat[t*TagW +: TagW]    = l3_tag_q[t];
-    assign l3_base_q_flat[t*BaseW +: BaseW] = l3_base_q[t];
-    assign own_q_flat[t*NB +: NB]           = own_q[t];
-  end
-  for (genvar k = 0; k < NE; k++) begin : gen_l2_q_flat
-    assign l2_tag_q_flat[k*TagW +: TagW]    = l2_tag_q[k];
-    assign l2_base_q_flat[k*BaseW +: BaseW] = l2_base_q[k];
+  // Packed in always_comb loops: Verilator would join per-entry continuous
+  // assigns into one concatenation, which it builds by copying the whole
+  // vector once per entry (twice the simulation time at 62 entries).
+  always_comb begin
+    for (int unsigned s = 0; s < L4Entries; s++) begin
+      l4_tag_q_flat[s*TagW +: TagW]    = l4_tag_q[s];
+      l4_base_q_flat[s*BaseW +: BaseW] = l4_base_q[s];
+    end
+    for (int unsigned t = 0; t < L3Entries; t++) begin
+      l3_tag_q_flat[t*TagW +: TagW]    = l3_tag_q[t];
+      l3_base_q_flat[t*BaseW +: BaseW] = l3_base_q[t];
+      own_q_flat[t*NB +: NB]           = own_q[t];
+    end
+    for (int unsigned k = 0; k < NE; k++) begin
+      l2_tag_q_flat[k*TagW +: TagW]    = l2_tag_q[k];
+      l2_base_q_flat[k*BaseW +: BaseW] = l2_base_q[k];
+    end
   end
 
   // =========================================================================
@@ -187,29 +192,32 @@ module cpwc #(
   // keeps, for every j > i, whether entry i was used before entry j:
   // NE*(NE-1)/2 flops. touch_a (the lookup's use) applies first, the fill's
   // touch_b after it; the fill's victim choice sees the order after touch_a
-  // (age_a, the rows packed: row i at offset i*(2*NE-i-1)/2).
+  // (age_a_rows: row i at [i*RowW +: RowW], its NE-1-i bits at the bottom).
   // No reset: an entry is always touched when it becomes valid.
   /* verilator coverage_off */
   logic [NE-1:0]     touch_b;
-  logic [AgePW-1:0]  age_a_rows;
+  logic [RowW-1:0]   age_a_row [NE];
+  logic [NE*RowW-1:0] age_a_rows;
   /* verilator coverage_on */
 
   for (genvar i = 0; i < NE; i++) begin : gen_age
     if (i < NE - 1) begin : gen_up
-      localparam int unsigned Off = i * (2 * NE - i - 1) / 2;
       /* verilator coverage_off */
       logic [NE-2-i:0] age_q, age_a, age_d;
       /* verilator coverage_on */
       assign age_a = touch_a[NE-1:i+1] | (age_q & {(NE-1-i){!touch_a[i]}});
       assign age_d = touch_b[NE-1:i+1] | (age_a & {(NE-1-i){!touch_b[i]}});
-      assign age_a_rows[Off +: NE-1-i] = age_a;
+      assign age_a_row[i] = RowW'(age_a);
       always_ff @(posedge clk_i) begin
         age_q <= age_d;
       end
     end
   end
-  if (NE == 1) begin : gen_no_age
-    assign age_a_rows = 1'b0;
+  assign age_a_row[NE-1] = '0;
+  always_comb begin
+    for (int unsigned i = 0; i < NE; i++) begin
+      age_a_rows[i*RowW +: RowW] = age_a_row[i];
+    end
   end
 
   // =========================================================================

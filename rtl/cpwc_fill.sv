@@ -11,9 +11,9 @@
 //
 // Flat ports carry one field per entry, entry e at [e*W +: W]; own_*: the L3
 // masks in block order (bit b of slot t: slot t owns block b). age_a_i holds
-// the rows of the age matrix's upper triangle (rtl/cpwc.sv, gen_age): row i,
-// bit j-i-1 = "entry i used before entry j" for j > i, at offset
-// i*(2*NE-i-1)/2, NE = L2Blocks*BlockEntries.
+// the rows of the age matrix's upper triangle (rtl/cpwc.sv, gen_age), row i
+// at [i*(NE-1) +: NE-1], NE = L2Blocks*BlockEntries: bit j-i-1 = "entry i
+// used before entry j" for j > i; the upper i bits of row i are 0.
 module cpwc_fill #(
   parameter int unsigned L4Entries    = 2,
   parameter int unsigned L3Entries    = 4,
@@ -41,9 +41,9 @@ module cpwc_fill #(
   input  logic [L2Blocks*BlockEntries-1:0]    l2_valid_q_i,
   input  logic [L2Blocks*BlockEntries*9-1:0]  l2_tag_q_i,
   input  logic [L2Blocks*BlockEntries*52-1:0] l2_base_q_i,
-  // age matrix after the lookup's touch (upper triangle, rows packed)
-  input  logic [((L2Blocks*BlockEntries > 1) ?
-                 L2Blocks*BlockEntries*(L2Blocks*BlockEntries-1)/2 : 1)-1:0] age_a_i,
+  // age matrix after the lookup's touch, one row of NE-1 bits per entry
+  input  logic [L2Blocks*BlockEntries*((L2Blocks*BlockEntries > 1) ?
+                                       L2Blocks*BlockEntries-1 : 1)-1:0] age_a_i,
   // state after the fill: valid bits and ownership (to the invalidation)
   output logic [L4Entries-1:0]                l4_valid_a_o,
   output logic [L3Entries-1:0]                l3_valid_b_o,
@@ -69,6 +69,7 @@ module cpwc_fill #(
   localparam int unsigned L3PerL4 = L3Entries / L4Entries;
   localparam int unsigned L4W     = (L4Entries > 1) ? $clog2(L4Entries) : 1;
   localparam int unsigned L3W     = (L3Entries > 1) ? $clog2(L3Entries) : 1;
+  localparam int unsigned RowW    = (NE > 1) ? NE - 1 : 1;
 
   // entries above i (bits i+1 .. NE-1)
   function automatic logic [NE-1:0] above(input int unsigned i);
@@ -101,31 +102,40 @@ module cpwc_fill #(
   for (genvar s = 0; s < L4Entries; s++) begin : gen_l4_q
     assign l4_tag_q[s]  = l4_tag_q_i[s*TagW +: TagW];
     assign l4_base_q[s] = l4_base_q_i[s*BaseW +: BaseW];
-    assign l4_tag_d_o[s*TagW +: TagW]    = l4_tag_d[s];
-    assign l4_base_d_o[s*BaseW +: BaseW] = l4_base_d[s];
   end
   for (genvar t = 0; t < L3Entries; t++) begin : gen_l3_q
     assign l3_tag_q[t]  = l3_tag_q_i[t*TagW +: TagW];
     assign l3_base_q[t] = l3_base_q_i[t*BaseW +: BaseW];
     assign own_q[t]     = own_q_i[t*NB +: NB];
-    assign l3_tag_d_o[t*TagW +: TagW]    = l3_tag_d[t];
-    assign l3_base_d_o[t*BaseW +: BaseW] = l3_base_d[t];
   end
   for (genvar k = 0; k < NE; k++) begin : gen_l2_q
     assign l2_tag_q[k]  = l2_tag_q_i[k*TagW +: TagW];
     assign l2_base_q[k] = l2_base_q_i[k*BaseW +: BaseW];
-    assign l2_tag_d_o[k*TagW +: TagW]    = l2_tag_d[k];
-    assign l2_base_d_o[k*BaseW +: BaseW] = l2_base_d[k];
+  end
+  // Packed in always_comb loops, as rtl/cpwc.sv explains (Verilator speed).
+  always_comb begin
+    for (int unsigned s = 0; s < L4Entries; s++) begin
+      l4_tag_d_o[s*TagW +: TagW]    = l4_tag_d[s];
+      l4_base_d_o[s*BaseW +: BaseW] = l4_base_d[s];
+    end
+    for (int unsigned t = 0; t < L3Entries; t++) begin
+      l3_tag_d_o[t*TagW +: TagW]    = l3_tag_d[t];
+      l3_base_d_o[t*BaseW +: BaseW] = l3_base_d[t];
+      own_c_o[t*NB +: NB]           = own_c[t];
+    end
+    for (int unsigned k = 0; k < NE; k++) begin
+      l2_tag_d_o[k*TagW +: TagW]    = l2_tag_d[k];
+      l2_base_d_o[k*BaseW +: BaseW] = l2_base_d[k];
+    end
   end
 
   // ---- recency: the rows of the age matrix (after the lookup's touch) ---------
   for (genvar i = 0; i < NE; i++) begin : gen_age
     if (i < NE - 1) begin : gen_up
-      localparam int unsigned Off = i * (2 * NE - i - 1) / 2;
       /* verilator coverage_off */
       logic [NE-2-i:0] age_a;   // bit j-i-1: entry i used before entry j
       /* verilator coverage_on */
-      assign age_a = age_a_i[Off +: NE-1-i];
+      assign age_a = age_a_i[i*RowW +: NE-1-i];
     end
   end
 
@@ -413,8 +423,16 @@ module cpwc_fill #(
   assign l3_valid_b_o = l3_valid_b;
   assign l2_valid_c_o = l2_valid_c;
   assign touch_b_o    = touch_b;
-  for (genvar t = 0; t < L3Entries; t++) begin : gen_own_c_o
-    assign own_c_o[t*NB +: NB] = own_c[t];
+  // the rows' upper bits (row i has NE-1-i bits)
+  /* verilator coverage_off */
+  logic [NE-1:0] unused_age;
+  /* verilator coverage_on */
+  for (genvar i = 0; i < NE; i++) begin : gen_unused_age
+    if (i > 0) begin : gen_pad
+      assign unused_age[i] = ^age_a_i[i*RowW + (NE-1-i) +: i];
+    end else begin : gen_none
+      assign unused_age[i] = 1'b0;
+    end
   end
 
   // Address bits no entry depends on.

@@ -63,8 +63,13 @@ module cpwc_inval #(
     assign l4_tag_d[s] = l4_tag_d_i[s*TagW +: TagW];
   end
   for (genvar t = 0; t < L3Entries; t++) begin : gen_own
-    assign own_c[t]             = own_c_i[t*NB +: NB];
-    assign own_d_o[t*NB +: NB] = own_d[t];
+    assign own_c[t] = own_c_i[t*NB +: NB];
+  end
+  // packed in a loop, as rtl/cpwc.sv explains (Verilator speed)
+  always_comb begin
+    for (int unsigned t = 0; t < L3Entries; t++) begin
+      own_d_o[t*NB +: NB] = own_d[t];
+    end
   end
 
   // ---- invalidation ------------------------------------------------------------
