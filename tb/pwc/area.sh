@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tb/pwc/area.sh — Yosys area of the TPC and CPWC RTL at several geometries
-# (make area). For each: flop bits (split into storage, recency and result
-# pipeline), generic cells, `stat -tech cmos` transistors, and chip area and
+# (make area; the CPWC's files are read from their list, rtl/cpwc.f). For
+# each: flop bits (split into storage, recency and result pipeline), generic
+# cells, `stat -tech cmos` transistors, and chip area and
 # gate equivalents with the OSU 0.18 um liberty. FAILS when the storage flops
 # differ from the C model's accounting (gmmu_pwc_bits via pwc_bits), so an
 # array the synthesizer silently dropped cannot pass. Writes
@@ -33,6 +34,15 @@ CONFIGS=(
   "cpwc_4x8 cpwc 2 4 4 8"     # worked-example geometry: 4 blocks of 8
 )
 
+# the RTL files of a kind: the CPWC's from their one list, rtl/cpwc.f
+rtl_files() {
+  if [ "$1" = cpwc ]; then
+    grep -E '^[A-Za-z0-9_]+\.sv' "$ROOT/rtl/cpwc.f" | sed "s|^|$ROOT/rtl/|" | tr '\n' ' '
+  else
+    echo "$ROOT/rtl/pwc_pipe.sv $ROOT/rtl/$1.sv"
+  fi
+}
+
 synth_one() {
   local name=$1 kind=$2; shift 2
   local ys=$WORK/$name.ys chp
@@ -42,7 +52,7 @@ synth_one() {
     chp="chparam -set L4Entries $1 -set L3Entries $2 -set L2Blocks $3 -set BlockEntries $4 -set LookupCycles 1 -set MuxCycles 1 -set Lru 1 cpwc"
   fi
   cat > "$ys" <<EOF
-read_verilog -sv -DSYNTHESIS $ROOT/rtl/pwc_pipe.sv $ROOT/rtl/$kind.sv
+read_verilog -sv -DSYNTHESIS $(rtl_files "$kind")
 $chp
 synth -flatten -top $kind
 tee -q -o $WORK/$name.generic.txt stat
@@ -65,8 +75,8 @@ for c in "${CONFIGS[@]}"; do
   n=${c%% *}
   # AREA_REUSE=1: keep results newer than the RTL (re-runs only the report)
   if [ "${AREA_REUSE:-0}" = 1 ] && [ -f "$WORK/$n.lib.txt" ] &&
-     [ "$WORK/$n.lib.txt" -nt "$ROOT/rtl/cpwc.sv" ] && [ "$WORK/$n.lib.txt" -nt "$ROOT/rtl/tpc.sv" ] &&
-     [ "$WORK/$n.lib.txt" -nt "$ROOT/rtl/pwc_pipe.sv" ]; then
+     [ -z "$(find "$ROOT/rtl" -maxdepth 1 \( -name 'cpwc*' -o -name tpc.sv -o -name pwc_pipe.sv \) \
+             -newer "$WORK/$n.lib.txt")" ]; then
     continue
   fi
   # shellcheck disable=SC2086

@@ -63,58 +63,58 @@ M = []
 def m(f, search, repl, what, occ=1):
     M.append((f, occ, search, repl, what))
 
-# ---- cpwc.sv ------------------------------------------------------------------
-c = 'cpwc.sv'
-m(c, "(&lookup_va_i[63:47]) | ~(|lookup_va_i[63:47])", "(&lookup_va_i[63:47])", "canonical check drops the low half")
-m(c, "assign lk_i2    = lookup_va_i[29:21];", "assign lk_i2    = lookup_va_i[30:22];", "lookup L2 index off by one")
-m(c, "assign lk_i3    = lookup_va_i[38:30];", "assign lk_i3    = lookup_va_i[37:29];", "lookup L3 index off by one")
-m(c, "(l4_tag_q[s] == lk_i4)", "(l4_tag_q[s] != lk_i4)", "L4 tag compare inverted")
-m(c, "lk_dec3[t] && l3_valid_q[t] && (l3_tag_q[t] == lk_i3)", "lk_dec3[t] && (l3_tag_q[t] == lk_i3)", "L3 hit ignores valid")
-m(c, "l2_valid_q[k] && (l2_tag_q[k] == lk_i2)", "(l2_tag_q[k] == lk_i2)", "L2 hit ignores valid")
-m(c, "lk_tag_hit[k] && lk_sel[k / BE]", "lk_tag_hit[k]", "mask mux dropped: any block hits")
-m(c, "assign lk_l3_hit = lk_l4_hit && (|lk_l3_hits);", "assign lk_l3_hit = (|lk_l3_hits);", "L3 hit without L4 hit")
-m(c, "      lk_code = 2'd2;\n      lk_base = lk_l4_base;", "      lk_code = 2'd1;\n      lk_base = lk_l4_base;", "L4 hit reports the wrong start level")
-m(c, "      lk_base = lk_l3_base;", "      lk_base = lk_l4_base;", "L3 hit returns the L4 entry's base")
-m(c, "lk_canon && lk_l2_hit) ? lk_ent_hit", "lk_canon) ? lk_ent_hit", "LRU touch without a full hit")
+# ---- cpwc.sv and its phase modules (rtl/cpwc.f): ids cpwc_NN, in this order --
+c, lk, fl, iv, sl = 'cpwc.sv', 'cpwc_lookup.sv', 'cpwc_fill.sv', 'cpwc_inval.sv', 'cpwc_slot.sv'
+m(lk, "(&lookup_va_i[63:47]) | ~(|lookup_va_i[63:47])", "(&lookup_va_i[63:47])", "canonical check drops the low half")
+m(lk, "assign lk_i2    = lookup_va_i[29:21];", "assign lk_i2    = lookup_va_i[30:22];", "lookup L2 index off by one")
+m(lk, "assign lk_i3    = lookup_va_i[38:30];", "assign lk_i3    = lookup_va_i[37:29];", "lookup L3 index off by one")
+m(lk, "(l4_tag_q[s] == lk_i4)", "(l4_tag_q[s] != lk_i4)", "L4 tag compare inverted")
+m(lk, "lk_dec3[t] && l3_valid_q[t] && (l3_tag_q[t] == lk_i3)", "lk_dec3[t] && (l3_tag_q[t] == lk_i3)", "L3 hit ignores valid")
+m(lk, "l2_valid_q[k] && (l2_tag_q[k] == lk_i2)", "(l2_tag_q[k] == lk_i2)", "L2 hit ignores valid")
+m(lk, "lk_tag_hit[k] && lk_sel[k / BE]", "lk_tag_hit[k]", "mask mux dropped: any block hits")
+m(lk, "assign lk_l3_hit = lk_l4_hit && (|lk_l3_hits);", "assign lk_l3_hit = (|lk_l3_hits);", "L3 hit without L4 hit")
+m(lk, "      lk_code = 2'd2;\n      lk_base = lk_l4_base;", "      lk_code = 2'd1;\n      lk_base = lk_l4_base;", "L4 hit reports the wrong start level")
+m(lk, "      lk_base = lk_l3_base;", "      lk_base = lk_l4_base;", "L3 hit returns the L4 entry's base")
+m(lk, "lk_canon && lk_l2_hit) ? lk_ent_hit", "lk_canon) ? lk_ent_hit", "LRU touch without a full hit")
 m(c, "assign age_a = touch_a[NE-1:i+1] | (age_q", "assign age_a = (age_q", "lookup use not recorded as newest")
 m(c, "(age_a & {(NE-1-i){!touch_b[i]}})", "(age_a & {(NE-1-i){touch_b[i]}})", "fill touch inverted in the age matrix")
-m(c, "assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];", "assign older[i][j] = gen_age[j].gen_up.age_a[i-j-1];", "age matrix lower half not inverted")
-m(c, "assign f_i2 = fill_va_i[29:21];", "assign f_i2 = fill_va_i[28:20];", "fill L2 index off by one")
-m(c, "assign f_b1 = fill_base_l1_i[63:12];", "assign f_b1 = fill_base_l2_i[63:12];", "L2 entry filled with the L2-table base")
-m(c, "!(l4_valid_q[s] && f_l4_tag_eq[s] && (l4_base_q[s] == f_b3))", "!(l4_valid_q[s] && f_l4_tag_eq[s])", "L4 fill ignores a changed base")
-m(c, "fill_valid_i && fill_levels_i[2] && f_dec4[s]", "fill_valid_i && fill_levels_i[1] && f_dec4[s]", "L4 fill keyed on the wrong level bit")
-m(c, "assign f_kill3_a[t]  = f_l4_evict[t / L3PerL4] && l3_valid_q[t];", "assign f_kill3_a[t]  = 1'b0;", "L4 replacement keeps dependent L3 entries")
-m(c, "fill_valid_i && fill_levels_i[1] && f_l4_ok && f_dec3[t]", "fill_valid_i && fill_levels_i[1] && f_dec3[t]", "L3 fill without its L4 entry")
-m(c, "assign own_b[t]       = f_l3_wr[t] ? '0 : own_a[t];", "assign own_b[t]       = own_a[t];", "new L3 entry inherits the old mask")
-m(c, "(f_l3_wr[t] || f_l3_tag_eq[t])", "(f_l3_tag_eq[t])", "fresh L3 entry not usable by the same fill")
-m(c, "l2_valid_q[k] && !f_killb_a[k / BE] && !f_killb_b[k / BE]", "l2_valid_q[k] && !f_killb_a[k / BE]", "L3 replacement keeps its blocks' entries")
-m(c, "f_l2_en && l2_valid_b[k] && f_own[k / BE] && (l2_tag_q[k] == f_i2)", "f_l2_en && l2_valid_b[k] && (l2_tag_q[k] == f_i2)", "existing-path check ignores the owner")
-m(c, "assign f_free[k]     = !l2_valid_b[k] && f_own[k / BE];", "assign f_free[k]     = !l2_valid_b[k];", "free entry taken from any block")
-m(c, "assign f_oldest[k] = &newer;", "assign f_oldest[k] = |newer;", "oldest-entry reduction AND->OR")
-m(c, "!l2_valid_b[a*BE + wi] || gen_mat.older", "gen_mat.older", "block stamp counts invalid entries")
-m(c, "assign younger[wj] = l2_valid_b[b*BE + wj] && (&beats);", "assign younger[wj] = (&beats);", "block stamp counts invalid younger entries")
-m(c, "assign wins[a] = f_bs_lt[b][a];", "assign wins[a] = !f_bs_lt[a][b];", "victim tie-break: lower block no longer wins ties")
-m(c, "assign f_first_unowned = f_unowned & (~f_unowned + 1'b1);", "assign f_first_unowned = f_unowned;", "all unowned blocks claimed")
-m(c, "        f_target = f_first_free;", "        f_target = f_free;", "every free entry written")
-m(c, "f_target[b*BE] = f_target[b*BE] | f_claim[b];", "f_target[b*BE+BE-1] = f_target[b*BE+BE-1] | f_claim[b];", "claimed block filled from its last entry")
-m(c, "assign touch_b = f_target | ((Lru && f_l2_en) ? f_exist : '0);", "assign touch_b = f_target;", "refill of a cached path not a use")
-m(c, "(f_target[k] || f_exist[k]) ? f_b1", "(f_target[k]) ? f_b1", "refill keeps the old L1 base")
-m(c, "(l2_valid_b[k] && !f_drop[k / BE]) || f_target[k]", "l2_valid_b[k] || f_target[k]", "taken-over block keeps its entries")
-m(c, "(own_b[t] & ~f_drop) | (f_claim & {NB{f_dec3[t]}})", "own_b[t] | (f_claim & {NB{f_dec3[t]}})", "taken-over block keeps its old owner")
-m(c, "assign inv_range_ok = inv_lo_i[47:0] <= inv_hi_i[47:0];", "assign inv_range_ok = inv_lo_i[47:0] < inv_hi_i[47:0];", "range check <= -> <")
-m(c, "(l4_tag_d[s] >= inv_lo4) && (l4_tag_d[s] <= inv_hi4)", "(l4_tag_d[s] >= inv_lo4)", "range invalidation ignores hi")
-m(c, "assign inv_lo4      = inv_lo_i[47:39];", "assign inv_lo4      = inv_lo_i[46:38];", "range lo index off by one")
-m(c, "assign l3_mask_d[t]  = inv_l3[t] ? '0 : rev(own_c[t]);", "assign l3_mask_d[t]  = rev(own_c[t]);", "invalidated L3 entry keeps its mask")
-m(c, "assign inv_l3[t]     = inv_l4[t / L3PerL4];", "assign inv_l3[t]     = inv_l4[0];", "L3 entry invalidated with the wrong L4 slot")
-m(c, "hi << $clog2(L3PerL4)", "hi << ($clog2(L3PerL4) + 1)", "L3 slot: L4 bits shifted one too far")
+m(fl, "assign older[i][j] = !gen_age[j].gen_up.age_a[i-j-1];", "assign older[i][j] = gen_age[j].gen_up.age_a[i-j-1];", "age matrix lower half not inverted")
+m(fl, "assign f_i2 = fill_va_i[29:21];", "assign f_i2 = fill_va_i[28:20];", "fill L2 index off by one")
+m(fl, "assign f_b1 = fill_base_l1_i[63:12];", "assign f_b1 = fill_base_l2_i[63:12];", "L2 entry filled with the L2-table base")
+m(fl, "!(l4_valid_q[s] && f_l4_tag_eq[s] && (l4_base_q[s] == f_b3))", "!(l4_valid_q[s] && f_l4_tag_eq[s])", "L4 fill ignores a changed base")
+m(fl, "fill_valid_i && fill_levels_i[2] && f_dec4[s]", "fill_valid_i && fill_levels_i[1] && f_dec4[s]", "L4 fill keyed on the wrong level bit")
+m(fl, "assign f_kill3_a[t]  = f_l4_evict[t / L3PerL4] && l3_valid_q[t];", "assign f_kill3_a[t]  = 1'b0;", "L4 replacement keeps dependent L3 entries")
+m(fl, "fill_valid_i && fill_levels_i[1] && f_l4_ok && f_dec3[t]", "fill_valid_i && fill_levels_i[1] && f_dec3[t]", "L3 fill without its L4 entry")
+m(fl, "assign own_b[t]       = f_l3_wr[t] ? '0 : own_a[t];", "assign own_b[t]       = own_a[t];", "new L3 entry inherits the old mask")
+m(fl, "(f_l3_wr[t] || f_l3_tag_eq[t])", "(f_l3_tag_eq[t])", "fresh L3 entry not usable by the same fill")
+m(fl, "l2_valid_q[k] && !f_killb_a[k / BE] && !f_killb_b[k / BE]", "l2_valid_q[k] && !f_killb_a[k / BE]", "L3 replacement keeps its blocks' entries")
+m(fl, "f_l2_en && l2_valid_b[k] && f_own[k / BE] && (l2_tag_q[k] == f_i2)", "f_l2_en && l2_valid_b[k] && (l2_tag_q[k] == f_i2)", "existing-path check ignores the owner")
+m(fl, "assign f_free[k]     = !l2_valid_b[k] && f_own[k / BE];", "assign f_free[k]     = !l2_valid_b[k];", "free entry taken from any block")
+m(fl, "assign f_oldest[k] = &newer;", "assign f_oldest[k] = |newer;", "oldest-entry reduction AND->OR")
+m(fl, "!l2_valid_b[a*BE + wi] || gen_mat.older", "gen_mat.older", "block stamp counts invalid entries")
+m(fl, "assign younger[wj] = l2_valid_b[b*BE + wj] && (&beats);", "assign younger[wj] = (&beats);", "block stamp counts invalid younger entries")
+m(fl, "assign wins[a] = f_bs_lt[b][a];", "assign wins[a] = !f_bs_lt[a][b];", "victim tie-break: lower block no longer wins ties")
+m(fl, "assign f_first_unowned = f_unowned & (~f_unowned + 1'b1);", "assign f_first_unowned = f_unowned;", "all unowned blocks claimed")
+m(fl, "        f_target = f_first_free;", "        f_target = f_free;", "every free entry written")
+m(fl, "f_target[b*BE] = f_target[b*BE] | f_claim[b];", "f_target[b*BE+BE-1] = f_target[b*BE+BE-1] | f_claim[b];", "claimed block filled from its last entry")
+m(fl, "assign touch_b = f_target | ((Lru && f_l2_en) ? f_exist : '0);", "assign touch_b = f_target;", "refill of a cached path not a use")
+m(fl, "(f_target[k] || f_exist[k]) ? f_b1", "(f_target[k]) ? f_b1", "refill keeps the old L1 base")
+m(fl, "(l2_valid_b[k] && !f_drop[k / BE]) || f_target[k]", "l2_valid_b[k] || f_target[k]", "taken-over block keeps its entries")
+m(fl, "(own_b[t] & ~f_drop) | (f_claim & {NB{f_dec3[t]}})", "own_b[t] | (f_claim & {NB{f_dec3[t]}})", "taken-over block keeps its old owner")
+m(iv, "assign inv_range_ok = inv_lo_i[47:0] <= inv_hi_i[47:0];", "assign inv_range_ok = inv_lo_i[47:0] < inv_hi_i[47:0];", "range check <= -> <")
+m(iv, "(l4_tag_d[s] >= inv_lo4) && (l4_tag_d[s] <= inv_hi4)", "(l4_tag_d[s] >= inv_lo4)", "range invalidation ignores hi")
+m(iv, "assign inv_lo4      = inv_lo_i[47:39];", "assign inv_lo4      = inv_lo_i[46:38];", "range lo index off by one")
+m(iv, "assign own_d[t]      = inv_l3[t] ? '0 : own_c[t];", "assign own_d[t]      = own_c[t];", "invalidated L3 entry keeps its mask")
+m(iv, "assign inv_l3[t]     = inv_l4[t / L3PerL4];", "assign inv_l3[t]     = inv_l4[0];", "L3 entry invalidated with the wrong L4 slot")
+m(sl, "hi << $clog2(L3PerL4)", "hi << ($clog2(L3PerL4) + 1)", "L3 slot: L4 bits shifted one too far")
 m(c, "      l2_valid_q <= '0;", "      l2_valid_q <= '1;", "L2 valid bits reset to 1")
-m(c, "assign l4_valid_d[s] = l4_valid_a[s] && !inv_l4[s];", "assign l4_valid_d[s] = l4_valid_a[s];", "stuck L4 valid")
-m(c, "lo = lo & (~above(a) | ", "lo = lo & (", "victim (one-entry blocks): the lower-entry rule applied at and below a")
-m(c, "({NE{l2_valid_b[a]}} & ~(l2_valid_b & row[a]))", "(~(l2_valid_b & row[a]))", "victim (one-entry blocks): an invalid lower entry counts as valid")
-m(c, "hi[b] = !l2_valid_b[b] || &(", "hi[b] = &(", "victim (one-entry blocks): an invalid entry loses to older higher ones")
-m(c, "&((l2_valid_b & row[b]) | ~above(b))", "&((row[b]) | ~above(b))", "victim (one-entry blocks): invalid higher entries count as used later")
-m(c, "assign f_victim = lo & hi;", "assign f_victim = lo;", "victim (one-entry blocks): higher entries ignored")
-m(c, "assign row[a] = {gen_age[a].gen_up.age_a, (a + 1)'(0)};", "assign row[a] = {(a + 1)'(0), gen_age[a].gen_up.age_a};", "victim (one-entry blocks): age row not aligned to its columns")
+m(iv, "assign l4_valid_d[s] = l4_valid_a[s] && !inv_l4[s];", "assign l4_valid_d[s] = l4_valid_a[s];", "stuck L4 valid")
+m(fl, "lo = lo & (~above(a) | ", "lo = lo & (", "victim (one-entry blocks): the lower-entry rule applied at and below a")
+m(fl, "({NE{l2_valid_b[a]}} & ~(l2_valid_b & row[a]))", "(~(l2_valid_b & row[a]))", "victim (one-entry blocks): an invalid lower entry counts as valid")
+m(fl, "hi[b] = !l2_valid_b[b] || &(", "hi[b] = &(", "victim (one-entry blocks): an invalid entry loses to older higher ones")
+m(fl, "&((l2_valid_b & row[b]) | ~above(b))", "&((row[b]) | ~above(b))", "victim (one-entry blocks): invalid higher entries count as used later")
+m(fl, "assign f_victim = lo & hi;", "assign f_victim = lo;", "victim (one-entry blocks): higher entries ignored")
+m(fl, "assign row[a] = {gen_age[a].gen_up.age_a, (a + 1)'(0)};", "assign row[a] = {(a + 1)'(0), gen_age[a].gen_up.age_a};", "victim (one-entry blocks): age row not aligned to its columns")
 
 # ---- tpc.sv ---------------------------------------------------------------------
 t = 'tpc.sv'
@@ -198,20 +198,22 @@ with open(out, 'w') as fo:
         cnt = text.count(s)
         if cnt < occ:
             sys.exit(f"mutate.sh: mutant '{what}' of {f}: search text not found:\n{s}")
-        n[f] = n.get(f, 0) + 1
-        mid = f"{f.split('.')[0]}_{n[f]:02d}"
+        # the CPWC's mutants are numbered together over its files
+        unit = 'cpwc' if f.startswith('cpwc') else f.split('.')[0]
+        n[unit] = n.get(unit, 0) + 1
+        mid = f"{unit}_{n[unit]:02d}"
         fo.write("\x1f".join([mid, f, str(occ), s.encode('unicode_escape').decode(),
                               r.encode('unicode_escape').decode(), what]) + "\n")
 PY
 
 run_mutant() {
   local line=$1
-  local id file occ what dir kind params
+  local id file occ what dir kind params srcs
   IFS=$'\x1f' read -r id file occ _ _ what <<< "$line"
   dir=$WORK/$id
   rm -rf "$dir"
   mkdir -p "$dir/rtl"
-  cp "$ROOT"/rtl/pwc_pipe.sv "$ROOT"/rtl/cpwc.sv "$ROOT"/rtl/tpc.sv "$dir/rtl/"
+  cp "$ROOT"/rtl/pwc_pipe.sv "$ROOT"/rtl/cpwc.f "$ROOT"/rtl/cpwc*.sv "$ROOT"/rtl/tpc.sv "$dir/rtl/"
   python3 - "$dir/rtl" "$line" <<'PY'
 import sys, os
 d, line = sys.argv[1], sys.argv[2]
@@ -230,9 +232,11 @@ PY
   local geoms g verdict="" last=""
   if [ "$file" = tpc.sv ]; then
     kind=tpc
+    srcs="rtl/pwc_pipe.sv rtl/tpc.sv"
     geoms=("6 2" "3 3")
   else
     kind=cpwc
+    srcs="-F rtl/cpwc.f"   # the CPWC's files, its mutated one among them
     geoms=("2 8 5 2 1 1" "2 4 3 4 2 1" "2 4 6 1 1 1")
   fi
   for g in "${geoms[@]}"; do
@@ -252,7 +256,7 @@ PY
           --x-assign unique --x-initial unique --assert $params \
           -MAKEFLAGS "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" \
           -CFLAGS "-std=c++17 -O0 -I$ROOT/models/include -I$HERE -I$TWINS -I$dir" \
-          rtl/pwc_pipe.sv rtl/$kind.sv "$TWINS/rtl_cpwc.cpp" \
+          $srcs "$TWINS/rtl_cpwc.cpp" \
           "$WORK/pwc_bench.o" "$WORK/mutant_main.o" "$LIBMODELS" -o mut > build.log 2>&1); then
       echo "$id|uncompilable|$what|does not build: see $dir/build.log" > "$dir/result"
       return
@@ -301,10 +305,12 @@ for l in open(os.path.join(work, "mutants.txt")):
     if not re.search(only, mid):
         continue
     r = open(os.path.join(work, mid, "result")).read().strip().split("|")
-    if f not in per:
-        per[f] = dict(caught=0, survived=0, hung=0, uncompilable=0)
-        order.append(f)
-    per[f][r[1]] += 1
+    # scored per block: the CPWC's files (rtl/cpwc.f) together
+    u = 'cpwc.sv' if f.startswith('cpwc') else f
+    if u not in per:
+        per[u] = dict(caught=0, survived=0, hung=0, uncompilable=0)
+        order.append(u)
+    per[u][r[1]] += 1
     rows.append((f, r[0], r[1], r[2], r[3] if len(r) > 3 else ""))
 for f, mid, res, what, how in rows:
     print(f"  {mid:10s} {res:12s} {what}" + (f"   [{how}]" if res != 'caught' else ""))
