@@ -1,11 +1,13 @@
 /* gmmu — comparator-tree page-walk scheduler golden model.
  * Rules and cycle costs: docs/walk_scheduler.md. */
 #include "gmmu/walk_sched.h"
+#include "gmmu/walk_step.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_WALKER 0xFFu
+#define NO_WALKER 0xFFu     /* walker_mshr[w]: walker w idle */
+#define NO_WALKER16 0xFFFFu /* gmmu_ws_mshr.walker: no walker bound */
 
 void gmmu_ws_config_default(gmmu_ws_config *cfg)
 {
@@ -29,21 +31,29 @@ gmmu_status gmmu_ws_config_check(const gmmu_ws_config *cfg, gmmu_error *err)
     if (cfg->mshrs < 1 || cfg->mshrs > GMMU_WS_MAX_MSHRS)
         return gmmu_error_set(err, "mshrs", "mshrs = %u, allowed 1..%u", cfg->mshrs,
                               GMMU_WS_MAX_MSHRS);
-    if (cfg->variant == GMMU_WS_SERIAL) {
-        if (cfg->walkers < 1 || cfg->walkers > GMMU_WS_MAX_WALKERS)
-            return gmmu_error_set(err, "walkers", "walkers = %u, allowed 1..%u", cfg->walkers,
-                                  GMMU_WS_MAX_WALKERS);
-    } else if (cfg->walkers != 1) {
-        return gmmu_error_set(err, "walkers",
-                              "walkers = %u, the tree and pairwise schedulers drive one walker (1)",
-                              cfg->walkers);
-    }
+    gmmu_status ws = gmmu_ws_walkers_check(cfg->variant, cfg->walkers, err);
+    if (ws != GMMU_OK)
+        return ws;
     if (cfg->scan_pass_cycles < 1 || cfg->scan_pass_cycles > 16)
         return gmmu_error_set(err, "scan_pass_cycles", "scan_pass_cycles = %u, allowed 1..16",
                               cfg->scan_pass_cycles);
     if (cfg->retire_width < 1 || cfg->retire_width > GMMU_WS_RETIRE_MAX)
         return gmmu_error_set(err, "retire_width", "retire_width = %u, allowed 1..%u",
                               cfg->retire_width, GMMU_WS_RETIRE_MAX);
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_ws_walkers_check(gmmu_ws_variant variant, uint32_t walkers, gmmu_error *err)
+{
+    if (variant == GMMU_WS_SERIAL) {
+        if (walkers < 1 || walkers > GMMU_WS_MAX_WALKERS)
+            return gmmu_error_set(err, "walkers", "walkers = %u, allowed 1..%u", walkers,
+                                  GMMU_WS_MAX_WALKERS);
+    } else if (walkers != 1) {
+        return gmmu_error_set(err, "walkers",
+                              "walkers = %u, the tree and pairwise schedulers drive one walker (1)",
+                              walkers);
+    }
     return GMMU_OK;
 }
 
@@ -60,7 +70,7 @@ void gmmu_walk_sched_reset(gmmu_walk_sched *ws)
     for (unsigned w = 0; w < GMMU_WS_MAX_WALKERS; w++)
         ws->walker_mshr[w] = NO_WALKER;
     for (unsigned i = 0; i < GMMU_WS_MAX_MSHRS; i++)
-        ws->m[i].walker = NO_WALKER;
+        ws->m[i].walker = NO_WALKER16;
 }
 
 static gmmu_status walk_sched_init_into(gmmu_walk_sched *ws, const gmmu_ws_config *cfg, gmmu_error *err)
@@ -157,9 +167,9 @@ static void walk_finish(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level)
             m->ref[k] = GMMU_WS_NO_SLOT;
         }
     }
-    if (m->walker != NO_WALKER) {
+    if (m->walker != NO_WALKER16) {
         ws->walker_mshr[m->walker] = NO_WALKER;
-        m->walker = NO_WALKER;
+        m->walker = NO_WALKER16;
     }
 }
 
@@ -170,8 +180,8 @@ static void walk_fault(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level, gmm
     walk_finish(ws, m, level);
 }
 
-/* Consume the PTE of m's current level: the same checks, in the same order,
- * as gmmu_walk_from(). Returns true when the walk continues. */
+/* Consume the PTE of m's current level: gmmu_walk_step(), the rules of
+ * gmmu_walk_from(). Returns true when the walk continues. */
 static bool walk_consume(gmmu_walk_sched *ws, gmmu_ws_mshr *m, uint64_t pte)
 {
     unsigned level = m->level;
@@ -179,40 +189,21 @@ static bool walk_consume(gmmu_walk_sched *ws, gmmu_ws_mshr *m, uint64_t pte)
     m->ref[level] = GMMU_WS_NO_SLOT;
     m->nreads++;
     ws->st.refs_walked++;
-    bool write = (m->access & GMMU_ACC_WRITE) != 0;
-    bool user = (m->access & GMMU_ACC_USER) != 0;
-    if (!(pte & GMMU_PTE_P)) {
-        walk_fault(ws, m, level, GMMU_FAULT_NOT_PRESENT);
+    gmmu_walk_step_out o;
+    gmmu_walk_step(pte, level, m->access, &o); /* access never has SET_AD here */
+    if (o.fault != GMMU_FAULT_NONE) {
+        walk_fault(ws, m, level, o.fault);
         return false;
     }
-    bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
-    if ((pte & GMMU_PTE_PS) && level == 4) {
-        walk_fault(ws, m, level, GMMU_FAULT_RESERVED);
-        return false;
-    }
-    if (user && !(pte & GMMU_PTE_U)) {
-        walk_fault(ws, m, level, GMMU_FAULT_USER);
-        return false;
-    }
-    if (write && !(pte & GMMU_PTE_W)) {
-        walk_fault(ws, m, level, GMMU_FAULT_WRITE);
-        return false;
-    }
-    if (is_leaf) {
-        unsigned shift = 12u + 9u * (level - 1u);
-        uint64_t frame = pte & GMMU_PTE_ADDR_MASK;
-        if (frame & ((1ull << shift) - 1)) {
-            walk_fault(ws, m, level, GMMU_FAULT_RESERVED);
-            return false;
-        }
-        m->page_shift = (uint8_t)shift;
+    if (o.leaf) {
+        m->page_shift = (uint8_t)o.page_shift;
         m->pte = pte;
-        m->pa = frame | (m->va & ((1ull << shift) - 1));
+        m->pa = (pte & GMMU_PTE_ADDR_MASK) | (m->va & ((1ull << o.page_shift) - 1));
         walk_finish(ws, m, level);
         return false;
     }
     m->level = (uint8_t)(level - 1);
-    m->table = pte & GMMU_PTE_ADDR_MASK;
+    m->table = o.next_table;
     m->tb[level - 1] = m->table;
     return true;
 }
@@ -488,7 +479,7 @@ static void phase_dispatch_serial(gmmu_walk_sched *ws)
             return;
         gmmu_ws_mshr *m = &ws->m[pick];
         m->next_scan = 0;
-        m->walker = (uint8_t)w;
+        m->walker = (uint16_t)w;
         ws->walker_mshr[w] = (uint8_t)pick;
         serial_next_read(ws, m);
     }
@@ -523,7 +514,7 @@ static void phase_alloc(gmmu_walk_sched *ws, const gmmu_ws_in *in, uint64_t free
         m->next_scan = a->start_level;
         m->seq = ws->alloc_seq++;
         m->alloc_cycle = ws->cycle;
-        m->walker = NO_WALKER;
+        m->walker = NO_WALKER16;
         if (!gmmu_va_canonical(a->va)) {
             /* as gmmu_walk_from: no read, fault at the start level, no tables */
             memset(m->tb, 0, sizeof m->tb);
@@ -627,9 +618,54 @@ void gmmu_walk_sched_device(gmmu_walk_sched *ws, gmmu_ws_device *dev)
 }
 
 typedef struct pending_resp {
-    uint64_t arrive, order, data;
+    uint64_t arrive, order, data, pa;
     uint16_t tag;
+    uint8_t level;
 } pending_resp;
+
+/* What the run loop follows of each MSHR's walk to learn the entries it
+ * consumes (gmmu_ws_result.level_pte) from the responses alone. */
+typedef struct walk_follow {
+    uint64_t va, table; /* the table of `level`, once known */
+    uint8_t level;      /* level whose entry it waits for; 0: ended */
+    uint8_t access;
+} walk_follow;
+
+/* A response (pa, level, data) reached the device: every live walk waiting at
+ * `level` for the entry at pa takes it. The read a walk consumes carries the
+ * entry at that address whichever slot issued it (memory does not change
+ * during a run), so following the addresses gives the walk's entries. */
+static void follow_response(walk_follow *f, uint64_t live, unsigned nmshr, gmmu_ws_result *results,
+                            const unsigned *owner, uint64_t pa, unsigned level, uint64_t data)
+{
+    for (unsigned i = 0; i < nmshr; i++) {
+        walk_follow *w = &f[i];
+        if (!((live >> i) & 1u) || w->level != level ||
+            w->table + 8ull * gmmu_va_index(w->va, level) != pa)
+            continue;
+        results[owner[i]].level_pte[level] = data;
+        gmmu_walk_step_out o;
+        gmmu_walk_step(data, level, w->access, &o);
+        w->level = o.leaf ? 0 : (uint8_t)(level - 1);
+        w->table = o.next_table;
+    }
+}
+
+/* Keep the entries of the levels the walk read: start level down to its
+ * leaf or faulting level (gmmu_walk_from's level_pte). */
+static void follow_trim(gmmu_ws_result *r, unsigned start_level)
+{
+    unsigned last = GMMU_PT_LEVELS + 1; /* a non-canonical VA: nothing read */
+    if (r->fault == GMMU_FAULT_NONCANONICAL)
+        ;
+    else if (r->fault != GMMU_FAULT_NONE)
+        last = r->fault_level;
+    else if (r->page_shift >= 12)
+        last = 1u + (r->page_shift - 12u) / 9u;
+    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
+        if (l > start_level || l < last)
+            r->level_pte[l] = 0;
+}
 
 gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
                                const gmmu_ws_alloc *allocs, unsigned n, gmmu_ws_mem_fn mem,
@@ -652,6 +688,8 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
     unsigned npend = 0;
     uint64_t order = 0;
     unsigned owner[GMMU_WS_MAX_MSHRS] = {0};
+    walk_follow follow[GMMU_WS_MAX_MSHRS];
+    uint64_t live = 0;  /* MSHRs whose walk is followed */
     unsigned busy = 0;  /* MSHRs taken and not yet reported done */
     uint64_t cyc = 0;   /* cycles since the run's start */
     uint64_t last_done = 0;
@@ -670,6 +708,8 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             in.alloc[k].valid = 1;
         }
         int pick = -1;
+        pending_resp given;
+        memset(&given, 0, sizeof given);
         for (unsigned p = 0; p < npend; p++) {
             if (pend[p].arrive > cyc)
                 continue;
@@ -681,6 +721,7 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             in.resp.valid = 1;
             in.resp.tag = pend[pick].tag;
             in.resp.data = pend[pick].data;
+            given = pend[pick];
             pend[pick] = pend[--npend];
         }
         in.mem_ready = 1;
@@ -691,12 +732,22 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             return s;
         cyc++;
         st->cycles++;
+        if (in.resp.valid)
+            follow_response(follow, live, dev->mshrs, results, owner, given.pa, given.level,
+                            given.data);
         for (unsigned k = 0; k < offer; k++) {
             if (!out.alloc_accepted[k])
                 continue;
             if (out.alloc_mshr[k] >= dev->mshrs)
                 return GMMU_EINVAL;
-            owner[out.alloc_mshr[k]] = next;
+            const unsigned id = out.alloc_mshr[k];
+            owner[id] = next;
+            follow[id].va = allocs[next].va;
+            follow[id].table = allocs[next].table_base;
+            follow[id].level = gmmu_va_canonical(allocs[next].va) ? allocs[next].start_level : 0;
+            follow[id].access = allocs[next].access;
+            live |= 1ull << id;
+            memset(results[next].level_pte, 0, sizeof results[next].level_pte);
             results[next].alloc_cycle = now;
             next++;
             busy++;
@@ -721,6 +772,8 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             pend[npend].order = order++;
             pend[npend].data = data;
             pend[npend].tag = out.req.tag;
+            pend[npend].pa = out.req.pa;
+            pend[npend].level = out.req.level;
             npend++;
             st->refs_issued++;
             if (st->have_last && (out.req.pa >> 7) == st->last_line)
@@ -745,6 +798,8 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             r->page_shift = dn->page_shift;
             r->nreads = dn->nreads;
             r->mshr = dn->mshr;
+            follow_trim(r, allocs[owner[dn->mshr]].start_level);
+            live &= ~(1ull << dn->mshr);
             completed++;
             busy--;
             last_done = now;
@@ -792,74 +847,6 @@ gmmu_status gmmu_walk_sched_run(gmmu_walk_sched *ws, const gmmu_ws_alloc *allocs
     memset(&st, 0, sizeof st);
     st.cycles = ws->cycle; /* the line cache keeps seeing the model's cycle */
     return gmmu_ws_run_device(&dev, ws->lc, allocs, n, mem, mem_ctx, results, cycles_out, &st);
-}
-
-unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n)
-{
-    unsigned k = 0;
-    if (!free_at)
-        return 0;
-    for (unsigned i = 1; i < n; i++)
-        if (free_at[i] < free_at[k])
-            k = i;
-    return k;
-}
-
-/* The k-th smallest (k >= 1) of v[0..n-1], n <= GMMU_WS_MAX_MSHRS. */
-static uint64_t kth_smallest(const uint64_t *v, unsigned n, unsigned k)
-{
-    uint64_t s[GMMU_WS_MAX_MSHRS];
-    for (unsigned i = 0; i < n; i++) { /* insertion sort: n is small */
-        unsigned j = i;
-        while (j > 0 && s[j - 1] > v[i]) {
-            s[j] = s[j - 1];
-            j--;
-        }
-        s[j] = v[i];
-    }
-    return s[k - 1];
-}
-
-uint64_t gmmu_ws_batch_start(const uint64_t *free_at, unsigned nslots, unsigned n, uint64_t req)
-{
-    if (!free_at || nslots == 0 || n == 0)
-        return req;
-    if (nslots > GMMU_WS_MAX_MSHRS)
-        nslots = GMMU_WS_MAX_MSHRS;
-    const uint64_t t = kth_smallest(free_at, nslots, n < nslots ? n : nslots);
-    return t > req ? t : req;
-}
-
-void gmmu_ws_batch_hold(uint64_t *free_at, unsigned nslots, const uint64_t *done, unsigned n)
-{
-    if (!free_at || !done || nslots == 0 || n == 0)
-        return;
-    if (nslots > GMMU_WS_MAX_MSHRS)
-        nslots = GMMU_WS_MAX_MSHRS;
-    const unsigned k = n < nslots ? n : nslots;
-    /* The k latest done times, largest first. */
-    uint64_t late[GMMU_WS_MAX_MSHRS];
-    unsigned have = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (have == k && done[i] <= late[k - 1])
-            continue;
-        unsigned j = have < k ? have++ : k - 1;
-        while (j > 0 && late[j - 1] < done[i]) {
-            late[j] = late[j - 1];
-            j--;
-        }
-        late[j] = done[i];
-    }
-    /* The k MSHRs free first (lowest index on a tie) take them. */
-    uint64_t taken = 0; /* bit i: MSHR i already given a done time */
-    for (unsigned m = 0; m < k; m++) {
-        unsigned best = nslots;
-        for (unsigned i = 0; i < nslots; i++)
-            if (!(taken >> i & 1) && (best == nslots || free_at[i] < free_at[best]))
-                best = i;
-        taken |= 1ull << best;
-        free_at[best] = late[m];
-    }
 }
 
 gmmu_status gmmu_walk_sched_create(const gmmu_ws_config *cfg, gmmu_walk_sched **out,

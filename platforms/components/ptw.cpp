@@ -2,9 +2,6 @@
 #include "gmmu/components/timeline.h"
 
 #include <algorithm>
-#include <type_traits>
-
-#include "gmmu/components/rtl_plugin.h"
 
 extern "C" {
 #include "gmmu/tlb.h"
@@ -12,155 +9,49 @@ extern "C" {
 
 namespace gmmu {
 
-static pwc_rtl_factory &rtl_factory()
+static walk_cosim::params cosim_params(const ptw_params &p)
 {
-    static pwc_rtl_factory f;
-    return f;
+    walk_cosim::params c;
+    c.pwc_rtl = p.pwc_rtl;
+    c.pwc_cosim = p.pwc_cosim;
+    c.sched_rtl = p.sched_rtl;
+    c.sched_cosim = p.sched_cosim;
+    c.rtl_fst = p.rtl_fst;
+    c.mismatch_cycles = p.mismatch_cycles;
+    c.mismatch_fst = p.mismatch_fst;
+    return c;
 }
-pwc_rtl_factory set_pwc_rtl_factory(pwc_rtl_factory f)
-{
-    std::swap(rtl_factory(), f);
-    return f;
-}
-bool have_pwc_rtl() { return rtl_factory() || (load_rtl_plugin() && rtl_factory()); }
-
-static ws_rtl_factory &sched_factory()
-{
-    static ws_rtl_factory f;
-    return f;
-}
-ws_rtl_factory set_ws_rtl_factory(ws_rtl_factory f)
-{
-    std::swap(sched_factory(), f);
-    return f;
-}
-bool have_ws_rtl() { return sched_factory() || (load_rtl_plugin() && sched_factory()); }
-bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why)
-{
-    if (!have_ws_rtl()) {
-        if (why && load_rtl_plugin(why))
-            *why = "the RTL plugin holds no walk scheduler";
-        return false;
-    }
-    return sched_factory()(cfg, why) != nullptr;
-}
-
-std::string rtl_waveform_path(const std::string &path, bool pwc_too)
-{
-    if (!pwc_too)
-        return path;
-    const size_t slash = path.find_last_of('/');
-    const size_t dot = path.find_last_of('.');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-        return path + ".sched";
-    return path.substr(0, dot) + ".sched" + path.substr(dot);
-}
-
-namespace {
-struct c_ws_device : ws_step_device {
-    gmmu_walk_sched *ws = nullptr; // owned by the ptw
-    gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) override
-    {
-        return gmmu_walk_sched_step(ws, in, out);
-    }
-    bool quiescent() const override { return gmmu_walk_sched_quiescent(ws); }
-    void skip(uint64_t cycles) override
-    {
-        ws->cycle += cycles;
-        ws->st.cycles += cycles;
-    }
-    void reset() override { gmmu_walk_sched_reset(ws); }
-    uint64_t scans() const override { return ws->st.scans; }
-    std::string name() const override { return "C model"; }
-};
-
-struct c_pwc_device : pwc_cycle_device {
-    gmmu_pwc *p = nullptr;
-    ~c_pwc_device() override { gmmu_pwc_destroy(p); }
-    gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) override
-    {
-        return gmmu_pwc_step(p, in, out);
-    }
-    std::string name() const override { return "C model"; }
-};
-} // namespace
 
 ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
-    : sc_module(name), tsock("tsock"), pt_isock("pt_isock"), p(params)
+    : sc_module(name), tsock("tsock"), pt_isock("pt_isock"), p(params),
+      cosim(this->name(), cosim_params(params))
 {
     const std::string me = this->name();
-    if (p.walkers == 0)
-        report_error("ptw", me + ": walkers: must be at least 1");
     gmmu_error err{};
     if (p.pwc.kind != GMMU_PWC_NONE && gmmu_pwc_create(&p.pwc, &pwc_, &err) != GMMU_OK)
         report_error("ptw", me + ": pwc." + err.field + ": " + err.msg);
     if (pwc_ && (p.pwc_rtl || p.pwc_cosim)) {
-        if (p.pwc.kind != GMMU_PWC_TPC && p.pwc.kind != GMMU_PWC_CPWC)
-            report_error("ptw", me + ": pwc_impl: only TPC and CPWC have RTL twins");
-        if (!have_pwc_rtl())
-            report_error("ptw", me + ": pwc_impl: this program was built without the RTL (Verilator)");
-        std::string why;
-        std::unique_ptr<pwc_cycle_device> rtl = rtl_factory()(p.pwc, &why);
-        if (!rtl)
-            report_error("ptw", me + ": pwc_impl: " + why);
-        auto c = std::make_unique<c_pwc_device>();
-        c->p = pwc_; // the C model now runs through its cycle-step interface
+        cosim.attach_pwc(pwc_, p.pwc); // stepped from now on, owned by cosim
         pwc_ = nullptr;
-        if (!p.rtl_fst.empty() && !rtl->open_waveform(p.rtl_fst, &why))
-            report_error("ptw", me + ": rtl_fst: " + why);
-        if (p.pwc_cosim && p.mismatch_cycles) {
-            std::unique_ptr<pwc_cycle_device> twin = rtl_factory()(p.pwc, &why);
-            if (!twin)
-                report_error("ptw", me + ": pwc_impl: " + why);
-            pwc_window.reset(new decltype(pwc_window)::element_type(std::move(twin), p.mismatch_cycles));
-        }
-        if (p.pwc_rtl) {
-            pwc_dev = std::move(rtl);
-            if (p.pwc_cosim)
-                pwc_check = std::move(c);
-        } else {
-            pwc_dev = std::move(c);
-            pwc_check = std::move(rtl);
-        }
     }
     if (p.line_cache && gmmu_line_cache_create(&p.lc, &lc, &err) != GMMU_OK)
         report_error("ptw", me + ": line_cache." + err.field + ": " + err.msg);
     if (p.sched.variant != GMMU_WS_SERIAL) {
         if (gmmu_walk_sched_create(&p.sched, &ws, &err) != GMMU_OK)
             report_error("ptw", me + ": scheduler." + err.field + ": " + err.msg);
-        auto c = std::make_unique<c_ws_device>();
-        c->ws = ws;
-        if (p.sched_rtl || p.sched_cosim) {
-            if (!have_ws_rtl())
-                report_error("ptw", me + ": scheduler_impl: this program was built without the RTL "
-                                         "(Verilator)");
-            std::string why;
-            std::unique_ptr<ws_step_device> rtl = sched_factory()(p.sched, &why);
-            if (!rtl)
-                report_error("ptw", me + ": scheduler_impl: " + why);
-            if (!p.rtl_fst.empty() &&
-                !rtl->open_waveform(rtl_waveform_path(p.rtl_fst, pwc_dev != nullptr), &why))
-                report_error("ptw", me + ": rtl_fst: " + why);
-            if (p.sched_cosim && p.mismatch_cycles) {
-                std::unique_ptr<ws_step_device> twin = sched_factory()(p.sched, &why);
-                if (!twin)
-                    report_error("ptw", me + ": scheduler_impl: " + why);
-                ws_window.reset(new decltype(ws_window)::element_type(std::move(twin), p.mismatch_cycles));
-            }
-            if (p.sched_rtl) {
-                ws_dev = std::move(rtl);
-                if (p.sched_cosim)
-                    ws_check = std::move(c);
-            } else {
-                ws_dev = std::move(c);
-                ws_check = std::move(rtl);
-            }
-        } else {
-            ws_dev = std::move(c);
-        }
+        cosim.attach_sched(ws, p.sched, pwc_stepped());
     }
-    // Serial: when each walker is free; scheduled: when each MSHR is free.
-    free_at.assign(ws ? p.sched.mshrs : p.walkers, 0);
+    gmmu_we_config ec{};
+    ec.kind = p.sched.variant;
+    ec.walkers = p.sched.variant == GMMU_WS_SERIAL ? p.walkers : p.sched.walkers;
+    ec.mshrs = p.sched.mshrs;
+    ec.clock = p.clock.value();
+    ec.fixed_walk_cycles = p.fixed_walk_cycles;
+    ec.set_ad = p.set_accessed_dirty;
+    if (gmmu_we_create(&ec, lc, &eng, &err) != GMMU_OK)
+        report_error("ptw", me + ": " + (std::string(err.field) == "walkers" ? "" : "scheduler.") +
+                                err.field + ": " + err.msg);
+    eng_mem = gmmu_we_mem{&ptw::eng_read, &ptw::eng_write, this};
     gmmu_error wm_err{};
     const gmmu_wm_config wm_cfg{inflight_slots};
     if (gmmu_wm_create(&wm_cfg, &wm, &wm_err) != GMMU_OK)
@@ -174,71 +65,11 @@ ptw::~ptw()
     gmmu_pwc_destroy(pwc_);
     gmmu_line_cache_destroy(lc);
     gmmu_wm_destroy(wm);
+    gmmu_we_destroy(eng);
     gmmu_walk_sched_destroy(ws);
 }
 
-// ---- lock-step: a waveform of the cycles before a mismatch -----------------------
-void ptw::pwc_replay(pwc_cycle_device &d, const gmmu_pwc_cycle_in &in)
-{
-    gmmu_pwc_cycle_out out;
-    (void)d.step(&in, &out); // the twin's answers were checked when the block gave them
-}
-
-void ptw::ws_replay(ws_step_device &d, const ws_event &e)
-{
-    gmmu_ws_out out;
-    if (e.skip_before)
-        d.skip(e.skip_before);
-    if (e.reset_before)
-        d.reset();
-    (void)d.step(&e.in, &out);
-}
-
-template <class W> std::string ptw::mismatch_waveform(W &w, const char *block)
-{
-    const uint64_t n = w.held(), last = w.recorded() - 1;
-    std::string why;
-    if (!w.dump(p.mismatch_fst, &why))
-        return "; no waveform of the last cycles: " + why;
-    char buf[200];
-    if constexpr (std::is_same_v<W, decltype(pwc_window)::element_type>)
-        snprintf(buf, sizeof buf, "; the RTL %s's last %llu cycles (PWC cycles %llu..%llu) are in ",
-                 block, (unsigned long long)n, (unsigned long long)(last + 1 - n),
-                 (unsigned long long)last);
-    else // the run loop skips quiescent cycles: the scheduler's cycle numbers differ
-        snprintf(buf, sizeof buf, "; the RTL %s's last %llu cycles, up to the mismatch, are in ",
-                 block, (unsigned long long)n);
-    return buf + p.mismatch_fst;
-}
-
-// ---- page-walk cache through its cycle-step interface --------------------------
-void ptw::pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out)
-{
-    if (pwc_window)
-        pwc_window->record(in);
-    if (pwc_dev->step(&in, &out) != GMMU_OK)
-        report_error("ptw", std::string(name()) + ": " + pwc_dev->name() + " rejected a PWC input" +
-                             (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
-    if (pwc_check) {
-        gmmu_pwc_cycle_out o2{};
-        if (pwc_check->step(&in, &o2) != GMMU_OK)
-            report_error("ptw", std::string(name()) + ": " + pwc_check->name() + " rejected a PWC input" +
-                                 (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
-        if (out.hit_valid != o2.hit_valid ||
-            (out.hit_valid && (out.start_level != o2.start_level || out.table_base != o2.table_base))) {
-            char buf[400];
-            snprintf(buf, sizeof buf,
-                     "%s: PWC co-simulation mismatch at PWC cycle %llu: %s {hit_valid=%u start_level=%u "
-                     "table_base=0x%llx} vs %s {hit_valid=%u start_level=%u table_base=0x%llx}",
-                     name(), (unsigned long long)pwc_cycle, pwc_dev->name().c_str(), out.hit_valid,
-                     out.start_level, (unsigned long long)out.table_base, pwc_check->name().c_str(),
-                     o2.hit_valid, o2.start_level, (unsigned long long)o2.table_base);
-            report_error("ptw", buf + (pwc_window ? mismatch_waveform(*pwc_window, "PWC") : ""));
-        }
-    }
-    pwc_cycle++;
-}
-
+// ---- page-walk cache, functional or stepped (walk_cosim) ------------------------
 bool ptw::pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit)
 {
     if (!pwc_stepped())
@@ -249,12 +80,12 @@ bool ptw::pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit)
     in.lookup_va = va;
     in.lookup_root = root;
     unsigned cycles = 0;
-    pwc_step(in, out);
+    cosim.pwc_step(in, out);
     in.lookup_valid = 0;
     while (!out.hit_valid) {
         if (++cycles > 64)
             report_error("ptw", std::string(name()) + ": the PWC gave no lookup result in 64 cycles");
-        pwc_step(in, out);
+        cosim.pwc_step(in, out);
     }
     hit.start_level = out.start_level;
     hit.table_base = out.table_base;
@@ -302,12 +133,6 @@ void ptw::complete_path(gmmu_pwc_path &path, uint64_t root)
     }
 }
 
-bool ptw::debug_walk_full(uint64_t root, uint64_t va, gmmu_walk_result &w)
-{
-    gmmu_mem_ops ops{&dbg_read, nullptr, &pt_isock};
-    return gmmu_walk(&ops, root, va, 0, &w) == GMMU_OK && w.fault == GMMU_FAULT_NONE;
-}
-
 void ptw::pwc_fill_any(const gmmu_pwc_path &path)
 {
     if (!pwc_stepped()) {
@@ -324,7 +149,7 @@ void ptw::pwc_fill_any(const gmmu_pwc_path &path)
             in.fill_levels |= uint8_t(1u << (k - 1));
             (k == 3 ? in.fill_base_l3 : k == 2 ? in.fill_base_l2 : in.fill_base_l1) = path.base[k];
         }
-    pwc_step(in, out);
+    cosim.pwc_step(in, out);
 }
 
 void ptw::pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi)
@@ -342,10 +167,8 @@ void ptw::pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi)
     in.inv_all = all;
     in.inv_lo = lo;
     in.inv_hi = hi;
-    pwc_step(in, out);
+    cosim.pwc_step(in, out);
 }
-
-uint64_t ptw::cycles_of(const sc_core::sc_time &t) const { return t.value() / p.clock.value(); }
 
 bool ptw::merge_inflight(xlate_req &r, uint64_t root, const sc_core::sc_time &now,
                          const sc_core::sc_time &abs_req)
@@ -446,7 +269,7 @@ void ptw::drop(const xlate_ext::inv_desc &inv)
     gmmu_wm_invalidate(wm, all_asids, inv.asid, lo, hi);
 }
 
-bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
+bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay, bool debug)
 {
     tlm::tlm_generic_payload &g = pt_gp;
     g.set_command(tlm::TLM_READ_COMMAND);
@@ -457,32 +280,30 @@ bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay)
     g.set_byte_enable_ptr(nullptr);
     g.set_dmi_allowed(false);
     g.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    if (debug_walk)
+    if (debug)
         return pt_isock->transport_dbg(g) == 8;
     pt_isock->b_transport(g, delay);
     return g.get_response_status() == tlm::TLM_OK_RESPONSE;
 }
 
-// One PTE read of a timed walk. A line-cache hit is served without a memory
-// read (its data functionally by debug transport). *latency_cycles is the
-// memory latency met (0 on a line-cache hit).
-bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool)
+// One PTE read of a timed walk, `delay` after now. A line-cache hit is
+// served without a memory read (its data functionally by debug transport).
+// *latency_cycles is the memory latency met (0 on a line-cache hit).
+bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, const sc_core::sc_time &delay)
 {
     same_line += (pa >> 7) == last_line;
     last_line = pa >> 7;
     if (p.line_cache && gmmu_line_cache_probe(lc, pa)) {
         line_hits++;
         *latency_cycles = 0;
-        debug_walk = true;
-        bool ok = tlm_read(pa, val, walk_delay);
-        debug_walk = false;
-        return ok;
+        sc_core::sc_time unused = delay;
+        return tlm_read(pa, val, unused, true);
     }
-    sc_core::sc_time d = walk_delay;
+    sc_core::sc_time d = delay;
     pt_reads++;
-    if (!tlm_read(pa, val, d))
+    if (!tlm_read(pa, val, d, false))
         return false;
-    const uint64_t lat = (d - walk_delay).value();
+    const uint64_t lat = (d - delay).value();
     if (lat != lat_memo_value) {
         lat_memo_value = lat;
         lat_memo_cycles = lat / p.clock.value();
@@ -491,30 +312,20 @@ bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool)
     return true;
 }
 
-gmmu_status ptw::read_cb(void *ctx, uint64_t pa, uint64_t *val)
+gmmu_status ptw::eng_read(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat)
 {
     auto *self = static_cast<ptw *>(ctx);
-    if (self->debug_walk)
-        return self->tlm_read(pa, val, self->walk_delay) ? GMMU_OK : GMMU_EMEM;
-    uint32_t mem_lat = 0;
-    if (!self->pt_read(pa, val, &mem_lat, false)) {
+    const sc_core::sc_time delay = sc_core::sc_time::from_value(at) - sc_core::sc_time_stamp();
+    if (!self->pt_read(pa, data, lat, delay)) {
         self->mem_errors++;
         return GMMU_EMEM;
     }
-    uint32_t lat = mem_lat;
-    if (self->p.line_cache) {
-        uint64_t now = self->cycles_of(sc_core::sc_time_stamp() + self->walk_delay);
-        gmmu_line_cache_access(self->lc, pa, now, mem_lat ? mem_lat : 1, &lat, nullptr);
-    }
-    self->walk_delay += self->read_time.get(self->p.clock, lat);
     return GMMU_OK;
 }
 
-gmmu_status ptw::write_cb(void *ctx, uint64_t pa, uint64_t val)
+gmmu_status ptw::eng_write(void *ctx, uint64_t pa, uint64_t val, uint64_t at, uint64_t *ticks)
 {
     auto *self = static_cast<ptw *>(ctx);
-    if (self->debug_walk)
-        return GMMU_OK; // a debug walk never changes the tables
     tlm::tlm_generic_payload &g = self->pt_gp;
     g.set_command(tlm::TLM_WRITE_COMMAND);
     g.set_address(pa);
@@ -524,129 +335,11 @@ gmmu_status ptw::write_cb(void *ctx, uint64_t pa, uint64_t val)
     g.set_byte_enable_ptr(nullptr);
     g.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     self->pt_writes++;
-    self->pt_isock->b_transport(g, self->walk_delay);
+    const sc_core::sc_time before = sc_core::sc_time::from_value(at) - sc_core::sc_time_stamp();
+    sc_core::sc_time delay = before;
+    self->pt_isock->b_transport(g, delay);
+    *ticks = (delay - before).value();
     return g.get_response_status() == tlm::TLM_OK_RESPONSE ? GMMU_OK : GMMU_EMEM;
-}
-
-// ---- walk scheduler through its cycle-step interface ---------------------------
-static void ws_diff(std::string &d, const char *field, uint64_t a, uint64_t b)
-{
-    if (a == b)
-        return;
-    char buf[160];
-    snprintf(buf, sizeof buf, "\n  %-22s 0x%llx vs 0x%llx", field, (unsigned long long)a,
-             (unsigned long long)b);
-    d += buf;
-}
-
-gmmu_status ptw::ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out)
-{
-    auto *self = static_cast<ptw *>(ctx);
-    if (!self->ws_mismatch.empty())
-        return GMMU_EINVAL;
-    if (self->ws_window) {
-        self->ws_pending.in = *in;
-        self->ws_window->record(self->ws_pending);
-        self->ws_pending = ws_event{};
-    }
-    gmmu_status s = self->ws_dev->step(in, out);
-    if (s != GMMU_OK && self->ws_check) { // in lock-step: e.g. an SVA failure of the RTL
-        self->ws_mismatch = self->ws_dev->name() + " rejected a scheduler input";
-        return s;
-    }
-    if (s != GMMU_OK || !self->ws_check)
-        return s;
-    gmmu_ws_out o2;
-    if (self->ws_check->step(in, &o2) != GMMU_OK) {
-        self->ws_mismatch = self->ws_check->name() + " rejected a scheduler input that " +
-                            self->ws_dev->name() + " took";
-        return GMMU_EINVAL;
-    }
-    std::string d;
-    ws_diff(d, "req.valid", out->req.valid, o2.req.valid);
-    if (out->req.valid || o2.req.valid) {
-        ws_diff(d, "req.level", out->req.level, o2.req.level);
-        ws_diff(d, "req.tag", out->req.tag, o2.req.tag);
-        ws_diff(d, "req.pa", out->req.pa, o2.req.pa);
-    }
-    char f[64];
-    for (unsigned k = 0; k < GMMU_WS_ALLOC_MAX; k++) {
-        snprintf(f, sizeof f, "alloc_accepted[%u]", k);
-        ws_diff(d, f, out->alloc_accepted[k], o2.alloc_accepted[k]);
-        if (out->alloc_accepted[k] || o2.alloc_accepted[k]) {
-            snprintf(f, sizeof f, "alloc_mshr[%u]", k);
-            ws_diff(d, f, out->alloc_mshr[k], o2.alloc_mshr[k]);
-        }
-    }
-    ws_diff(d, "n_done", out->n_done, o2.n_done);
-    for (unsigned j = 0; j < GMMU_WS_RETIRE_MAX && j < std::max(out->n_done, o2.n_done); j++) {
-        const gmmu_ws_done &a = out->done[j], &b = o2.done[j];
-        auto field = [&](const char *name, uint64_t x, uint64_t y) {
-            snprintf(f, sizeof f, "done[%u].%s", j, name);
-            ws_diff(d, f, x, y);
-        };
-        field("valid", a.valid, b.valid);
-        field("mshr", a.mshr, b.mshr);
-        field("fault", a.fault, b.fault);
-        field("fault_level", a.fault_level, b.fault_level);
-        field("page_shift", a.page_shift, b.page_shift);
-        field("nreads", a.nreads, b.nreads);
-        field("va", a.va, b.va);
-        field("pa", a.pa, b.pa);
-        field("pte", a.pte, b.pte);
-        for (unsigned l = 1; l <= GMMU_PT_LEVELS; l++) {
-            char tb[24];
-            snprintf(tb, sizeof tb, "table_base[%u]", l);
-            field(tb, a.table_base[l], b.table_base[l]);
-        }
-    }
-    if (!d.empty()) {
-        char head[160];
-        snprintf(head, sizeof head, "walk-scheduler co-simulation mismatch at scheduler cycle %llu (",
-                 (unsigned long long)self->ws_st.cycles);
-        self->ws_mismatch = std::string(head) + self->ws_dev->name() + " vs " +
-                            self->ws_check->name() + "):" + d;
-        return GMMU_EINVAL;
-    }
-    return GMMU_OK;
-}
-
-bool ptw::ws_quiescent_cb(void *ctx)
-{
-    auto *self = static_cast<ptw *>(ctx);
-    bool q = self->ws_dev->quiescent();
-    if (self->ws_check && self->ws_mismatch.empty() && self->ws_check->quiescent() != q) {
-        char buf[200];
-        snprintf(buf, sizeof buf,
-                 "walk-scheduler co-simulation mismatch after scheduler cycle %llu: quiescent %d "
-                 "(%s) vs %d (%s)",
-                 (unsigned long long)self->ws_st.cycles, q, self->ws_dev->name().c_str(), !q,
-                 self->ws_check->name().c_str());
-        self->ws_mismatch = buf;
-        return false; // the next step reports it
-    }
-    return q;
-}
-
-void ptw::ws_skip_cb(void *ctx, uint64_t cycles)
-{
-    auto *self = static_cast<ptw *>(ctx);
-    self->ws_dev->skip(cycles);
-    if (self->ws_check)
-        self->ws_check->skip(cycles);
-    self->ws_pending.skip_before += cycles;
-}
-
-gmmu_status ptw::sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat)
-{
-    auto *self = static_cast<ptw *>(ctx);
-    uint32_t l = 0;
-    if (!self->pt_read(pa, data, &l, true)) {
-        self->mem_errors++;
-        return GMMU_EMEM;
-    }
-    *lat = l ? l : 1;
-    return GMMU_OK;
 }
 
 void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
@@ -662,9 +355,10 @@ void ptw::finish(xlate_req &r, const gmmu_walk_result &w)
 
 // ---- the walk pipeline ---------------------------------------------------------
 // Both walker kinds take a request through the same steps: prepare (context,
-// merge with a walk in flight, PWC lookup), the walk itself (a serial walker
-// reading through read_cb, or the scheduler's step device), complete
-// (counters, timeline, the walk recorded for merging, the PWC filled).
+// merge with a walk in flight, PWC lookup), the walk itself by the walk
+// engine (gmmu_we_serial, or gmmu_we_batch on the scheduler's step device;
+// its reads and A/D write-backs come back through eng_read / eng_write),
+// complete (counters, timeline, the walk recorded for merging, the PWC filled).
 
 bool ptw::prepare(xlate_req &r, bool debug, const sc_core::sc_time &t_req, walk_start &s)
 {
@@ -724,44 +418,34 @@ void ptw::complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *fu
     }
 }
 
-void ptw::walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req)
+void ptw::answer(xlate_req &r, const walk_start &s, const gmmu_we_done &d,
+                 const sc_core::sc_time &abs_req, const sc_core::sc_time &now)
+{
+    const sc_core::sc_time done = sc_core::sc_time::from_value(d.done);
+    r.done = true;
+    r.ready = done - now;
+    if (d.status != GMMU_OK) { // a bus error (or a walk the tables refused)
+        r.fault = d.w.fault;
+        faults++;
+        return;
+    }
+    finish(r, d.w);
+    complete(r, s, &d.w, abs_req, sc_core::sc_time::from_value(d.start), done, d.walker);
+}
+
+void ptw::walk_serial(xlate_req &r, const sc_core::sc_time &t_req)
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
     walk_start ps{};
-    if (!prepare(r, debug, t_req, ps))
+    if (!prepare(r, false, t_req, ps))
         return;
-    const unsigned k = debug ? 0 : gmmu_ws_pick_walker(free_at.data(), unsigned(free_at.size()));
-    sc_core::sc_time start =
-        debug ? abs_req : std::max(abs_req, sc_core::sc_time::from_value(free_at[k]));
-    walk_delay = start - now;
-    if (ps.pwc_hit)
-        walk_delay += cycles_time(p.clock, ps.pwc_cycles);
-    gmmu_mem_ops ops{&ptw::read_cb, &ptw::write_cb, this};
-    unsigned access = access_of(r) | (p.set_accessed_dirty && !debug ? GMMU_ACC_SET_AD : 0u);
-    gmmu_walk_result w;
-    debug_walk = debug;
-    gmmu_status st = gmmu_walk_from(&ops, ps.table, ps.level, r.va, access, &w);
-    debug_walk = false;
-    if (st != GMMU_OK) {
-        r.fault = st == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
-        r.ready = debug ? sc_core::SC_ZERO_TIME : walk_delay;
-        if (!debug)
-            faults++;
-        return;
-    }
-    finish(r, w);
-    if (debug) {
-        r.ready = sc_core::SC_ZERO_TIME;
-        return;
-    }
-    sc_core::sc_time walk_len = (walk_delay + now) - start;
-    if (p.fixed_walk_cycles)
-        walk_len = cycles_time(p.clock, p.fixed_walk_cycles);
-    const sc_core::sc_time done = start + walk_len;
-    free_at[k] = done.value();
-    r.ready = done - now;
-    complete(r, ps, &w, abs_req, start, done, int(k));
+    const gmmu_we_walk wk{r.va, ps.table, uint8_t(ps.level), uint8_t(access_of(r)), ps.pwc_hit, 0,
+                          ps.pwc_cycles};
+    gmmu_we_done d;
+    if (gmmu_we_serial(eng, &eng_mem, &wk, abs_req.value(), &d) != GMMU_OK)
+        report_error("ptw", std::string(name()) + ": the walk engine refused a serial walk");
+    answer(r, ps, d, abs_req, now);
 }
 
 void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req)
@@ -769,94 +453,45 @@ void ptw::walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time abs_req = now + t_req;
     std::vector<xlate_req *> pending;
-    std::vector<gmmu_ws_alloc> allocs;
     std::vector<walk_start> starts;
     pending.reserve(reqs.size());
-    allocs.reserve(reqs.size());
     starts.reserve(reqs.size());
-    unsigned pwc_lookups = 0, pwc_lat = 0;
+    batch_walks.clear();
     for (xlate_req *r : reqs) {
         walk_start s{};
         if (!prepare(*r, false, t_req, s))
             continue;
-        gmmu_ws_alloc a{};
-        a.va = r->va;
-        a.valid = 1;
-        a.start_level = uint8_t(s.level);
-        a.table_base = s.table;
-        a.access = uint8_t(access_of(*r));
-        if (s.pwc_hit) {
-            pwc_lat = std::max(pwc_lat, s.pwc_cycles);
-            pwc_lookups++;
-        }
+        batch_walks.push_back(gmmu_we_walk{r->va, s.table, uint8_t(s.level), uint8_t(access_of(*r)),
+                                           s.pwc_hit, 0, s.pwc_cycles});
         pending.push_back(r);
         starts.push_back(s);
-        allocs.push_back(a);
     }
     if (pending.empty())
         return;
-    // One PWC port, pipelined: lookups finish at latency + (n - 1).
-    unsigned pwc_total = pwc_lookups ? pwc_lat + pwc_lookups - 1 : 0;
-    // Walks of earlier batches still hold MSHRs; this batch starts once it has its own.
-    const sc_core::sc_time start = sc_core::sc_time::from_value(gmmu_ws_batch_start(
-        free_at.data(), unsigned(free_at.size()), unsigned(pending.size()), abs_req.value()));
-    walk_delay = start - now + cycles_time(p.clock, pwc_total); // base of the scheduler's reads
-    const sc_core::sc_time base = walk_delay;
-    std::vector<gmmu_ws_result> res(pending.size());
-    uint64_t cycles = 0;
-    gmmu_ws_device dev{};
-    dev.step = &ptw::ws_step_cb;
-    dev.quiescent = &ptw::ws_quiescent_cb;
-    dev.skip = &ptw::ws_skip_cb;
-    dev.ctx = this;
-    dev.mshrs = p.sched.mshrs;
-    gmmu_status s = gmmu_ws_run_device(&dev, lc, allocs.data(),
-                                       unsigned(allocs.size()), &ptw::sched_mem_cb, this,
-                                       res.data(), &cycles, &ws_st);
-    if (!ws_mismatch.empty())
-        report_error("ptw", std::string(name()) + ": " + ws_mismatch +
-                                (ws_window ? mismatch_waveform(*ws_window, "walk scheduler") : ""));
-    if (s != GMMU_OK) {
-        // keep the unit usable; report the batch as faulted
-        ws_dev->reset();
-        if (ws_check)
-            ws_check->reset();
-        ws_pending.reset_before = true;
-        ws_st.have_last = 0;
-        for (xlate_req *r : pending) {
-            r->done = true;
-            r->fault = s == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
-            r->ready = base;
-            faults++;
-        }
+    batch_done.resize(pending.size());
+    const gmmu_status s = gmmu_we_batch(eng, cosim.sched_device(), &cosim.st, &eng_mem,
+                                        batch_walks.data(), unsigned(batch_walks.size()),
+                                        abs_req.value(), batch_done.data());
+    cosim.sched_check_run(); // a lock-step mismatch stops the run here
+    if (s != GMMU_OK)        // keep the unit usable; the batch is reported as faulted
+        cosim.sched_reset();
+    for (size_t i = 0; i < pending.size(); i++)
+        answer(*pending[i], starts[i], batch_done[i], abs_req, now);
+}
+
+void ptw::walk_debug(xlate_req &r)
+{
+    walk_start ps{};
+    if (!prepare(r, true, sc_core::SC_ZERO_TIME, ps))
         return;
-    }
-    done_at.resize(pending.size());
-    for (size_t i = 0; i < pending.size(); i++) {
-        xlate_req &r = *pending[i];
-        const gmmu_ws_result &w = res[i];
-        r.done = true;
-        r.level_hit = 0;
-        r.fault = w.fault;
-        r.pa = w.pa;
-        r.page_shift = w.page_shift;
-        r.contig_log2 = unsigned((w.pte & GMMU_PTE_CONTIG_MASK) >> GMMU_PTE_CONTIG_SHIFT);
-        // The scheduler reports the leaf; the permissions of every level and
-        // the PWC path come from the same tables read functionally (no time).
-        gmmu_walk_result full{};
-        const bool have_full =
-            w.fault == GMMU_FAULT_NONE && debug_walk_full(starts[i].root, r.va, full);
-        r.perms = have_full ? full.perms | (w.pte & (GMMU_PTE_A | GMMU_PTE_D))
-                            : w.pte & GMMU_PTE_PERM_MASK;
-        sc_core::sc_time done = now + base + cycles_time(p.clock, w.done_cycle + 1);
-        if (p.fixed_walk_cycles)
-            done = start + cycles_time(p.clock, p.fixed_walk_cycles);
-        r.ready = done - now;
-        done_at[i] = done.value();
-        complete(r, starts[i], have_full ? &full : nullptr, abs_req, start, done, -1);
-    }
-    gmmu_ws_batch_hold(free_at.data(), unsigned(free_at.size()), done_at.data(),
-                       unsigned(done_at.size()));
+    r.ready = sc_core::SC_ZERO_TIME;
+    gmmu_mem_ops ops{&dbg_read, nullptr, &pt_isock};
+    gmmu_walk_result w;
+    const gmmu_status st = gmmu_walk_from(&ops, ps.table, ps.level, r.va, access_of(r), &w);
+    if (st != GMMU_OK)
+        r.fault = st == GMMU_EMEM ? GMMU_FAULT_BUS_ERROR : GMMU_FAULT_NOT_PRESENT;
+    else
+        finish(r, w);
 }
 
 void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
@@ -877,7 +512,7 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
     }
     if (x->debug) {
         for (auto &r : x->reqs)
-            walk_serial(r, true, sc_core::SC_ZERO_TIME);
+            walk_debug(r);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
@@ -890,7 +525,7 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
         walk_batch_scheduled(reqs, delay);
     } else {
         for (auto &r : x->reqs)
-            walk_serial(r, false, delay);
+            walk_serial(r, delay);
     }
     sc_core::sc_time done = delay;
     for (auto &r : x->reqs)
@@ -906,7 +541,7 @@ unsigned ptw::transport_dbg(int, tlm::tlm_generic_payload &gp)
     if (!x)
         return 0;
     for (auto &r : x->reqs)
-        walk_serial(r, true, sc_core::SC_ZERO_TIME);
+        walk_debug(r);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return 0;
 }
@@ -946,24 +581,24 @@ const stat_table<ptw> &ptw::stats_table()
                  return json(!c.ws ? "serial" : c.p.sched.variant == GMMU_WS_TREE ? "tree" : "pairwise");
              }},
             {"sched.impl", "the scheduler's implementation: the C model or the Verilated RTL (tree, pairwise)",
-             [](const T &c) { return json(c.ws_dev->name()); }, sched},
+             [](const T &c) { return json(c.cosim.sched_impl()); }, sched},
             {"sched.cosim", "the twin stepped in lock-step, or off (tree, pairwise)",
-             [](const T &c) { return json(c.ws_check ? c.ws_check->name() : std::string("off")); }, sched},
+             [](const T &c) { return json(c.cosim.sched_check_name()); }, sched},
             {"sched.refs_issued", "PTE references issued (memory reads + line-cache hits)",
-             [](const T &c) { return json(c.ws ? c.ws_st.refs_issued : c.pt_reads + c.line_hits); }},
+             [](const T &c) { return json(c.ws ? c.cosim.st.refs_issued : c.pt_reads + c.line_hits); }},
             {"sched.refs_merged", "identical references served by another walk's read (tree, pairwise)",
              [](const T &c) {
-                 const uint64_t m = c.ws && c.ws_st.refs_walked > c.ws_st.refs_issued
-                                        ? c.ws_st.refs_walked - c.ws_st.refs_issued
+                 const uint64_t m = c.ws && c.cosim.st.refs_walked > c.cosim.st.refs_issued
+                                        ? c.cosim.st.refs_walked - c.cosim.st.refs_issued
                                         : 0;
                  return json(m);
              }},
             {"sched.refs_walked", "PTE references the walks consumed (what serial walkers would read)",
-             [](const T &c) { return json(c.ws ? c.ws_st.refs_walked : c.pt_reads + c.line_hits); }},
+             [](const T &c) { return json(c.ws ? c.cosim.st.refs_walked : c.pt_reads + c.line_hits); }},
             {"sched.same_line_back_to_back", "references to the 128-byte line of the previous reference",
-             [](const T &c) { return json(c.ws ? c.ws_st.same_line_back_to_back : c.same_line); }},
-            {"sched.cycles", "scheduler cycles stepped (tree, pairwise)", [](const T &c) { return json(c.ws_st.cycles); }, sched},
-            {"sched.scans", "comparator scans (tree, pairwise)", [](const T &c) { return json(c.ws_dev->scans()); }, sched},
+             [](const T &c) { return json(c.ws ? c.cosim.st.same_line_back_to_back : c.same_line); }},
+            {"sched.cycles", "scheduler cycles stepped (tree, pairwise)", [](const T &c) { return json(c.cosim.st.cycles); }, sched},
+            {"sched.scans", "comparator scans (tree, pairwise)", [](const T &c) { return json(c.cosim.sched_scans()); }, sched},
             {"line_cache.accesses", "the page-table-line cache's lookups (with `ptw.line_cache.lines` > 0)",
              [](const T &c) { return json(c.lc->st.accesses); }, line_cache},
             {"line_cache.hits", "its hits", [](const T &c) { return json(c.lc->st.hits); }, line_cache},
@@ -972,10 +607,10 @@ const stat_table<ptw> &ptw::stats_table()
             {"pwc.kind", "page-walk cache kind (with `ptw.pwc` != none)",
              [](const T &c) { return json(gmmu_pwc_kind_name(c.p.pwc.kind)); }, any_pwc},
             {"pwc.impl", "the PWC's implementation stepped cycle by cycle: the C model or the Verilated RTL",
-             [](const T &c) { return json(c.pwc_dev->name()); }, stepped_pwc},
+             [](const T &c) { return json(c.cosim.pwc_impl()); }, stepped_pwc},
             {"pwc.cosim", "the PWC twin stepped in lock-step, or off",
-             [](const T &c) { return json(c.pwc_check ? c.pwc_check->name() : std::string("off")); }, stepped_pwc},
-            {"pwc.cycles", "PWC cycles stepped", [](const T &c) { return json(c.pwc_cycle); }, stepped_pwc},
+             [](const T &c) { return json(c.cosim.pwc_check_name()); }, stepped_pwc},
+            {"pwc.cycles", "PWC cycles stepped", [](const T &c) { return json(c.cosim.pwc_cycles()); }, stepped_pwc},
             {"pwc.lookups", "PWC lookups",
              [](const T &c) {
                  return json(c.pwc_stepped() ? c.pwc_lookups : gmmu_pwc_get_stats(c.pwc_)->lookups);

@@ -2,18 +2,22 @@
 // (xlate_ext on a TLM_IGNORE_COMMAND payload) by walking the x86-64 page
 // tables in memory with real TLM reads on pt_isock.
 //
+// The walker is the TLM wrapper of one walk engine (models/ walk_engine.h),
+// which owns the timing of every scheduling kind, the permissions and the A/D
+// write-back; the co-simulation harness (stepped PWC and scheduler, RTL
+// twins, replay windows, field-by-field diff) is walk_cosim.h.
 // Inside the walker (all decisions in C models):
 //  * page-walk cache (gmmu_pwc: none, TPC, STC, UPTC, CPWC): looked up before
 //    a walk; the walk starts at the deepest table it vouches for; filled after.
 //  * page-table-line cache (gmmu_line_cache, optional): a PTE read whose
 //    128-byte line is cached costs the hit latency and no memory read.
 //  * scheduling (ptw_params::sched.variant):
-//      serial   `walkers` independent naive walkers (gmmu_walk_from). Each is
+//      serial   `walkers` independent naive walkers (gmmu_we_serial). Each is
 //               busy until its walk ends; a request starts on the earliest
 //               free walker at max(request time, free time).
 //      tree, pairwise
 //               the comparator-tree / pairwise walk scheduler
-//               (gmmu_ws_run_device over the C model's step, its Verilated RTL
+//               (gmmu_we_batch over the C model's step, its Verilated RTL
 //               twin's, or both in lock-step): a batch's misses are walked
 //               together, identical references issued once, same-line
 //               references back to back. Its sched.mshrs MSHRs are shared
@@ -41,88 +45,23 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "gmmu/components/extensions.h"
-#include "gmmu/components/replay_window.h"
 #include "gmmu/components/stats.h"
+#include "gmmu/components/walk_cosim.h"
 
 extern "C" {
 #include "gmmu/line_cache.h"
 #include "gmmu/pwc.h"
+#include "gmmu/walk_engine.h"
 #include "gmmu/walk_merge.h"
 #include "gmmu/walk_sched.h"
 }
 
 namespace gmmu {
 
-// A page-walk cache driven through its cycle-step interface: the C model
-// (gmmu_pwc_step) or its Verilated RTL twin.
-struct pwc_cycle_device {
-    virtual ~pwc_cycle_device() = default;
-    virtual gmmu_status step(const gmmu_pwc_cycle_in *in, gmmu_pwc_cycle_out *out) = 0;
-    virtual std::string name() const = 0;
-    // Write an FST waveform of every following cycle to path (RTL twins; at
-    // any cycle, closing the one open before). False + *why when the device
-    // cannot.
-    virtual bool open_waveform(const std::string &path, std::string *why)
-    {
-        (void)path;
-        *why = name() + " has no waveform";
-        return false;
-    }
-    virtual void close_waveform() {}
-};
-// The RTL twins live in platforms/rtl/ (Verilator); a program that links them installs
-// a factory here (platforms/gpu/rtl_bridge.cpp). nullptr + *why when the
-// geometry has no RTL build.
-using pwc_rtl_factory =
-    std::function<std::unique_ptr<pwc_cycle_device>(const gmmu_pwc_config &, std::string *why)>;
-// Installs f; returns the factory installed before (empty: none).
-pwc_rtl_factory set_pwc_rtl_factory(pwc_rtl_factory f);
-bool have_pwc_rtl();
-
-// A walk scheduler driven through its cycle-step interface: the C model
-// (gmmu_walk_sched_step) or its Verilated RTL twin (rtl/walk_sched.sv). The
-// walker runs either through one loop (gmmu_ws_run_device), so both give the
-// same results, cycles and counters.
-struct ws_step_device {
-    virtual ~ws_step_device() = default;
-    virtual gmmu_status step(const gmmu_ws_in *in, gmmu_ws_out *out) = 0;
-    // gmmu_walk_sched_quiescent() of the state after the last step.
-    virtual bool quiescent() const = 0;
-    // The run loop skipped this many quiescent cycles.
-    virtual void skip(uint64_t cycles) = 0;
-    virtual void reset() = 0;
-    // Comparator scans started (not visible at the step outputs).
-    virtual uint64_t scans() const = 0;
-    virtual std::string name() const = 0;
-    // As pwc_cycle_device::open_waveform / close_waveform.
-    virtual bool open_waveform(const std::string &path, std::string *why)
-    {
-        (void)path;
-        *why = name() + " has no waveform";
-        return false;
-    }
-    virtual void close_waveform() {}
-};
-// Installed by the program that links the Verilated scheduler (platforms/rtl,
-// platforms/rtl/rtl_bridge.cpp). nullptr + *why (naming the geometries that
-// were built) when the configuration has no RTL build.
-using ws_rtl_factory =
-    std::function<std::unique_ptr<ws_step_device>(const gmmu_ws_config &, std::string *why)>;
-// Installs f; returns the factory installed before (empty: none).
-ws_rtl_factory set_ws_rtl_factory(ws_rtl_factory f);
-bool have_ws_rtl();
-// The RTL factory's answer for cfg without keeping the device: true when the
-// geometry was built, else false + *why.
-bool ws_rtl_geometry_ok(const gmmu_ws_config &cfg, std::string *why);
-// Where the scheduler's waveform goes for ptw_params::rtl_fst = path: path
-// itself, or with ".sched" before the extension when the PWC's RTL writes
-// path ("run.fst" -> "run.sched.fst").
-std::string rtl_waveform_path(const std::string &path, bool pwc_too);
-
 struct ptw_params {
-    unsigned walkers = 1;            // serial variant: independent walkers
+    unsigned walkers = 1;            // serial variant: 1..GMMU_WS_MAX_WALKERS (gmmu_ws_walkers_check)
     unsigned fixed_walk_cycles = 0;  // 0: walk latency = what its reads cost
-    bool set_accessed_dirty = false; // write A/D bits back like x86 hardware (serial only)
+    bool set_accessed_dirty = false; // write A/D bits back like x86 hardware (every kind)
     gmmu_pwc_config pwc{};           // kind GMMU_PWC_NONE: no page-walk cache
     bool pwc_rtl = false;            // drive the Verilated PWC instead of the C model
     bool pwc_cosim = false;          // step C model and RTL in lock-step, stop on a mismatch
@@ -168,17 +107,17 @@ class ptw : public sc_core::sc_module, public stats_provider {
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<ptw> &stats_table();
     const gmmu_pwc *pwc() const { return pwc_; }
-    uint64_t pwc_cosim_cycles() const { return pwc_cycle; }
-    uint64_t sched_cycles() const { return ws_st.cycles; }
+    uint64_t pwc_cosim_cycles() const { return cosim.pwc_cycles(); }
+    uint64_t sched_cycles() const { return cosim.st.cycles; }
 
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
-    static gmmu_status read_cb(void *ctx, uint64_t pa, uint64_t *val);
-    static gmmu_status write_cb(void *ctx, uint64_t pa, uint64_t val);
-    static gmmu_status sched_mem_cb(void *ctx, uint64_t pa, uint64_t *data, uint32_t *lat);
-    bool tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay);
-    bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, bool timed_by_model);
+    // The engine's memory (gmmu_we_mem): timed reads and A/D write-backs on pt_isock.
+    static gmmu_status eng_read(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat);
+    static gmmu_status eng_write(void *ctx, uint64_t pa, uint64_t val, uint64_t at, uint64_t *ticks);
+    bool tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay, bool debug);
+    bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, const sc_core::sc_time &delay);
     // The walk pipeline: prepare -> walk_serial / walk_batch_scheduled -> complete.
     struct walk_start {
         uint64_t root = 0;       // the request's context root
@@ -196,54 +135,32 @@ class ptw : public sc_core::sc_module, public stats_provider {
     void complete(xlate_req &r, const walk_start &s, const gmmu_walk_result *full,
                   const sc_core::sc_time &abs_req, const sc_core::sc_time &start,
                   const sc_core::sc_time &done, int walker);
-    void walk_serial(xlate_req &r, bool debug, const sc_core::sc_time &t_req);
+    // A walk the engine did (or failed): r's answer, then complete().
+    void answer(xlate_req &r, const walk_start &s, const gmmu_we_done &d,
+                const sc_core::sc_time &abs_req, const sc_core::sc_time &now);
+    void walk_serial(xlate_req &r, const sc_core::sc_time &t_req);
     void walk_batch_scheduled(std::vector<xlate_req *> &reqs, const sc_core::sc_time &t_req);
+    // A functional walk from the root (debug transport: no traffic, no time).
+    void walk_debug(xlate_req &r);
     void finish(xlate_req &r, const gmmu_walk_result &w);
-    uint64_t cycles_of(const sc_core::sc_time &t) const;
 
     ptw_params p;
     std::unordered_map<uint16_t, uint64_t> roots;
-    // Absolute time (sc_time value) each walker, or the scheduler, frees up.
-    std::vector<uint64_t> free_at;
-    std::vector<uint64_t> done_at; // scratch: done times of a scheduled batch's walks
-    gmmu_pwc *pwc_ = nullptr;
-    // Stepped PWC (RTL or lock-step co-simulation): devices and own counters.
-    std::unique_ptr<pwc_cycle_device> pwc_dev, pwc_check;
-    // Lock-step: the RTL's last cycles, for a waveform on a mismatch.
-    static void pwc_replay(pwc_cycle_device &d, const gmmu_pwc_cycle_in &in);
-    std::unique_ptr<replay_window<pwc_cycle_device, gmmu_pwc_cycle_in, &ptw::pwc_replay>> pwc_window;
-    uint64_t pwc_cycle = 0, pwc_lookups = 0, pwc_hit[5] = {};
-    bool pwc_stepped() const { return pwc_dev != nullptr; }
-    void pwc_step(const gmmu_pwc_cycle_in &in, gmmu_pwc_cycle_out &out);
+    gmmu_walk_engine *eng = nullptr; // timing, permissions, A/D of every kind (owned)
+    gmmu_we_mem eng_mem{};
+    std::vector<gmmu_we_walk> batch_walks; // scratch of a scheduled batch
+    std::vector<gmmu_we_done> batch_done;
+    gmmu_pwc *pwc_ = nullptr;        // the functional PWC (null when stepped or none)
+    walk_cosim cosim;                // stepped PWC and scheduler, RTL twins
+    uint64_t pwc_lookups = 0, pwc_hit[5] = {}; // stepped PWC's counters
+    bool pwc_stepped() const { return cosim.pwc_stepped(); }
     bool pwc_lookup_any(uint64_t root, uint64_t va, gmmu_pwc_hit &hit);
     void pwc_fill_any(const gmmu_pwc_path &path);
     void complete_path(gmmu_pwc_path &path, uint64_t root);
-    // A functional walk from the root (debug reads: no traffic, no time).
-    bool debug_walk_full(uint64_t root, uint64_t va, gmmu_walk_result &w);
     void pwc_invalidate_any(bool all, uint64_t lo, uint64_t hi);
     gmmu_line_cache *lc = nullptr; // the PTE line cache (ptw.line_cache), owned
-    gmmu_walk_sched *ws = nullptr; // the C model (TREE/PAIRWISE), driven by ws_dev or ws_check
-    // Stepped scheduler: the device the results come from, and in lock-step
-    // co-simulation the other implementation, checked every cycle.
-    std::unique_ptr<ws_step_device> ws_dev, ws_check;
-    gmmu_ws_run_stats ws_st{};     // counted by the run loop from the device's outputs
-    std::string ws_mismatch;       // first co-simulation difference
-    struct ws_event {              // one scheduler cycle, after what came since the last
-        uint64_t skip_before = 0;  // quiescent cycles the run loop skipped
-        bool reset_before = false; // a reset (after a faulted batch)
-        gmmu_ws_in in{};
-    };
-    ws_event ws_pending;           // skips and resets waiting for the next cycle
-    static void ws_replay(ws_step_device &d, const ws_event &e);
-    std::unique_ptr<replay_window<ws_step_device, ws_event, &ptw::ws_replay>> ws_window;
-    // "; waveform of ... in PATH" for an error message; dumps w.
-    template <class W> std::string mismatch_waveform(W &w, const char *block);
-    static gmmu_status ws_step_cb(void *ctx, const gmmu_ws_in *in, gmmu_ws_out *out);
-    static bool ws_quiescent_cb(void *ctx);
-    static void ws_skip_cb(void *ctx, uint64_t cycles);
+    gmmu_walk_sched *ws = nullptr; // the C model (TREE/PAIRWISE), stepped through cosim
     tlm::tlm_generic_payload pt_gp;
-    sc_core::sc_time walk_delay; // accumulates during one serial walk
-    bool debug_walk = false;
 
     // Walks that may still be in flight (models/include/gmmu/walk_merge.h
     // decides which request merges into which walk).
@@ -270,7 +187,6 @@ class ptw : public sc_core::sc_module, public stats_provider {
     uint64_t invalidations = 0;
     // Memo of the last memory latency converted to cycles (one division).
     uint64_t lat_memo_value = ~0ull, lat_memo_cycles = 0;
-    cycles_time_memo read_time; // time of the last PTE read's cycles
 
     uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0, batches = 0,
              line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0;

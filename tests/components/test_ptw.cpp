@@ -211,6 +211,72 @@ TEST_F(PtwTest, TreeSchedulerCoalescesFigure8IntoSevenReads)
     EXPECT_EQ(j["walks"], 3u);
 }
 
+// A/D write-back and permissions are the walk engine's for every kind: the
+// tree scheduler's two walks set A on every level and D on the written leaf,
+// each entry once (they share the upper three entries: 3 + 1 + 1 writes, as
+// two serial walkers make), and the permissions carry the bits without a
+// second walk of the tables.
+TEST_F(PtwTest, TreeSchedulerSetsAccessedAndDirtyLikeSerialWalkers)
+{
+    gmmu::ptw_params p;
+    gmmu_ws_config_default(&p.sched);
+    p.sched.variant = GMMU_WS_TREE;
+    p.set_accessed_dirty = true;
+    build(p);
+    drv.map(0x10000000, 4096, 12);
+    drv.map(0x10001000, 4096, 12);
+    gmmu::xlate_ext x = requests({0x10000000, 0x10001000});
+    x.reqs[0].write = true;
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    gp.set_extension(&x);
+    sc_time d = SC_ZERO_TIME;
+    ini.isock->b_transport(gp, d);
+    gp.clear_extension(&x);
+    ASSERT_EQ(x.reqs[0].fault, GMMU_FAULT_NONE);
+    EXPECT_TRUE(x.reqs[0].perms & GMMU_PTE_A);
+    EXPECT_TRUE(x.reqs[0].perms & GMMU_PTE_D);
+    EXPECT_TRUE(x.reqs[1].perms & GMMU_PTE_A);
+    EXPECT_FALSE(x.reqs[1].perms & GMMU_PTE_D);
+    auto j = stats(*walker);
+    EXPECT_EQ(j["pt_writes"], 5u);
+    EXPECT_EQ(j["pt_reads"], 5u); // 3 shared + 2 leaves: nothing read twice
+    gmmu_mem_ops ops = drv.mem_ops();
+    gmmu_walk_result w;
+    ASSERT_EQ(gmmu_walk(&ops, drv.root(), 0x10000000, 0, &w), GMMU_OK);
+    for (unsigned l = 4; l >= 1; l--)
+        EXPECT_TRUE(w.level_pte[l] & GMMU_PTE_A) << l;
+    EXPECT_TRUE(w.pte & GMMU_PTE_D);
+    ASSERT_EQ(gmmu_walk(&ops, drv.root(), 0x10001000, 0, &w), GMMU_OK);
+    EXPECT_TRUE(w.pte & GMMU_PTE_A);
+    EXPECT_FALSE(w.pte & GMMU_PTE_D);
+    // the write-backs take time: the batch ends later than without them
+    EXPECT_GT(x.reqs[0].ready, sc_time(0, SC_NS));
+}
+
+// One walker limit: the walker takes what the C model's validator takes
+// (64 walkers of the named configs k80/p100, up to GMMU_WS_MAX_WALKERS) and
+// refuses one more, naming the key.
+TEST_F(PtwTest, WalkerLimitIsTheModelsOne)
+{
+    gmmu::ptw_params p;
+    p.walkers = GMMU_WS_MAX_WALKERS + 1;
+    std::string msg;
+    try {
+        gmmu::ptw bad("ptw_too_many", p);
+    } catch (const sc_core::sc_report &e) {
+        msg = e.get_msg();
+    }
+    EXPECT_NE(msg.find("walkers: walkers = 257, allowed 1..256"), std::string::npos) << msg;
+    p.walkers = 64;
+    build(p);
+    sc_time d = SC_ZERO_TIME;
+    drv.map(0x10000000, 4096, 12);
+    auto x = batch({0x10000000}, d);
+    EXPECT_EQ(x.reqs[0].fault, GMMU_FAULT_NONE);
+    EXPECT_EQ(stats(*walker)["walkers"], 64u);
+}
+
 // A scheduled walker's MSHRs are shared by batches: a batch that arrives while
 // an earlier one is still walking starts at once if it finds free MSHRs, and
 // waits for the first MSHR to free up when it does not.

@@ -16,7 +16,9 @@
 
 extern "C" {
 #include "gmmu/line_cache.h"
+#include "gmmu/walk_engine.h"
 #include "gmmu/walk_sched.h"
+#include "gmmu/walk_step.h"
 }
 
 namespace {
@@ -83,8 +85,11 @@ void ExpectSameAsWalk(const gmmu_ws_result &r, const gmmu_walk_result &w, const 
     EXPECT_EQ(r.page_shift, w.page_shift) << what;
     EXPECT_EQ(r.pte, w.pte) << what;
     EXPECT_EQ(r.nreads, w.nreads) << what;
-    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
+    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++) {
         EXPECT_EQ(r.table_base[l], w.table_base[l]) << what << " table_base[" << l << "]";
+        // the run loop learns the entries from the responses
+        EXPECT_EQ(r.level_pte[l], w.level_pte[l]) << what << " level_pte[" << l << "]";
+    }
 }
 
 // A scheduler the test owns: Create() makes it from a config (the previous one,
@@ -1115,3 +1120,294 @@ TEST(WalkSchedBatchMshrs, MatchesAPlainModelOnRandomBatches)
         }
     }
 }
+
+// ---- one walk step, the walk engine (models/include/gmmu/walk_{step,engine}.h) ----
+namespace {
+
+// gmmu_walk_step applied level by level is gmmu_walk_from: the same fault,
+// leaf, A/D write-backs (each entry's new value) and permissions.
+TEST(WalkStep, LevelByLevelEqualsWalkFromWithAndWithoutAD)
+{
+    std::mt19937_64 rng(SeedFromEnv(0x5eed0042));
+    for (int trial = 0; trial < 30; trial++) {
+        World w(rng);
+        for (auto a : DrawMshrs(w, rng, 16, true)) {
+            for (unsigned ad : {0u, (unsigned)GMMU_ACC_SET_AD}) {
+                // the reference on a copy of the memory (SET_AD writes)
+                TestMem ref_mem = w.mem;
+                gmmu_mem_ops ref_ops = ref_mem.ops();
+                gmmu_walk_result ref;
+                ASSERT_EQ(gmmu_walk_from(&ref_ops, a.table_base, a.start_level, a.va, a.access | ad, &ref),
+                          GMMU_OK);
+                if (ref.fault == GMMU_FAULT_NONCANONICAL)
+                    continue;
+                TestMem mine = w.mem;
+                uint64_t table = a.table_base, level_pte[5] = {};
+                gmmu_walk_step_out o{};
+                unsigned level = a.start_level;
+                for (;; level--) {
+                    uint64_t pte = 0, pa = table + 8ull * gmmu_va_index(a.va, level);
+                    TestMem::read64(&mine, pa, &pte);
+                    gmmu_walk_step(pte, level, a.access | ad, &o);
+                    if (o.ad_write)
+                        TestMem::write64(&mine, pa, o.pte);
+                    level_pte[level] = o.pte;
+                    if (o.leaf)
+                        break;
+                    table = o.next_table;
+                }
+                EXPECT_EQ(o.fault, ref.fault);
+                EXPECT_EQ(level, o.fault != GMMU_FAULT_NONE ? ref.fault_level : 1u + (ref.page_shift - 12u) / 9u);
+                EXPECT_EQ(mine.words, ref_mem.words) << "A/D write-backs";
+                if (ref.fault == GMMU_FAULT_NONE) {
+                    EXPECT_EQ(o.page_shift, ref.page_shift);
+                    EXPECT_EQ(o.pte, ref.pte);
+                    EXPECT_EQ(gmmu_walk_perms(level_pte, a.start_level, level), ref.perms);
+                }
+                if (HasFailure())
+                    return;
+            }
+        }
+    }
+}
+
+TEST(WalkStep, PermsAccumulateWUAndNX)
+{
+    const uint64_t P = GMMU_PTE_P, W = GMMU_PTE_W, U = GMMU_PTE_U, NX = GMMU_PTE_NX;
+    uint64_t pte[5] = {0, P | W | U | GMMU_PTE_A | GMMU_PTE_D, P | U | NX, P | W | U, P | W | U};
+    EXPECT_EQ(gmmu_walk_perms(pte, 4, 1), U | NX | GMMU_PTE_A | GMMU_PTE_D);
+    EXPECT_EQ(gmmu_walk_perms(pte, 1, 1), W | U | GMMU_PTE_A | GMMU_PTE_D);
+    EXPECT_EQ(gmmu_walk_perms(pte, 4, 3), W | U);
+    EXPECT_EQ(gmmu_walk_perms(pte, 1, 2), 0u); // leaf below the start: no walk
+}
+
+TEST(WalkPwcPort, HitsArePipelinedThroughOnePort)
+{
+    auto walk = [](bool hit, uint32_t cycles) {
+        gmmu_we_walk w{};
+        w.pwc_hit = hit;
+        w.pwc_cycles = cycles;
+        return w;
+    };
+    const gmmu_we_walk wk[4] = {walk(true, 3), walk(false, 50), walk(true, 5), walk(true, 2)};
+    EXPECT_EQ(gmmu_pwc_port_cycles(wk, 4), 5u + 3u - 1u); // slowest hit + one per further hit
+    EXPECT_EQ(gmmu_pwc_port_cycles(wk, 1), 3u);
+    EXPECT_EQ(gmmu_pwc_port_cycles(wk + 1, 1), 0u); // a lookup that gave no start holds no port
+    EXPECT_EQ(gmmu_pwc_port_cycles(wk, 0), 0u);
+    const gmmu_we_walk zero[2] = {walk(true, 0), walk(true, 0)};
+    EXPECT_EQ(gmmu_pwc_port_cycles(zero, 2), 1u);
+}
+
+TEST(WalkLimit, OneLimitForEveryWalkerKind)
+{
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_SERIAL, 64, &err), GMMU_OK); // named configs k80/p100
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS, &err), GMMU_OK);
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS + 1, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "walkers");
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_SERIAL, 0, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_TREE, 2, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_ws_walkers_check(GMMU_WS_PAIRWISE, 1, &err), GMMU_OK);
+    // the step model runs the most walkers the limit allows
+    gmmu_ws_config c = Cfg(GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS, GMMU_WS_MAX_MSHRS);
+    Sched ws;
+    ASSERT_EQ(ws.Create(c), GMMU_OK);
+    // the engine takes its walkers through the same check
+    gmmu_we_config ec{GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS + 1, 0, 1000, 0, false};
+    gmmu_walk_engine *e = nullptr;
+    EXPECT_EQ(gmmu_we_create(&ec, nullptr, &e, &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "walkers");
+    ec.walkers = 64;
+    ASSERT_EQ(gmmu_we_create(&ec, nullptr, &e, &err), GMMU_OK);
+    gmmu_we_destroy(e);
+}
+
+// Memory behind the engine: fixed read latency in cycles, write latency in
+// ticks; records (pa, tick) of every access.
+struct EngMem {
+    TestMem *mem = nullptr;
+    uint32_t read_cycles = 10;
+    uint64_t write_ticks = 3000;
+    std::vector<std::pair<uint64_t, uint64_t>> reads, writes;
+    bool fail = false;
+    static gmmu_status rd(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat)
+    {
+        auto *m = static_cast<EngMem *>(ctx);
+        if (m->fail)
+            return GMMU_EMEM;
+        m->reads.push_back({pa, at});
+        *lat = m->read_cycles;
+        return TestMem::read64(m->mem, pa, data);
+    }
+    static gmmu_status wr(void *ctx, uint64_t pa, uint64_t v, uint64_t at, uint64_t *ticks)
+    {
+        auto *m = static_cast<EngMem *>(ctx);
+        m->writes.push_back({pa, at});
+        *ticks = m->write_ticks;
+        return TestMem::write64(m->mem, pa, v);
+    }
+    gmmu_we_mem ops() { return gmmu_we_mem{&rd, &wr, this}; }
+};
+
+struct Engine : std::unique_ptr<gmmu_walk_engine, void (*)(gmmu_walk_engine *)> {
+    Engine(const gmmu_we_config &c, gmmu_line_cache *lc = nullptr) : unique_ptr(nullptr, &gmmu_we_destroy)
+    {
+        gmmu_walk_engine *e = nullptr;
+        EXPECT_EQ(gmmu_we_create(&c, lc, &e, nullptr), GMMU_OK);
+        reset(e);
+    }
+};
+
+gmmu_we_walk WalkOf(const gmmu_ws_alloc &a, bool hit = false, uint32_t pwc_cycles = 0)
+{
+    gmmu_we_walk w{};
+    w.va = a.va;
+    w.table = a.table_base;
+    w.start_level = a.start_level;
+    w.access = a.access;
+    w.pwc_hit = hit;
+    w.pwc_cycles = pwc_cycles;
+    return w;
+}
+
+// The address of a temporary, alive to the end of the full expression.
+const gmmu_we_walk *Ptr(const gmmu_we_walk &w) { return &w; }
+
+// Serial: a walk reads one entry after the other from its start; the walker
+// that frees first takes the next walk; the PWC hit's cycles come first; A/D
+// write-backs take their time inside the walk; fixed_walk_cycles overrides.
+TEST_F(Figure8, EngineSerialAddsUpEachWalksAccesses)
+{
+    const uint64_t clk = 1000;
+    EngMem em;
+    em.mem = &mem;
+    gmmu_we_mem ops = em.ops();
+    Engine e(gmmu_we_config{GMMU_WS_SERIAL, 2, 0, clk, 0, false});
+    gmmu_we_done d[3];
+    ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[0])), 500, &d[0]), GMMU_OK);
+    EXPECT_EQ(d[0].walker, 0);
+    EXPECT_EQ(d[0].start, 500u);
+    EXPECT_EQ(d[0].done, 500u + 4 * 10 * clk);
+    ASSERT_EQ(em.reads.size(), 4u);
+    for (unsigned k = 0; k < 4; k++)
+        EXPECT_EQ(em.reads[k], std::make_pair(walks[0].read_pa[k], 500u + k * 10 * clk));
+    EXPECT_EQ(d[0].w.pa, walks[0].pa);
+    EXPECT_EQ(d[0].w.perms, walks[0].perms);
+    // walker 1 is idle: the second walk starts at its request; a 7-cycle PWC hit first
+    ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[1], true, 7)), 600, &d[1]), GMMU_OK);
+    EXPECT_EQ(d[1].walker, 1);
+    EXPECT_EQ(d[1].done, 600u + 7 * clk + 4 * 10 * clk);
+    // both busy: the third waits for walker 0
+    ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[2])), 700, &d[2]), GMMU_OK);
+    EXPECT_EQ(d[2].walker, 0);
+    EXPECT_EQ(d[2].start, d[0].done);
+    // fixed length and A/D write-backs (4 A bits, each 3000 ticks inside the walk)
+    Engine f(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 25, false});
+    ASSERT_EQ(gmmu_we_serial(f.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
+    EXPECT_EQ(d[0].done, 25 * clk);
+    Engine ad(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 0, true});
+    em.reads.clear();
+    ASSERT_EQ(gmmu_we_serial(ad.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
+    EXPECT_EQ(em.writes.size(), 4u);
+    EXPECT_EQ(d[0].done, 4 * 10 * clk + 4 * 3000u);
+    EXPECT_TRUE(d[0].w.perms & GMMU_PTE_A);
+    // a failed read: a bus error when it failed, the walker not held
+    em.fail = true;
+    ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
+    EXPECT_EQ(d[0].status, GMMU_EMEM);
+    EXPECT_EQ(d[0].w.fault, GMMU_FAULT_BUS_ERROR);
+}
+
+// Scheduled: one batch through the C model's step device; every walk's
+// entries, permissions and end time come from the run, A/D bits are written
+// back once per entry, and the memory afterwards is what serial walkers
+// with A/D write-back leave.
+TEST(WalkEngineBatch, PermissionsAndADWithoutASecondWalk)
+{
+    std::mt19937_64 rng(SeedFromEnv(0x5eed0043));
+    const uint64_t clk = 1000;
+    for (int trial = 0; trial < 60; trial++) {
+        World w(rng);
+        const unsigned n = 1 + (unsigned)(rng() % 40);
+        auto allocs = DrawMshrs(w, rng, n, true);
+        for (bool ad : {false, true}) {
+            TestMem serial_mem = w.mem; // serial walkers with A/D in this order
+            gmmu_mem_ops sops = serial_mem.ops();
+            std::vector<gmmu_walk_result> ref(n);
+            for (unsigned i = 0; i < n; i++)
+                ASSERT_EQ(gmmu_walk_from(&sops, allocs[i].table_base, allocs[i].start_level, allocs[i].va,
+                                         allocs[i].access | (ad ? GMMU_ACC_SET_AD : 0u), &ref[i]),
+                          GMMU_OK);
+            TestMem bm = w.mem;
+            EngMem em;
+            em.mem = &bm;
+            gmmu_we_mem ops = em.ops();
+            gmmu_ws_config cfg = Cfg(rng() % 2 ? GMMU_WS_TREE : GMMU_WS_PAIRWISE, 1, 8);
+            Sched ws;
+            ASSERT_EQ(ws.Create(cfg), GMMU_OK);
+            gmmu_ws_device dev;
+            gmmu_walk_sched_device(ws.get(), &dev);
+            Engine e(gmmu_we_config{cfg.variant, 1, cfg.mshrs, clk, 0, ad});
+            std::vector<gmmu_we_walk> wk;
+            for (auto &a : allocs)
+                wk.push_back(WalkOf(a));
+            std::vector<gmmu_we_done> out(n);
+            gmmu_ws_run_stats st{};
+            ASSERT_EQ(gmmu_we_batch(e.get(), &dev, &st, &ops, wk.data(), n, 5000, out.data()), GMMU_OK);
+            const uint64_t reads_before_ad = em.reads.size();
+            EXPECT_EQ(reads_before_ad, st.refs_issued) << "no second walk";
+            for (unsigned i = 0; i < n; i++) {
+                EXPECT_EQ(out[i].status, GMMU_OK);
+                EXPECT_EQ(out[i].w.fault, ref[i].fault) << i;
+                EXPECT_EQ(out[i].w.pa, ref[i].pa) << i;
+                EXPECT_EQ(out[i].w.pte, ref[i].pte) << i;
+                EXPECT_EQ(out[i].w.perms, ref[i].perms) << i;
+                EXPECT_GE(out[i].done, out[i].start + clk) << i;
+            }
+            EXPECT_EQ(bm.words, serial_mem.words) << "A/D bits as serial walkers leave them";
+            // as many write-backs as the serial walkers make: an entry whose
+            // bits an earlier walk of the batch set is not written again
+            EXPECT_EQ(em.writes.size(), serial_mem.writes - w.mem.writes);
+            if (!ad) {
+                EXPECT_TRUE(em.writes.empty());
+            }
+            if (HasFailure())
+                return;
+        }
+    }
+}
+
+// The batch's timing: reads at the base (start + PWC port cycles), walk i
+// ends at base + its done cycle + 1, write-backs add their ticks to the walk.
+TEST_F(Figure8, EngineBatchTimesWalksFromThePortAndTheRun)
+{
+    const uint64_t clk = 1000;
+    EngMem em;
+    em.mem = &mem;
+    gmmu_we_mem ops = em.ops();
+    Sched ws;
+    ASSERT_EQ(ws.Create(Cfg(GMMU_WS_TREE)), GMMU_OK);
+    gmmu_ws_device dev;
+    gmmu_walk_sched_device(ws.get(), &dev);
+    Engine e(gmmu_we_config{GMMU_WS_TREE, 1, 32, clk, 0, false});
+    std::vector<gmmu_we_walk> wk = {WalkOf(allocs[0], true, 4), WalkOf(allocs[1], true, 2),
+                                    WalkOf(allocs[2])};
+    gmmu_we_done out[3];
+    ASSERT_EQ(gmmu_we_batch(e.get(), &dev, nullptr, &ops, wk.data(), 3, 100, out), GMMU_OK);
+    const uint64_t base = 100 + (4 + 2 - 1) * clk;
+    for (auto &r : em.reads)
+        EXPECT_EQ(r.second, base);
+    // the same walks stepped alone give the done cycles
+    RunMem rm;
+    rm.mem = &mem;
+    Sched ref;
+    ASSERT_EQ(ref.Create(Cfg(GMMU_WS_TREE)), GMMU_OK);
+    std::vector<gmmu_ws_result> res(3);
+    ASSERT_EQ(gmmu_walk_sched_run(ref.get(), allocs.data(), 3, &RunMem::fn, &rm, res.data(), nullptr), GMMU_OK);
+    for (unsigned i = 0; i < 3; i++) {
+        EXPECT_EQ(out[i].start, 100u);
+        EXPECT_EQ(out[i].done, base + (res[i].done_cycle + 1) * clk) << i;
+    }
+}
+
+} // namespace

@@ -29,7 +29,10 @@ extern "C" {
 #endif
 
 #define GMMU_WS_MAX_MSHRS 64u   /* upper bound of cfg.mshrs */
-#define GMMU_WS_MAX_WALKERS 32u /* upper bound of cfg.walkers (serial variant) */
+/* Upper bound of the serial variant's walkers: of cfg.walkers here and of the
+ * walker component's `walkers` (ptw.walkers), checked by
+ * gmmu_ws_walkers_check() only. */
+#define GMMU_WS_MAX_WALKERS 256u
 #define GMMU_WS_ALLOC_MAX 4u    /* K: MSHR allocations accepted per cycle (4 TLB ports) */
 #define GMMU_WS_RETIRE_MAX 4u   /* completed walks reported per cycle, at most */
 /* Reference slots: one per distinct outstanding page-table reference. Each
@@ -53,7 +56,12 @@ typedef struct gmmu_ws_config {
 
 /* pichai14 defaults: TREE, 32 MSHRs, 1 walker, 1-cycle passes, retire 4. */
 void gmmu_ws_config_default(gmmu_ws_config *cfg);
+/* Checks every field; the walkers rule is gmmu_ws_walkers_check(). */
 gmmu_status gmmu_ws_config_check(const gmmu_ws_config *cfg, gmmu_error *err);
+/* The one walker limit: SERIAL takes 1..GMMU_WS_MAX_WALKERS walkers, TREE
+ * and PAIRWISE exactly one (the scheduler drives one walker). err->field is
+ * "walkers". */
+gmmu_status gmmu_ws_walkers_check(gmmu_ws_variant variant, uint32_t walkers, gmmu_error *err);
 
 /* ---- cycle-step interface (layouts pinned below; RTL ports follow them) ---- */
 
@@ -185,7 +193,7 @@ typedef struct gmmu_ws_mshr {
     uint8_t level;     /* level whose PTE the walk waits for */
     uint8_t next_scan; /* level still to be scanned (0: none) */
     uint8_t fault, fault_level, page_shift, nreads;
-    uint8_t walker;    /* SERIAL: walker bound to this walk, 0xFF none */
+    uint16_t walker;   /* SERIAL: walker bound to this walk, 0xFFFF none */
 } gmmu_ws_mshr;
 
 enum { GMMU_WS_SLOT_FREE = 0, GMMU_WS_SLOT_QUEUED = 1, GMMU_WS_SLOT_INFLIGHT = 2,
@@ -264,6 +272,12 @@ typedef struct gmmu_ws_result {
     uint32_t page_shift;
     uint32_t nreads;      /* PTE reads consumed (issued by it or merged) */
     uint32_t mshr;
+    /* The entry the walk consumed at each level (index = level), from its
+     * start level down to its leaf or faulting level, 0 elsewhere: what
+     * gmmu_walk_from's level_pte holds for the same walk. The run loop learns
+     * them from the responses (gmmu_ws_run_device), so every step device
+     * gives them without a port for them. */
+    uint64_t level_pte[GMMU_PT_LEVELS + 1];
 } gmmu_ws_result;
 
 /* Attach a page-table-line cache (or NULL to detach). gmmu_walk_sched_run()
