@@ -125,4 +125,11 @@ static inline void miss_update(gmmu_tlb *t, gmmu_tlb_result *r)
     t->st.misses++;
 }
 
+/* Shared between tlb.c and tlb_policy.c. */
+/* The configuration of large-page array i: its own geometry, the main
+ * array's policy and latency. */
+void gmmu_tlb_large_config(const gmmu_tlb_config *c, unsigned i, gmmu_tlb_config *s);
+/* A read-only probe of the main array (no recency, no counters). */
+bool gmmu_tlb_probe_main(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out);
+
 #endif

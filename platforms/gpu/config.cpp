@@ -9,6 +9,7 @@
 extern "C" {
 #include "gmmu/cache.h"
 #include "gmmu/tlb.h"
+#include "gmmu/walk_sched.h"
 }
 
 #include <algorithm>
@@ -94,7 +95,7 @@ const std::vector<key_spec> &config_schema()
           "soon as that page is translated, while its other pages still walk (docs/pichai_mmu.md; "
           "sm.model=issue: each 128-B line of an instruction when its own translation is done). "
           "false: every lane waits for the warp's (instruction's) last translation."),
-        I("ptw.walkers", 1, 1, 256, "Independent page-table walkers (serial scheduler)."),
+        I("ptw.walkers", 1, 1, GMMU_WS_MAX_WALKERS, "Independent page-table walkers (serial scheduler)."),
         B("ptw.per_tlb", false,
           "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
           "one shared by all."),
@@ -106,7 +107,7 @@ const std::vector<key_spec> &config_schema()
         I("ptw.fixed_walk_latency", 0, 0, 1000000,
           "If > 0, every walk takes this many cycles instead of the sum of its reads."),
         B("ptw.set_accessed_dirty", false,
-          "Walker writes A/D bits back to the PTEs (serial scheduler only)."),
+          "Walker writes A/D bits back to the PTEs."),
         S("ptw.scheduler", "serial", {"serial", "tree", "pairwise"},
           "Walk scheduling: serial = ptw.walkers naive walkers; tree = comparator-tree "
           "scheduler coalescing a batch's walks; pairwise = all-pairs comparators."),
@@ -569,10 +570,16 @@ void config::validate() const
                            "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
-    if (s("ptw.scheduler") != "serial" && i("ptw.walkers") != 1)
-        throw config_error("config key 'ptw.walkers': the " + s("ptw.scheduler") +
-                           " scheduler is one unit; ptw.walkers must be 1 (got " +
-                           std::to_string(i("ptw.walkers")) + ")");
+    {
+        // The walker limit is the walk scheduler's own rule (one place).
+        const std::string sched = s("ptw.scheduler");
+        const gmmu_ws_variant v = sched == "tree"       ? GMMU_WS_TREE
+                                  : sched == "pairwise" ? GMMU_WS_PAIRWISE
+                                                        : GMMU_WS_SERIAL;
+        gmmu_error err{};
+        if (gmmu_ws_walkers_check(v, static_cast<uint32_t>(i("ptw.walkers")), &err) != GMMU_OK)
+            throw config_error("config key 'ptw.walkers': " + std::string(err.msg));
+    }
     if (i("ptw.line_cache.lines") > 0 && i("ptw.line_cache.ways") > i("ptw.line_cache.lines"))
         throw config_error("config key 'ptw.line_cache.ways': exceeds ptw.line_cache.lines");
     int64_t ps = i("page_size");

@@ -252,7 +252,7 @@ TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
 {
     for (auto &lvl : gmmu::tlb_levels())
         expect_fields_map(gmmu::tlb_descriptor(), lvl.prefix,
-                          checker_fields("models/src/tlb.c", "gmmu_status gmmu_tlb_config_check"));
+                          checker_fields("models/src/tlb_policy.c", "gmmu_status gmmu_tlb_config_check"));
     expect_fields_map(gmmu::tlb_descriptor(), "l1_tlb",
                       checker_fields("models/src/tlb_mshr.c", "gmmu_status gmmu_tlb_mshr_config_check"));
     const auto ldt = checker_fields("models/src/ldt.c", "gmmu_status gmmu_ldt_config_check");
