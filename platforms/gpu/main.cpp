@@ -12,7 +12,14 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <mutex>
+#include <thread>
+
+#include <pthread.h>
+#include <semaphore.h>
 #include <unistd.h>
 
 #include "gmmu/components/smmu.h"
@@ -33,6 +40,75 @@ int bad_input(const std::string &msg)
 {
     std::fprintf(stderr, "gmmu-sim: error: %s\n", msg.c_str());
     return 2;
+}
+
+// ---- stopping (SIGINT, SIGTERM) ----
+// The handler asks the simulation to stop at its next slice (the run then
+// writes its partial stats and marks them incomplete) and wakes a watchdog
+// thread. Whatever the program is doing when the watchdog wakes (set-up
+// before the run, or a stop that took too long), it ends the process by
+// `stop_grace` after the signal, its run.json (when the outputs were set up)
+// saying "interrupted": a stop request ends every run within one second.
+constexpr auto stop_grace = std::chrono::milliseconds(600);
+sem_t stop_sem;
+std::atomic<int> stop_sig{0};
+std::mutex outputs_mu;          // held while run.json or another output is written
+std::string outputs_run_json;   // DIR/run.json once the outputs exist ("" before)
+bool outputs_final = false;     // the final run.json is written: the watchdog stands down
+
+void on_stop_signal(int sig)
+{
+    gmmu::request_stop(sig);
+    int none = 0;
+    stop_sig.compare_exchange_strong(none, sig);
+    sem_post(&stop_sem);
+}
+
+void watchdog()
+{
+    while (sem_wait(&stop_sem) != 0) {
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> g(outputs_mu);
+            if (outputs_final)
+                return; // main is ending the run itself
+            // Before the outputs exist (set-up) there is nothing to stop gracefully.
+            if (outputs_run_json.empty() || std::chrono::steady_clock::now() - t0 >= stop_grace) {
+                const int sig = stop_sig.load();
+                const std::string why = "interrupted by signal " + std::to_string(sig) +
+                                        (outputs_run_json.empty() ? " during set-up" : " (hard stop)");
+                if (!outputs_run_json.empty())
+                    gmmu::write_atomic(outputs_run_json,
+                                       gmmu::run_record("interrupted", 128 + sig, why).dump(2) + "\n");
+                std::fprintf(stderr, "gmmu-sim: %s; %s\n", why.c_str(),
+                             outputs_run_json.empty() ? "no outputs written"
+                                                      : "outputs are marked incomplete");
+                std::fflush(stderr);
+                _exit(128 + sig);
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+void install_stop_handlers()
+{
+    sem_init(&stop_sem, 0, 0);
+    // The watchdog never takes the signals itself.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    std::thread(watchdog).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
 }
 
 } // namespace
@@ -124,6 +200,7 @@ int sc_main(int argc, char **argv)
         }
     }
 
+    install_stop_handlers();
     gmmu::config cfg;
     std::unique_ptr<gmmu::workload> wl;
     std::unique_ptr<gmmu::gpu_platform> plat;
@@ -147,20 +224,23 @@ int sc_main(int argc, char **argv)
     // mistaken for a complete one.
     if (std::string why = gmmu::prepare_out_dir(out_dir); !why.empty())
         return bad_input("--out " + out_dir + ": " + why);
+    // run.json's last write ends the watchdog's watch (the run is then ending).
     auto write_or_fail = [&](const std::string &file, const std::string &text) {
+        std::lock_guard<std::mutex> g(outputs_mu);
         std::string e = gmmu::write_atomic(out_dir + "/" + file, text);
         if (!e.empty())
             std::fprintf(stderr, "gmmu-sim: cannot write %s\n", e.c_str());
+        if (file == "run.json" && text.find("\"running\"") == std::string::npos)
+            outputs_final = true;
         return e.empty();
     };
     if (!write_or_fail("config.json", cfg.tree().dump(2) + "\n") ||
         !write_or_fail("run.json", gmmu::run_record("running", -1, "").dump(2) + "\n"))
         return 1;
-    struct sigaction sa {};
-    sa.sa_handler = [](int sig) { gmmu::request_stop(sig); };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    {
+        std::lock_guard<std::mutex> g(outputs_mu);
+        outputs_run_json = out_dir + "/run.json";
+    }
 
     std::unique_ptr<gmmu::timeline> tl;
     if (!trace_out.empty()) {

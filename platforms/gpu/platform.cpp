@@ -44,6 +44,12 @@ static const stat_table<run_summary> &run_stats_table()
 
 static const bool run_stats_declared = (run_stats_table(), true);
 
+namespace {
+volatile std::sig_atomic_t stop_signal = 0;
+} // namespace
+
+void request_stop(int signal) { stop_signal = signal; }
+
 nlohmann::json run_stats(const run_result &r, uint64_t seed)
 {
     nlohmann::json j = nlohmann::json::object();
@@ -147,6 +153,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 {
     mem = std::make_unique<memory>("memory", unsigned(c.i("memory.latency_cycles")), clock);
     mem->set_bytes_per_cycle(unsigned(c.i("memory.bytes_per_cycle")));
+    mem->pause_when(&stop_signal); // a stop request ends the current slice at once
     drv = std::make_unique<driver>("driver", *mem);
     const unsigned nctx = unsigned(c.i("contexts"));
     for (unsigned k = 1; k < nctx; k++) {
@@ -465,12 +472,6 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     return l1_caches.back()->tsock;
 }
 
-namespace {
-volatile std::sig_atomic_t stop_signal = 0;
-} // namespace
-
-void request_stop(int signal) { stop_signal = signal; }
-
 run_result gpu_platform::run()
 {
     run_result r;
@@ -481,10 +482,16 @@ run_result gpu_platform::run()
     // between two slices; a slice ends early when no event is left, so the
     // run ends at the same time, with the same results, as one sc_start().
     const sc_core::sc_time slice(100, sc_core::SC_US);
+    // Before the first sc_start nothing is scheduled yet, and the time to the
+    // next activity reads as the end of time: the first slice is a plain one
+    // (consulting it made the first slice the whole run, so a stop request
+    // was seen only when the simulation had ended).
+    bool started = false;
     do {
         // A slice reaches at least the next event (starvation would end it
         // without advancing time across a longer gap).
-        const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
+        const sc_core::sc_time next = started ? sc_core::sc_time_to_pending_activity() : slice;
+        started = true;
         sc_core::sc_start(next > slice ? next : slice, sc_core::SC_EXIT_ON_STARVATION);
     } while (!stop_signal && sc_core::sc_pending_activity());
     r.interrupted_by = int(stop_signal);

@@ -14,6 +14,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+
+#include "gmmu/gpu/outputs.h"
 #include <sstream>
 
 #include "gmmu/gpu/workload.h"
@@ -74,12 +76,11 @@ std::vector<level_spec> parse_levels(const config &c)
             lv.push_back(l);
         }
     } else if (!from.empty()) {
-        std::ifstream in(from);
-        if (!in)
-            throw config_error("config key 'workload.share_from': cannot read " + from);
+        // A tlb_probe.json is a few KiB; a FIFO or a device is refused, not read.
+        const std::string text = read_input_file("workload.share_from", from, uint64_t(1) << 20);
         nlohmann::json j;
         try {
-            j = nlohmann::json::parse(in);
+            j = nlohmann::json::parse(text);
             for (auto &l : j.at("levels"))
                 lv.push_back({l.at("entries").get<uint64_t>(), l.at("page_bytes").get<uint64_t>()});
         } catch (const std::exception &e) {
@@ -223,10 +224,8 @@ class tlb_share : public workload {
                                    {"stage3_cycles_per_access", cyc},
                                    {"control_cycles_per_access", control[lv]}});
         }
-        std::ofstream out(out_dir + "/tlb_share.json");
-        out << j.dump(1) << "\n";
-        if (!out) {
-            error = "cannot write " + out_dir + "/tlb_share.json";
+        if (std::string e = write_output(out_dir, "tlb_share.json", j.dump(1) + "\n"); !e.empty()) {
+            error = "cannot write " + e;
             return false;
         }
         return true;
