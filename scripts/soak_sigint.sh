@@ -25,8 +25,9 @@ rng = random.Random(seed)
 work = tempfile.mkdtemp(prefix="gmmu-soak-sigint.")
 trace = os.path.join(work, "trace.txt")
 with open(trace, "w") as f:
-    for i in range(20000):
-        f.write("%d %d %s 0x%x\n" % (i % 2, i % 4, "W" if i < 10000 else "R", 0x10000000 + ((i * 7919) % 10000) * 4096))
+    for i in range(20000):  # 32 lanes on 32 pages each: every access walks
+        vas = ",".join("0x%x" % (0x10000000 + ((i * 32 + l) * 7919 % 100000) * 4096) for l in range(32))
+        f.write("%d %d %s %s\n" % (i % 2, i % 4, "W" if i < 10000 else "R", vas))
 
 # (workload, arguments): runs long enough that most are interrupted.
 cases = [
@@ -37,9 +38,9 @@ cases = [
     ("stream", "--set workload.passes=800 --set sm.count=1"),
     ("trace", "--set workload.path=%s --set sm.count=2 --set sm.warps=4" % trace),
     ("tlb-probe", ""),
-    ("tlb-share", "--set workload.share_levels=64:4096,512:65536"),
+    ("tlb-share", "--set workload.share_levels=2048:4096,16384:65536 --set sm.count=8"),
     ("hash-group", "--set workload.accesses=100000"),
-    ("kernel", "--set workload.grid_blocks=100000"),
+    ("kernel", "--set workload.grid_blocks=2000"),
 ]
 models = ["simple", "issue"]
 

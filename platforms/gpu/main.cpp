@@ -53,7 +53,8 @@ constexpr auto stop_grace = std::chrono::milliseconds(600);
 sem_t stop_sem;
 std::atomic<int> stop_sig{0};
 std::mutex outputs_mu;          // held while run.json or another output is written
-std::string outputs_run_json;   // DIR/run.json once the outputs exist ("" before)
+std::string outputs_run_json;   // DIR/run.json, set before outputs_ready
+std::atomic<bool> outputs_ready{false}; // the outputs exist (run.json says "running")
 bool outputs_final = false;     // the final run.json is written: the watchdog stands down
 
 void on_stop_signal(int sig)
@@ -70,26 +71,36 @@ void watchdog()
     }
     const auto t0 = std::chrono::steady_clock::now();
     for (;;) {
-        {
-            std::lock_guard<std::mutex> g(outputs_mu);
-            if (outputs_final)
-                return; // main is ending the run itself
+        // The lock, unless main holds it past the deadline (a write slowed by a
+        // busy disk): the deadline wins; main's temporary files are removed.
+        std::unique_lock<std::mutex> g(outputs_mu, std::try_to_lock);
+        const bool late = std::chrono::steady_clock::now() - t0 >= stop_grace;
+        if (g.owns_lock() && outputs_final)
+            return; // main is ending the run itself
+        if (g.owns_lock() || late) {
             // Before the outputs exist (set-up) there is nothing to stop gracefully.
-            if (outputs_run_json.empty() || std::chrono::steady_clock::now() - t0 >= stop_grace) {
+            const std::string run_json = outputs_ready.load() ? outputs_run_json : std::string();
+            if (run_json.empty() || late) {
                 const int sig = stop_sig.load();
                 const std::string why = "interrupted by signal " + std::to_string(sig) +
-                                        (outputs_run_json.empty() ? " during set-up" : " (hard stop)");
-                if (!outputs_run_json.empty())
-                    gmmu::write_atomic(outputs_run_json,
+                                        (run_json.empty() ? " during set-up"
+                                                          : " before the simulation reached a safe point");
+                if (!run_json.empty()) {
+                    const std::string dir = run_json.substr(0, run_json.size() - 8);
+                    for (const std::string &f : gmmu::run_output_names())
+                        unlink((dir + "/" + f + ".tmp." + std::to_string(getpid())).c_str());
+                    gmmu::write_atomic(run_json,
                                        gmmu::run_record("interrupted", 128 + sig, why).dump(2) + "\n");
+                }
                 std::fprintf(stderr, "gmmu-sim: %s; %s\n", why.c_str(),
-                             outputs_run_json.empty() ? "no outputs written"
-                                                      : "outputs are marked incomplete");
+                             run_json.empty() ? "no outputs written" : "outputs are marked incomplete");
                 std::fflush(stderr);
                 _exit(128 + sig);
             }
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (g.owns_lock())
+            g.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }
 
@@ -240,6 +251,7 @@ int sc_main(int argc, char **argv)
     {
         std::lock_guard<std::mutex> g(outputs_mu);
         outputs_run_json = out_dir + "/run.json";
+        outputs_ready.store(true);
     }
 
     std::unique_ptr<gmmu::timeline> tl;
@@ -277,7 +289,10 @@ int sc_main(int argc, char **argv)
         std::fprintf(stderr, "gmmu-sim: %s; outputs in %s are marked incomplete\n", r.error.c_str(),
                      out_dir.c_str());
         write_or_fail("run.json", gmmu::run_record("interrupted", code, r.error).dump(2) + "\n");
-        return code;
+        // Now, not after the simulation's and the workload's destructors
+        // (a large run takes seconds to tear down).
+        std::fflush(nullptr);
+        _exit(code);
     }
 
     if (!quiet) {

@@ -53,6 +53,10 @@ std::string read_input_file(const std::string &key, const std::string &path, uin
 // Limits of the trace workload's input (docs/workloads.md): the file's size,
 // and the distinct pages its accesses touch (each costs a mapping, page-table
 // space and a frame that the run writes).
+// random-sample with workload.map=touched: at most this many samples (each
+// costs about 8.7 KiB of host memory: a frame and page-table space).
+constexpr uint64_t touched_max_samples = uint64_t(1) << 20;
+
 constexpr uint64_t trace_max_bytes = uint64_t(128) << 20;
 constexpr uint64_t trace_max_pages = uint64_t(1) << 20;
 std::vector<std::string> workload_names();

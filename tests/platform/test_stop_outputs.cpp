@@ -80,7 +80,8 @@ pid_t spawn(const std::string &args, const std::string &out)
 
 bool run_json_says(const std::string &out, const std::string &status)
 {
-    return load(out + "/run.json").value("status", "") == status;
+    const nlohmann::json j = load(out + "/run.json");
+    return j.is_object() && j.value("status", "") == status;
 }
 
 struct stop_case {
@@ -99,9 +100,14 @@ TEST(StopTest, EveryWorkloadStopsWithinOneSecond)
     const std::string trace = tmp("long_trace.txt");
     {
         std::ofstream t(trace);
-        for (int i = 0; i < 40000; i++)
-            t << i % 2 << " " << i % 4 << (i < 20000 ? " W " : " R ") << "0x"
-              << std::hex << (0x10000000 + (uint64_t(i) * 7919 % 20000) * 4096) << std::dec << "\n";
+        // 32 lanes on 32 pages each: every access walks
+        for (int i = 0; i < 20000; i++) {
+            t << i % 2 << " " << i % 4 << (i < 10000 ? " W " : " R ");
+            for (int l = 0; l < 32; l++)
+                t << (l ? "," : "") << "0x" << std::hex
+                  << (0x10000000 + (uint64_t(i * 32 + l) * 7919 % 100000) * 4096) << std::dec;
+            t << "\n";
+        }
     }
     const std::vector<stop_case> cases = {
         {"stream", "--workload stream --set workload.passes=800 --set sm.count=1"},
@@ -110,11 +116,11 @@ TEST(StopTest, EveryWorkloadStopsWithinOneSecond)
         {"pichai14_early", "--config pichai14 --workload random-sample --set workload.accesses=4000"},
         {"trace", "--workload trace --set sm.count=2 --set sm.warps=4 --set workload.path=" + trace},
         {"tlb_probe", "--workload tlb-probe"},
-        {"tlb_share", "--workload tlb-share --set workload.share_levels=64:4096,512:65536"
-                      " --set workload.accesses=100000"},
+        {"tlb_share", "--workload tlb-share --set workload.share_levels=2048:4096,16384:65536"
+                      " --set sm.count=8"},
         {"hash_group", "--workload hash-group --set workload.accesses=100000"},
-        {"kernel_issue_sm", "--workload kernel --set sm.model=issue --set workload.grid_blocks=100000"},
-        {"kernel_setup", "--workload kernel --set sm.model=issue --set workload.grid_blocks=100000", false},
+        {"kernel_issue_sm", "--workload kernel --set sm.model=issue --set workload.grid_blocks=2000"},
+        {"kernel_setup", "--workload kernel --set sm.model=issue --set workload.grid_blocks=2000", false},
     };
     // Three at a time: the machine running the tests is shared.
     for (size_t k0 = 0; k0 < cases.size(); k0 += 3) {
