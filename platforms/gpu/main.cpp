@@ -47,9 +47,9 @@ int bad_input(const std::string &msg)
 // writes its partial stats and marks them incomplete) and wakes a watchdog
 // thread. Whatever the program is doing when the watchdog wakes (set-up
 // before the run, or a stop that took too long), it ends the process by
-// `stop_grace` after the signal, its run.json (when the outputs were set up)
+// `stop_grace` (0.45 s) after the signal, its run.json (when the outputs were set up)
 // saying "interrupted": a stop request ends every run within one second.
-constexpr auto stop_grace = std::chrono::milliseconds(600);
+constexpr auto stop_grace = std::chrono::milliseconds(450);
 sem_t stop_sem;
 std::atomic<int> stop_sig{0};
 std::mutex outputs_mu;          // held while run.json or another output is written
@@ -218,21 +218,17 @@ int sc_main(int argc, char **argv)
     try {
         cfg = gmmu::config::load(cfg_name, sets);
         cfg.set("workload.kind", wl_name);
-        wl = gmmu::make_workload(wl_name, cfg, seed);
-        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
-        gmmu::set_output_folder(out_dir); // relative rtl.mismatch_fst
-        plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
     } catch (const gmmu::config_error &e) {
         return bad_input(e.what());
-    } catch (const sc_core::sc_report &e) {
-        return bad_input(e.get_msg());
     } catch (const std::exception &e) {
         return bad_input(e.what());
     }
 
-    // Outputs: checked before anything runs; the effective config and a
-    // "running" record first, so an interrupted or failed run is never
-    // mistaken for a complete one.
+    // Outputs: checked (and the folder locked, and the previous run's
+    // outputs removed) before the set-up, which can take seconds; the
+    // effective config and a "running" record first, so a run stopped or
+    // failed at any point is never mistaken for a complete one, and no
+    // earlier run's outputs stay to look like this one's.
     if (std::string why = gmmu::prepare_out_dir(out_dir); !why.empty())
         return bad_input("--out " + out_dir + ": " + why);
     // run.json's last write ends the watchdog's watch (the run is then ending).
@@ -252,6 +248,23 @@ int sc_main(int argc, char **argv)
         std::lock_guard<std::mutex> g(outputs_mu);
         outputs_run_json = out_dir + "/run.json";
         outputs_ready.store(true);
+    }
+    // Bad input found by the set-up: exit 2, and run.json says so.
+    auto bad_setup = [&](const std::string &msg) {
+        write_or_fail("run.json", gmmu::run_record("failed", 2, msg).dump(2) + "\n");
+        return bad_input(msg);
+    };
+    try {
+        wl = gmmu::make_workload(wl_name, cfg, seed);
+        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+        gmmu::set_output_folder(out_dir); // relative rtl.mismatch_fst
+        plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
+    } catch (const gmmu::config_error &e) {
+        return bad_setup(e.what());
+    } catch (const sc_core::sc_report &e) {
+        return bad_setup(e.get_msg());
+    } catch (const std::exception &e) {
+        return bad_setup(e.what());
     }
 
     std::unique_ptr<gmmu::timeline> tl;
