@@ -127,6 +127,7 @@ void install_stop_handlers()
 int sc_main(int argc, char **argv)
 {
     (void)banner_off;
+    install_stop_handlers(); // first: a signal from now on ends the run as a stop request
     std::string cfg_name = "default", wl_name, out_dir = "out";
     std::vector<std::string> sets;
     uint64_t seed = 1;
@@ -211,7 +212,6 @@ int sc_main(int argc, char **argv)
         }
     }
 
-    install_stop_handlers();
     gmmu::config cfg;
     std::unique_ptr<gmmu::workload> wl;
     std::unique_ptr<gmmu::gpu_platform> plat;
