@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps configure build demo test test-unit test-asan bench reproduce reproduce-all lint area cosim-long mutate install example fuzz fuzz-ci soak clean
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce reproduce-all lint area cosim-long mutate install example fuzz fuzz-ci soak soak-sigint clean
 
 all: build
 
@@ -74,6 +74,12 @@ fuzz-ci:
 # SOAK_LANES (10^8) lanes are checked, 0 wrong (scripts/soak.sh).
 soak: build
 	bash scripts/soak.sh $(BUILD)
+
+# Stop soak (not CI): SOAK_SECONDS (600) of random gmmu-sim runs, each sent
+# SIGINT at a random time: every one exits 130 within 1 s, its outputs marked
+# incomplete and never mixed (scripts/soak_sigint.sh).
+soak-sigint: build
+	bash scripts/soak_sigint.sh $(BUILD)
 
 bench: build
 	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json

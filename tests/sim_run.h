@@ -15,9 +15,11 @@ struct SimRun {
 
 // `args` follow the program name; `prefix` goes between them (e.g. a fixed
 // "--config X --workload Y").
-inline SimRun run_gmmu_sim(const std::string &args, const std::string &prefix = "")
+// `wrapper` goes before the program (e.g. "timeout 60 ").
+inline SimRun run_gmmu_sim(const std::string &args, const std::string &prefix = "",
+                           const std::string &wrapper = "")
 {
-    std::string cmd = std::string(GMMU_SIM_BIN) + " " + prefix + (prefix.empty() ? "" : " ") +
+    std::string cmd = wrapper + std::string(GMMU_SIM_BIN) + " " + prefix + (prefix.empty() ? "" : " ") +
                       args + " 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     if (!p)

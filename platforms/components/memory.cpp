@@ -77,8 +77,15 @@ uint8_t *memory::page_for_write(uint64_t pa)
         return last_page = c.page;
     }
     auto &slot = pages[ppn];
-    if (!slot)
-        slot = arena.take();
+    if (!slot) {
+        if (spare.empty()) {
+            slot = arena.take();
+        } else {
+            slot = spare.back();
+            spare.pop_back();
+            std::memset(slot, 0, page_size);
+        }
+    }
     c.ppn = last_ppn = ppn;
     return c.page = last_page = slot;
 }
@@ -113,6 +120,30 @@ void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
         buf += n;
         len -= n;
     }
+}
+
+void memory::forget_cached_pages()
+{
+    last_ppn = ~0ull;
+    last_page = nullptr;
+    page_cache.fill(page_slot{});
+}
+
+void memory::move_range(uint64_t from, uint64_t to, uint64_t len)
+{
+    for (uint64_t off = 0; off < len; off += page_size) {
+        const uint64_t s = (from + off) >> page_shift, d = (to + off) >> page_shift;
+        if (auto dt = pages.find(d); dt != pages.end()) {
+            spare.push_back(dt->second);
+            pages.erase(dt);
+        }
+        if (auto st = pages.find(s); st != pages.end()) {
+            uint8_t *p = st->second;
+            pages.erase(st);
+            pages.emplace(d, p);
+        }
+    }
+    forget_cached_pages();
 }
 
 void memory::write_bytes(uint64_t pa, const void *src, uint64_t len)
@@ -165,6 +196,8 @@ void memory::move_lanes(warp_ext &w, bool write)
 
 void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 {
+    if (pause_flag && *pause_flag)
+        sc_core::sc_pause();
     if (gp.get_byte_enable_ptr()) {
         gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
         return;
@@ -274,6 +307,8 @@ unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
     tlm::tlm_command cmd = gp.get_command();
     unsigned len = gp.get_data_length();
     dbg_accesses++;
+    if (pause_flag && *pause_flag && sc_core::sc_is_running())
+        sc_core::sc_pause();
     if (cmd == tlm::TLM_IGNORE_COMMAND)
         return 0;
     if (auto *w = gp.get_extension<warp_ext>()) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -43,6 +44,14 @@ class memory : public sc_core::sc_module, public stats_provider {
 
     uint64_t pages_allocated() const { return pages.size(); }
 
+    // Move the contents of [from, from + len) to [to, to + len) (page
+    // aligned, not overlapping) without copying: the host pages that back
+    // the source now back the destination, the source reads zero, and host
+    // pages the destination had are kept for reuse. A page migration moves
+    // its frame this way, so the host memory a run holds does not grow with
+    // the migrations, and a 1 GiB frame costs only its touched pages.
+    void move_range(uint64_t from, uint64_t to, uint64_t len);
+
     // Bandwidth (0 = unlimited, the default): b_transport moves at most this
     // many bytes per clock cycle, booked in 64-cycle windows; an access that
     // finds its window full starts in the first window with room, and the
@@ -50,6 +59,13 @@ class memory : public sc_core::sc_module, public stats_provider {
     // bytes rounded up to 32-byte sectors. DMI and debug accesses are not
     // booked.
     void set_bytes_per_cycle(unsigned bytes_per_cycle);
+
+    // Stop requests (a flag a signal handler sets, or null): once *flag is
+    // non-zero, every access calls sc_core::sc_pause(), so sc_start returns
+    // at the end of the current delta cycle however much simulated time its
+    // slice had left (a slow configuration takes seconds of wall time per
+    // simulated microsecond). Costs one load per access until then.
+    void pause_when(const volatile std::sig_atomic_t *flag) { pause_flag = flag; }
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<memory> &stats_table();
@@ -88,8 +104,10 @@ class memory : public sc_core::sc_module, public stats_provider {
     };
     page_arena arena;
     std::unordered_map<uint64_t, uint8_t *> pages; // by PPN, into the arena
-    // Direct-mapped cache of allocated pages in front of the map (pages are
-    // never freed, so an entry stays valid): the warps of an SM and the page
+    std::vector<uint8_t *> spare;                  // host pages move_range freed (not zeroed)
+    void forget_cached_pages();
+    // Direct-mapped cache of allocated pages in front of the map (emptied
+    // when move_range changes the owners of pages): the warps of an SM and the page
     // walker interleave accesses to a few hundred pages, each a hash-map
     // lookup otherwise.
     struct page_slot {
@@ -108,6 +126,7 @@ class memory : public sc_core::sc_module, public stats_provider {
     static constexpr unsigned bw_window_shift = 6;   // 64-cycle windows
     static constexpr size_t bw_ring = size_t(1) << 14; // windows booked ahead (1 M cycles)
     uint64_t bw_capacity = 0;                          // bytes per window; 0 = unlimited
+    const volatile std::sig_atomic_t *pause_flag = nullptr;
     std::vector<uint64_t> bw_used, bw_window;
     uint64_t book_bandwidth(uint64_t cycle, uint64_t bytes); // -> cycles waited
 

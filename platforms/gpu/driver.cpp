@@ -143,6 +143,12 @@ void driver::clear_contiguity(uint64_t va_lo, uint64_t va_hi)
 
 uint64_t driver::alloc_frame_of(unsigned page_shift)
 {
+    for (size_t k = free_frames.size(); k-- > 0;)
+        if (free_frames[k].second == page_shift) {
+            const uint64_t pa = free_frames[k].first;
+            free_frames.erase(free_frames.begin() + std::ptrdiff_t(k));
+            return pa;
+        }
     const uint64_t psz = 1ull << page_shift;
     next_data = (next_data + psz - 1) & ~(psz - 1);
     const uint64_t pa = next_data;
@@ -150,6 +156,11 @@ uint64_t driver::alloc_frame_of(unsigned page_shift)
         throw std::runtime_error("driver: physical memory exhausted");
     next_data += psz;
     return pa;
+}
+
+void driver::free_frame(uint64_t pa, unsigned page_shift)
+{
+    free_frames.emplace_back(pa & ~((1ull << page_shift) - 1), page_shift);
 }
 
 void driver::set_frame(uint64_t va, uint64_t pa)

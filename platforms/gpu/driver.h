@@ -54,6 +54,9 @@ class driver : public sc_core::sc_module, public stats_provider {
     void clear_contiguity(uint64_t va_lo, uint64_t va_hi);
     uint64_t alloc_frame_of(unsigned page_shift);
     void set_frame(uint64_t va, uint64_t pa);
+    // A frame no PTE points at any more (a migrated page's old frame):
+    // alloc_frame_of hands it out again before new physical memory.
+    void free_frame(uint64_t pa, unsigned page_shift);
     // Pages mapped so far (their VAs, in mapping order) and their size.
     const std::vector<uint64_t> &pages() const { return mapped; }
     unsigned page_shift() const { return mapped_shift; }
@@ -76,6 +79,7 @@ class driver : public sc_core::sc_module, public stats_provider {
     uint64_t bytes_mapped = 0;
     std::vector<uint64_t> mapped;
     unsigned mapped_shift = 12;
+    std::vector<std::pair<uint64_t, unsigned>> free_frames; // (PA, page shift)
 };
 
 } // namespace gmmu

@@ -12,7 +12,14 @@
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
+#include <mutex>
+#include <thread>
+
+#include <pthread.h>
+#include <semaphore.h>
 #include <unistd.h>
 
 #include "gmmu/components/smmu.h"
@@ -35,11 +42,92 @@ int bad_input(const std::string &msg)
     return 2;
 }
 
+// ---- stopping (SIGINT, SIGTERM) ----
+// The handler asks the simulation to stop at its next slice (the run then
+// writes its partial stats and marks them incomplete) and wakes a watchdog
+// thread. Whatever the program is doing when the watchdog wakes (set-up
+// before the run, or a stop that took too long), it ends the process by
+// `stop_grace` (0.45 s) after the signal, its run.json (when the outputs were set up)
+// saying "interrupted": a stop request ends every run within one second.
+constexpr auto stop_grace = std::chrono::milliseconds(450);
+sem_t stop_sem;
+std::atomic<int> stop_sig{0};
+std::mutex outputs_mu;          // held while run.json or another output is written
+std::string outputs_run_json;   // DIR/run.json, set before outputs_ready
+std::atomic<bool> outputs_ready{false}; // the outputs exist (run.json says "running")
+bool outputs_final = false;     // the final run.json is written: the watchdog stands down
+
+void on_stop_signal(int sig)
+{
+    gmmu::request_stop(sig);
+    int none = 0;
+    stop_sig.compare_exchange_strong(none, sig);
+    sem_post(&stop_sem);
+}
+
+void watchdog()
+{
+    while (sem_wait(&stop_sem) != 0) {
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+        // The lock, unless main holds it past the deadline (a write slowed by a
+        // busy disk): the deadline wins; main's temporary files are removed.
+        std::unique_lock<std::mutex> g(outputs_mu, std::try_to_lock);
+        const bool late = std::chrono::steady_clock::now() - t0 >= stop_grace;
+        if (g.owns_lock() && outputs_final)
+            return; // main is ending the run itself
+        if (g.owns_lock() || late) {
+            // Before the outputs exist (set-up) there is nothing to stop gracefully.
+            const std::string run_json = outputs_ready.load() ? outputs_run_json : std::string();
+            if (run_json.empty() || late) {
+                const int sig = stop_sig.load();
+                const std::string why = "interrupted by signal " + std::to_string(sig) +
+                                        (run_json.empty() ? " during set-up"
+                                                          : " before the simulation reached a safe point");
+                if (!run_json.empty()) {
+                    const std::string dir = run_json.substr(0, run_json.size() - 8);
+                    for (const std::string &f : gmmu::run_output_names())
+                        unlink((dir + "/" + f + ".tmp." + std::to_string(getpid())).c_str());
+                    gmmu::write_atomic(run_json,
+                                       gmmu::run_record("interrupted", 128 + sig, why).dump(2) + "\n");
+                }
+                std::fprintf(stderr, "gmmu-sim: %s; %s\n", why.c_str(),
+                             run_json.empty() ? "no outputs written" : "outputs are marked incomplete");
+                std::fflush(stderr);
+                _exit(128 + sig);
+            }
+        }
+        if (g.owns_lock())
+            g.unlock();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+void install_stop_handlers()
+{
+    sem_init(&stop_sem, 0, 0);
+    // The watchdog never takes the signals itself.
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    std::thread(watchdog).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
 } // namespace
 
 int sc_main(int argc, char **argv)
 {
     (void)banner_off;
+    install_stop_handlers(); // first: a signal from now on ends the run as a stop request
     std::string cfg_name = "default", wl_name, out_dir = "out";
     std::vector<std::string> sets;
     uint64_t seed = 1;
@@ -133,39 +221,56 @@ int sc_main(int argc, char **argv)
     try {
         cfg = gmmu::config::load(cfg_name, sets);
         cfg.set("workload.kind", wl_name);
-        wl = gmmu::make_workload(wl_name, cfg, seed);
-        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
-        gmmu::set_output_folder(out_dir); // relative rtl.mismatch_fst
-        plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
     } catch (const gmmu::config_error &e) {
         return bad_input(e.what());
-    } catch (const sc_core::sc_report &e) {
-        return bad_input(e.get_msg());
     } catch (const std::exception &e) {
         return bad_input(e.what());
     }
     if (check) // config, --set values and workload validated, the platform built; --out untouched
         return 0;
 
-    // Outputs: checked before anything runs; the effective config and a
-    // "running" record first, so an interrupted or failed run is never
-    // mistaken for a complete one.
+    // Outputs: checked (and the folder locked, and the previous run's
+    // outputs removed) before the set-up, which can take seconds; the
+    // effective config and a "running" record first, so a run stopped or
+    // failed at any point is never mistaken for a complete one, and no
+    // earlier run's outputs stay to look like this one's.
     if (std::string why = gmmu::prepare_out_dir(out_dir); !why.empty())
         return bad_input("--out " + out_dir + ": " + why);
+    // run.json's last write ends the watchdog's watch (the run is then ending).
     auto write_or_fail = [&](const std::string &file, const std::string &text) {
+        std::lock_guard<std::mutex> g(outputs_mu);
         std::string e = gmmu::write_atomic(out_dir + "/" + file, text);
         if (!e.empty())
             std::fprintf(stderr, "gmmu-sim: cannot write %s\n", e.c_str());
+        if (file == "run.json" && text.find("\"running\"") == std::string::npos)
+            outputs_final = true;
         return e.empty();
     };
     if (!write_or_fail("config.json", cfg.tree().dump(2) + "\n") ||
         !write_or_fail("run.json", gmmu::run_record("running", -1, "").dump(2) + "\n"))
         return 1;
-    struct sigaction sa {};
-    sa.sa_handler = [](int sig) { gmmu::request_stop(sig); };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    {
+        std::lock_guard<std::mutex> g(outputs_mu);
+        outputs_run_json = out_dir + "/run.json";
+        outputs_ready.store(true);
+    }
+    // Bad input found by the set-up: exit 2, and run.json says so.
+    auto bad_setup = [&](const std::string &msg) {
+        write_or_fail("run.json", gmmu::run_record("failed", 2, msg).dump(2) + "\n");
+        return bad_input(msg);
+    };
+    try {
+        wl = gmmu::make_workload(wl_name, cfg, seed);
+        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+        gmmu::set_output_folder(out_dir); // relative rtl.mismatch_fst
+        plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
+    } catch (const gmmu::config_error &e) {
+        return bad_setup(e.what());
+    } catch (const sc_core::sc_report &e) {
+        return bad_setup(e.get_msg());
+    } catch (const std::exception &e) {
+        return bad_setup(e.what());
+    }
 
     std::unique_ptr<gmmu::timeline> tl;
     if (!trace_out.empty()) {
@@ -202,7 +307,10 @@ int sc_main(int argc, char **argv)
         std::fprintf(stderr, "gmmu-sim: %s; outputs in %s are marked incomplete\n", r.error.c_str(),
                      out_dir.c_str());
         write_or_fail("run.json", gmmu::run_record("interrupted", code, r.error).dump(2) + "\n");
-        return code;
+        // Now, not after the simulation's and the workload's destructors
+        // (a large run takes seconds to tear down).
+        std::fflush(nullptr);
+        _exit(code);
     }
 
     if (!quiet) {

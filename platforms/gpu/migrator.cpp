@@ -97,15 +97,16 @@ void migrator::migrate_one()
         }
     }
     // 3. Copy the frame; the page stays not present meanwhile.
+    // (The model moves the host pages behind the frame instead of copying
+    // them: the same contents at the new frame, the old one free again.)
     const uint64_t new_pa = d.alloc_frame_of(shift);
-    std::vector<uint8_t> buf(psz);
-    mem.read_bytes(old_pa & ~(psz - 1), buf.data(), psz);
-    mem.write_bytes(new_pa, buf.data(), psz);
+    mem.move_range(old_pa & ~(psz - 1), new_pa, psz);
     bytes_copied += psz;
     wait(cycles_time(p.clock, p.copy_cycles));
     // 4. Remap.
     d.set_frame(va, new_pa);
     d.set_present(va, true);
+    d.free_frame(old_pa, shift);
     moving.erase({asid, va});
     migrations++;
 }

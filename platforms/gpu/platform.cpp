@@ -6,6 +6,8 @@
 #include "gmmu/components/rtl_plugin.h"
 #include "gmmu/gpu/outputs.h"
 
+#include "gmmu/sm_list.h"
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -46,6 +48,12 @@ static const stat_table<run_summary> &run_stats_table()
 }
 
 static const bool run_stats_declared = (run_stats_table(), true);
+
+namespace {
+volatile std::sig_atomic_t stop_signal = 0;
+} // namespace
+
+void request_stop(int signal) { stop_signal = signal; }
 
 nlohmann::json run_stats(const run_result &r, uint64_t seed)
 {
@@ -99,28 +107,15 @@ std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string
         std::stringstream items(grp);
         std::string it;
         while (std::getline(items, it, ',')) {
-            // ID or ID-ID, decimal ids (no sign: "-1" is no SM, not 2^32-1).
-            unsigned long long a = 0, b = 0;
-            const size_t dash = it.find('-');
-            const auto id = [&](const std::string &t, unsigned long long &v) {
-                size_t k0 = t.find_first_not_of(' '), k1 = t.find_last_not_of(' ');
-                if (k0 == std::string::npos || t.substr(k0, k1 - k0 + 1).find_first_not_of(
-                                                   "0123456789") != std::string::npos ||
-                    k1 - k0 > 9)
-                    throw config_error(key + "'" + it + "' is not an SM id or range");
-                v = std::stoull(t.substr(k0, k1 - k0 + 1));
-            };
-            id(it.substr(0, dash), a);
-            b = a;
-            if (dash != std::string::npos) {
-                id(it.substr(dash + 1), b);
-                if (b < a)
-                    throw config_error(key + "'" + it + "' is not an SM id or range");
-            }
+            // ID or ID-ID, decimal ids (no sign: "-1" is no SM, not 2^32-1);
+            // the one SM-list rule is gmmu_sm_range_parse (models/src/sm_list.c).
+            uint32_t a = 0, b = 0;
+            if (gmmu_sm_range_parse(it.c_str(), &a, &b) != GMMU_OK)
+                throw config_error(key + "'" + it + "' is not an SM id or range");
             if (b >= nsm)
                 throw config_error(key + "SM " + std::to_string(b) + " out of range 0.." +
                                    std::to_string(nsm - 1));
-            for (unsigned s = unsigned(a); s <= b; s++) {
+            for (unsigned s = a; s <= b; s++) {
                 if (s >= nsm)
                     throw config_error(key + "SM " + std::to_string(s) + " out of range 0.." +
                                        std::to_string(nsm - 1));
@@ -162,6 +157,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     const memory_config mc = memory_config_from(c); // components/memory_spec.h
     mem = std::make_unique<memory>("memory", mc.latency_cycles, clock);
     mem->set_bytes_per_cycle(mc.bytes_per_cycle);
+    mem->pause_when(&stop_signal); // a stop request ends the current slice at once
     drv = std::make_unique<driver>("driver", *mem);
     const unsigned nctx = unsigned(c.i("contexts"));
     for (unsigned k = 1; k < nctx; k++) {
@@ -455,12 +451,6 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     return l1_caches.back()->tsock;
 }
 
-namespace {
-volatile std::sig_atomic_t stop_signal = 0;
-} // namespace
-
-void request_stop(int signal) { stop_signal = signal; }
-
 run_result gpu_platform::run()
 {
     run_result r;
@@ -471,10 +461,16 @@ run_result gpu_platform::run()
     // between two slices; a slice ends early when no event is left, so the
     // run ends at the same time, with the same results, as one sc_start().
     const sc_core::sc_time slice(100, sc_core::SC_US);
+    // Before the first sc_start nothing is scheduled yet, and the time to the
+    // next activity reads as the end of time: the first slice is a plain one
+    // (consulting it made the first slice the whole run, so a stop request
+    // was seen only when the simulation had ended).
+    bool started = false;
     do {
         // A slice reaches at least the next event (starvation would end it
         // without advancing time across a longer gap).
-        const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
+        const sc_core::sc_time next = started ? sc_core::sc_time_to_pending_activity() : slice;
+        started = true;
         sc_core::sc_start(next > slice ? next : slice, sc_core::SC_EXIT_ON_STARVATION);
     } while (!stop_signal && sc_core::sc_pending_activity());
     r.interrupted_by = int(stop_signal);

@@ -1,8 +1,14 @@
 #include "gmmu/gpu/workload.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <fstream>
 #include <set>
@@ -29,10 +35,10 @@ class random_sample : public workload {
           scope(uint64_t(c.i("workload.tlb_scope"))), touched_only(c.s("workload.map") == "touched")
     {
         elems = bytes / 8;
+        // workload.map=touched: the sample bound is config.cpp's (touched_max_samples).
         if (scope == 0 || scope >= bytes)
             scope = bytes;
         scopes = (bytes + scope - 1) / scope;
-        arrived.assign(2 * scopes, 0);
         st.resize(size_t(sms) * warps);
         for (unsigned s = 0; s < sms; s++)
             for (unsigned w = 0; w < warps; w++)
@@ -85,12 +91,17 @@ class random_sample : public workload {
         for (;;) {
             if (s.n == accesses) {
                 if (scopes > 1 && !(s.phase == 1 && s.pass + 1 == scopes)) {
-                    const size_t step = size_t(s.phase) * scopes + s.pass;
+                    const uint64_t step = uint64_t(s.phase) * scopes + s.pass;
+                    // No warp passes barrier k + 1 before every warp has
+                    // left barrier k: two counters serve every barrier.
+                    barrier &b = arrived[step & 1];
+                    if (b.step != step)
+                        b = barrier{step, 0};
                     if (!s.at_barrier) {
                         s.at_barrier = true;
-                        arrived[step]++;
+                        b.count++;
                     }
-                    if (arrived[step] < st.size())
+                    if (b.count < st.size())
                         return false; // poll() turns this into next_status::wait
                     s.at_barrier = false;
                 }
@@ -144,7 +155,11 @@ class random_sample : public workload {
     unsigned sms, warps, lanes_active;
     uint64_t scope, scopes;
     bool touched_only;
-    std::vector<uint64_t> arrived; // warps that finished each pass (phase x scopes + pass)
+    struct barrier {
+        uint64_t step = ~0ull; // phase x scopes + pass
+        uint64_t count = 0;    // warps that finished it
+    };
+    std::array<barrier, 2> arrived; // the barriers of steps 2k and 2k + 1
     std::vector<state> st;
 };
 
@@ -194,9 +209,50 @@ class stream : public workload {
     std::vector<uint64_t> pos, pass;
 };
 
+std::string read_input_file(const std::string &key, const std::string &path, uint64_t max_bytes)
+{
+    const std::string who = "config key '" + key + "': " + path + ": ";
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        throw config_error(who + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        throw config_error(who + "not a regular file");
+    }
+    const auto too_big = [&] {
+        close(fd);
+        return config_error(who + "larger than " + std::to_string(max_bytes >> 20) + " MiB");
+    };
+    if (uint64_t(st.st_size) > max_bytes)
+        throw too_big();
+    std::string text;
+    text.reserve(size_t(st.st_size));
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int e = errno;
+            close(fd);
+            throw config_error(who + std::strerror(e));
+        }
+        if (n == 0)
+            break;
+        text.append(buf, size_t(n));
+        if (text.size() > max_bytes) // the file grew while read
+            throw too_big();
+    }
+    close(fd);
+    return text;
+}
+
 // ---- trace -----------------------------------------------------------------------
 // Text format, one warp access per line: `SM WARP R|W VA[,VA...]`, SM and WARP
 // decimal, 1..32 VAs in hexadecimal with 0x; `#` starts a comment.
+// Held compactly (a warp's VAs in one array, a byte per access), so the
+// accesses of a trace cost about what its text does.
 class trace : public workload {
   public:
     trace(const config &c, uint64_t) : sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps")))
@@ -206,44 +262,53 @@ class trace : public workload {
             throw config_error("config key 'workload.path': the trace workload needs a file "
                                "(--set workload.path=FILE)");
         q.resize(size_t(sms) * warps);
-        std::ifstream in(path);
-        if (!in)
-            throw config_error(path + ": cannot read trace file");
-        parse(in);
+        parse(read_input_file("workload.path", path, trace_max_bytes));
+        // Refused before anything is mapped: each distinct page costs a
+        // mapping, page-table space and (when written) a frame.
+        const unsigned shift = gmmu_log2_u64(uint64_t(c.i("page_size")));
+        std::set<uint64_t> pages;
+        for (auto &w : q)
+            for (uint64_t va : w.vas)
+                if (pages.insert(va >> shift).second && pages.size() > trace_max_pages)
+                    throw config_error("config key 'workload.path': " + path + ": touches more than " +
+                                       std::to_string(trace_max_pages) + " distinct pages of page_size");
     }
     // The same parser over a trace file's text in memory.
     trace(const std::string &text, const std::string &p, unsigned s, unsigned w)
         : path(p), sms(s), warps(w)
     {
         q.resize(size_t(sms) * warps);
-        std::istringstream in(text);
-        parse(in);
+        parse(text);
     }
     size_t accesses() const
     {
         size_t n = 0;
-        for (auto &dq : q)
-            n += dq.size();
+        for (auto &w : q)
+            n += w.ops.size();
         return n;
     }
     std::string name() const override { return "trace"; }
     void setup(driver &drv, unsigned page_shift) override
     {
         std::set<uint64_t> pages;
-        for (auto &dq : q)
-            for (auto &op : dq)
-                for (unsigned l = 0; l < op.nlanes; l++)
-                    pages.insert(op.va[l] >> page_shift);
+        for (auto &w : q)
+            for (uint64_t va : w.vas)
+                pages.insert(va >> page_shift);
         for (uint64_t p : pages)
             drv.map(p << page_shift, 1ull << page_shift, page_shift);
     }
     bool next(unsigned sm, unsigned warp, warp_op &op) override
     {
-        auto &dq = q[size_t(sm) * warps + warp];
-        if (dq.empty())
+        auto &w = q[size_t(sm) * warps + warp];
+        if (w.next_op == w.ops.size())
             return false;
-        op = dq.front();
-        dq.pop_front();
+        const uint8_t m = w.ops[w.next_op++];
+        op = warp_op{};
+        op.write = m & 0x80;
+        op.nlanes = m & 0x3F;
+        for (unsigned l = 0; l < op.nlanes; l++)
+            op.va[l] = w.vas[w.next_va++];
+        op.active = op.nlanes == 32 ? 0xFFFFFFFFu : (1u << op.nlanes) - 1u;
         return true;
     }
 
@@ -252,8 +317,9 @@ class trace : public workload {
     {
         throw config_error(path + ":" + std::to_string(line) + ": " + msg);
     }
-    void parse(std::istream &in)
+    void parse(const std::string &all)
     {
+        std::istringstream in(all);
         std::string text;
         size_t line = 0, ops = 0;
         while (std::getline(in, text)) {
@@ -288,8 +354,9 @@ class trace : public workload {
             }
             if (op.nlanes == 0 || s_vas.back() == ',')
                 fail(line, "empty VA in the list");
-            op.active = op.nlanes == 32 ? 0xFFFFFFFFu : (1u << op.nlanes) - 1u;
-            q[size_t(sm) * warps + warp].push_back(op);
+            warp_q &wq = q[size_t(sm) * warps + warp];
+            wq.ops.push_back(uint8_t((op.write ? 0x80 : 0) | op.nlanes));
+            wq.vas.insert(wq.vas.end(), op.va.begin(), op.va.begin() + op.nlanes);
             ops++;
         }
         if (in.bad())
@@ -320,9 +387,14 @@ class trace : public workload {
             fail(line, "VA " + s + " is in the last page of the address space, which gmmu does not map");
         return v;
     }
+    struct warp_q {
+        std::vector<uint8_t> ops;   // per access: bit 7 write, bits 0..5 lanes
+        std::vector<uint64_t> vas;  // every access's VAs, in order
+        size_t next_op = 0, next_va = 0;
+    };
     std::string path;
     unsigned sms, warps;
-    std::vector<std::deque<warp_op>> q;
+    std::vector<warp_q> q;
 };
 
 size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps)

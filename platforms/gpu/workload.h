@@ -44,6 +44,21 @@ std::unique_ptr<workload> make_workload(const std::string &name, const config &c
 // PATH:LINE (or the argument, if sms is outside 1..1024 or warps 1..64, the
 // ranges of sm.count and sm.warps).
 size_t parse_trace_text(const std::string &text, const std::string &path, unsigned sms, unsigned warps);
+
+// The text of an input file named by config key `key`: only a regular file
+// of at most max_bytes (opened without blocking, so a FIFO is refused, never
+// waited on), else a config_error "config key 'KEY': PATH: why".
+std::string read_input_file(const std::string &key, const std::string &path, uint64_t max_bytes);
+
+// Limits of the trace workload's input (docs/workloads.md): the file's size,
+// and the distinct pages its accesses touch (each costs a mapping, page-table
+// space and a frame that the run writes).
+// random-sample with workload.map=touched: at most this many samples (each
+// costs about 8.7 KiB of host memory: a frame and page-table space).
+constexpr uint64_t touched_max_samples = uint64_t(1) << 20;
+
+constexpr uint64_t trace_max_bytes = uint64_t(128) << 20;
+constexpr uint64_t trace_max_pages = uint64_t(1) << 20;
 std::vector<std::string> workload_names();
 
 } // namespace gmmu

@@ -18,6 +18,7 @@
 
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/platform.h"
+#include "gmmu/gpu/workload.h"
 
 #include "sim_run.h"
 
@@ -340,3 +341,17 @@ TEST(ConfigErrorsTest, SettingsWithNoEffectAreRefused)
 }
 
 } // namespace
+
+// Issue 41, item 15: workload.map=touched costs about 8.7 KiB of host memory
+// per sample, so more than touched_max_samples (2^20, about 9 GiB) is refused
+// while the config is checked, before anything is mapped.
+TEST(ConfigErrorsTest, TouchedMapRefusesMoreSamplesThanTheMachineHolds)
+{
+    const std::string base = R"({"sm": {"count": 1, "warps": 1},
+        "workload": {"map": "touched", "active_lanes": 32, "accesses": )";
+    const uint64_t at_limit = gmmu::touched_max_samples / 32;
+    EXPECT_EQ(error_of(base + std::to_string(at_limit) + "}}"), "");
+    const std::string e = error_of(base + std::to_string(at_limit + 1) + "}}");
+    EXPECT_HAS(e, "config key 'workload.accesses'");
+    EXPECT_HAS(e, "9 KiB of host memory per sample");
+}

@@ -26,6 +26,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+
+#include "gmmu/gpu/outputs.h"
 #include <unordered_map>
 
 #include "gmmu/gpu/workload.h"
@@ -268,7 +270,10 @@ class hash_group : public workload {
                             {"linear_probe_steps", probe_steps},
                             {"cas_failures", cas_failures},
                             {"group_phase_ns", (t_last - t_first).to_seconds() * 1e9}};
-        std::ofstream(out_dir + "/hash_group.json") << j.dump(2) << "\n";
+        if (std::string e = write_output(out_dir, "hash_group.json", j.dump(2) + "\n"); !e.empty()) {
+            error = "cannot write " + e;
+            return false;
+        }
         if (bad) {
             error = std::to_string(bad) + " probe loads disagree with the table; first: " + first_bad;
             return false;

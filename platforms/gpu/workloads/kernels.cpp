@@ -27,6 +27,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+
+#include "gmmu/gpu/outputs.h"
 #include <sstream>
 #include <memory>
 #include <stdexcept>
@@ -147,10 +149,8 @@ class kernel_workload : public workload, public kernel_source, public pager {
                             {"register_hash", run_reg_hash},
                             {"reference_memory_hash", ref_mem},
                             {"reference_register_hash", ref_regs}};
-        std::ofstream f(out_dir + "/kernel.json");
-        f << j.dump(2) << "\n";
-        if (!f) {
-            error = "cannot write " + out_dir + "/kernel.json";
+        if (std::string e = write_output(out_dir, "kernel.json", j.dump(2) + "\n"); !e.empty()) {
+            error = "cannot write " + e;
             return false;
         }
         return true;

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <deque>
 #include <fstream>
+
+#include "gmmu/gpu/outputs.h"
 #include <map>
 
 #include "gmmu/gpu/workload.h"
@@ -319,9 +321,11 @@ class tlb_probe : public workload {
                        {"elements_max", cap},
                        {"points", points.size()},
                        {"rise_threshold_cycles", tau_cycles}};
-        std::ofstream(out_dir + "/tlb_probe.json") << j.dump(2) << "\n";
-        std::ofstream csv(out_dir + "/tlb_probe.csv");
-        csv << "stride,distance,cycles_per_access\n";
+        if (std::string e = write_output(out_dir, "tlb_probe.json", j.dump(2) + "\n"); !e.empty()) {
+            error = "cannot write " + e;
+            return false;
+        }
+        std::string csv = "stride,distance,cycles_per_access\n";
         std::vector<probe_point> sorted = points;
         std::sort(sorted.begin(), sorted.end(), [](const probe_point &a, const probe_point &b) {
             return a.stride != b.stride ? a.stride < b.stride : a.elements < b.elements;
@@ -330,10 +334,10 @@ class tlb_probe : public workload {
             char buf[96];
             snprintf(buf, sizeof buf, "%" PRIu64 ",%" PRIu64 ",%.4f\n", p.stride,
                      p.stride * p.elements, p.cycles);
-            csv << buf;
+            csv += buf;
         }
-        if (!csv) {
-            error = "cannot write " + out_dir + "/tlb_probe.csv";
+        if (std::string e = write_output(out_dir, "tlb_probe.csv", csv); !e.empty()) {
+            error = "cannot write " + e;
             return false;
         }
         return true;

@@ -14,9 +14,12 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+
+#include "gmmu/gpu/outputs.h"
 #include <sstream>
 
 #include "gmmu/gpu/workload.h"
+#include "gmmu/sm_list.h"
 
 namespace gmmu {
 namespace {
@@ -36,19 +39,14 @@ std::vector<unsigned> parse_sms(const std::string &spec, unsigned nsm)
     std::stringstream ss(spec);
     std::string it;
     while (std::getline(ss, it, ',')) {
-        unsigned a = 0, b = 0;
-        char dash = 0;
-        std::stringstream one(it);
-        if (!(one >> a))
+        uint32_t a = 0, b = 0;
+        if (gmmu_sm_range_parse(it.c_str(), &a, &b) != GMMU_OK)
             throw config_error("config key 'workload.share_sms': '" + it + "' is not an SM id or range");
-        b = a;
-        if (one >> dash && (dash != '-' || !(one >> b) || b < a))
-            throw config_error("config key 'workload.share_sms': '" + it + "' is not an SM id or range");
-        for (unsigned s = a; s <= b; s++) {
+        for (uint64_t s = a; s <= b; s++) {
             if (s >= nsm)
                 throw config_error("config key 'workload.share_sms': SM " + std::to_string(s) +
                                    " out of range 0.." + std::to_string(nsm - 1));
-            out.push_back(s);
+            out.push_back(unsigned(s));
         }
     }
     std::sort(out.begin(), out.end());
@@ -83,12 +81,11 @@ std::vector<level_spec> parse_levels(const config &c)
             lv.push_back(l);
         }
     } else if (!from.empty()) {
-        std::ifstream in(from);
-        if (!in)
-            throw config_error("config key 'workload.share_from': cannot read " + from);
+        // A tlb_probe.json is a few KiB; a FIFO or a device is refused, not read.
+        const std::string text = read_input_file("workload.share_from", from, uint64_t(1) << 20);
         nlohmann::json j;
         try {
-            j = nlohmann::json::parse(in);
+            j = nlohmann::json::parse(text);
             for (auto &l : j.at("levels"))
                 lv.push_back({l.at("entries").get<uint64_t>(), l.at("page_bytes").get<uint64_t>()});
         } catch (const std::exception &e) {
@@ -232,10 +229,8 @@ class tlb_share : public workload {
                                    {"stage3_cycles_per_access", cyc},
                                    {"control_cycles_per_access", control[lv]}});
         }
-        std::ofstream out(out_dir + "/tlb_share.json");
-        out << j.dump(1) << "\n";
-        if (!out) {
-            error = "cannot write " + out_dir + "/tlb_share.json";
+        if (std::string e = write_output(out_dir, "tlb_share.json", j.dump(1) + "\n"); !e.empty()) {
+            error = "cannot write " + e;
             return false;
         }
         return true;
