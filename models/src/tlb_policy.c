@@ -5,6 +5,7 @@
 #include "gmmu/pagetable.h"
 #include "tlb_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 bool gmmu_tlb_write_needs_walk(uint64_t perms)
