@@ -226,8 +226,22 @@ int sc_main(int argc, char **argv)
     } catch (const std::exception &e) {
         return bad_input(e.what());
     }
-    if (check) // config, --set values and workload validated, the platform built; --out untouched
+    if (check) {
+        // The config, the --set values and the workload validated and the
+        // platform built exactly as a run would, then exit 0; --out untouched.
+        try {
+            wl = gmmu::make_workload(wl_name, cfg, seed);
+            sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+            plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);
+        } catch (const gmmu::config_error &e) {
+            return bad_input(e.what());
+        } catch (const sc_core::sc_report &e) {
+            return bad_input(e.get_msg());
+        } catch (const std::exception &e) {
+            return bad_input(e.what());
+        }
         return 0;
+    }
 
     // Outputs: checked (and the folder locked, and the previous run's
     // outputs removed) before the set-up, which can take seconds; the

@@ -49,6 +49,20 @@ std::string error_of(const std::string &text, const std::vector<std::string> &se
     return "";
 }
 
+// A folder of its own for each run: gmmu-sim locks its --out folder, and
+// ctest runs these tests in parallel (the default "out" would be shared).
+std::string own_out()
+{
+    static int n = 0;
+    const auto *t = ::testing::UnitTest::GetInstance()->current_test_info();
+    return tmp(std::string("out_") + (t ? t->name() : "x") + "_" + std::to_string(n++));
+}
+
+SimRun run_own(const std::string &args)
+{
+    return run_gmmu_sim(args + " --out " + own_out());
+}
+
 #define EXPECT_HAS(hay, needle) EXPECT_NE(std::string(hay).find(needle), std::string::npos) << (hay)
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -73,6 +87,7 @@ struct LimitedRun {
 
 LimitedRun run_limited(const std::vector<std::string> &args, rlim_t as_bytes)
 {
+    const std::string out_dir = own_out();
     int fd[2];
     if (pipe(fd) != 0)
         return {-1, "pipe failed", 0};
@@ -90,6 +105,8 @@ LimitedRun run_limited(const std::vector<std::string> &args, rlim_t as_bytes)
         argv.push_back(const_cast<char *>(GMMU_SIM_BIN));
         for (auto &a : args)
             argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(const_cast<char *>("--out"));
+        argv.push_back(const_cast<char *>(out_dir.c_str()));
         argv.push_back(nullptr);
         execv(GMMU_SIM_BIN, argv.data());
         _exit(127);
@@ -246,7 +263,7 @@ TEST(ConfigErrorsTest, NegativeSmIdsInGroupsAreNotHugeOnes)
     } catch (const gmmu::config_error &e) {
         EXPECT_HAS(std::string(e.what()), "config key 'l2_tlb.groups': SM 999999999 out of range 0..3");
     }
-    SimRun r = run_gmmu_sim("--workload random-sample " + small + " --set l2_tlb.groups=-1");
+    SimRun r = run_own("--workload random-sample " + small + " --set l2_tlb.groups=-1");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, "config key 'l2_tlb.groups': '-1' is not an SM id or range");
 }
@@ -255,15 +272,15 @@ TEST(ConfigErrorsTest, NegativeSmIdsInGroupsAreNotHugeOnes)
 // naming no key.
 TEST(ConfigErrorsTest, ProbeAndShareRegionsTooLargeNameTheirKey)
 {
-    SimRun r = run_gmmu_sim("--workload tlb-probe --quiet --set workload.probe_distance_max=35184372088832");
+    SimRun r = run_own("--workload tlb-probe --quiet --set workload.probe_distance_max=35184372088832");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, "config key 'workload.probe_distance_max': tlb-probe maps 35184372088832 bytes");
     EXPECT_EQ(r.out.find("driver:"), std::string::npos) << r.out;
-    r = run_gmmu_sim("--workload tlb-share --quiet --set workload.share_levels=16:4096,100000000000:4096");
+    r = run_own("--workload tlb-share --quiet --set workload.share_levels=16:4096,100000000000:4096");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, "config key 'workload.share_levels': '100000000000:4096' maps 2 x ENTRIES x PAGE_BYTES");
     EXPECT_EQ(r.out.find("driver:"), std::string::npos) << r.out;
-    r = run_gmmu_sim("--workload tlb-share --quiet --set workload.share_levels=9223372036854775807:4096");
+    r = run_own("--workload tlb-share --quiet --set workload.share_levels=9223372036854775807:4096");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, "config key 'workload.share_levels': '9223372036854775807:4096' maps");
 }
@@ -299,7 +316,7 @@ TEST(ConfigErrorsTest, KernelFileDirectivesAreRefusedAtTheirLine)
     int n = 0;
     for (const auto &c : cases) {
         const std::string path = write("k" + std::to_string(n++) + ".gk", c.text);
-        SimRun r = run_gmmu_sim("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
+        SimRun r = run_own("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
                                 "--set workload.kernel_file=" + path);
         EXPECT_EQ(r.status, 2) << r.out;
         EXPECT_HAS(r.out, path + c.want);
@@ -311,7 +328,7 @@ TEST(ConfigErrorsTest, AKernelFileLoadOutsideItsRegionsNamesTheFileAndInstructio
     const std::string path = write("outside.gk", "kernel outside\nregion input 65536\ncode\n"
                                                  " addi r4, r0, @0\n"
                                                  " ld r5, r4, 0x20000000\n");
-    SimRun r = run_gmmu_sim("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
+    SimRun r = run_own("--config tanasic17 --workload kernel --quiet --set sm.count=1 "
                             "--set workload.kernel_file=" + path);
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, path + ":5: kernel 'outside' instruction 1 (ld) accesses VA 0x100020000000, "
@@ -323,7 +340,7 @@ TEST(ConfigErrorsTest, AKernelFileLoadOutsideItsRegionsNamesTheFileAndInstructio
 
 TEST(ConfigErrorsTest, SettingsWithNoEffectAreRefused)
 {
-    SimRun r = run_gmmu_sim("--workload random-sample " + small + " --set workload.faults=true");
+    SimRun r = run_own("--workload random-sample " + small + " --set workload.faults=true");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_HAS(r.out, "config key 'workload.faults': demand paging applies to the kernel workload "
                       "only (this run's is random-sample)");
