@@ -98,7 +98,8 @@ module walk_sched #(
   logic [N*2-1:0]      m_start_q;     // start_level - 1
   logic [N*2-1:0]      m_lvl_q;       // level - 1
   logic [N*3-1:0]      m_next_q /*verilator public_flat_rd*/; // next_scan (0 none, 1..4)
-  logic [N*3-1:0]      m_fault_q;
+  logic [N*3-1:0]      m_fault_q;     // while walking: the permission denial carried
+  logic [N*2-1:0]      m_dlvl_q;      // level - 1 of the denying entry
   logic [N*64-1:0]     m_pte_q;       // leaf PTE (valid when fault == 0)
   logic [N*4*KW-1:0]   m_tb_q;        // tb[1..4] frame numbers
   logic [N*4-1:0]      m_refv_q;      // ref[1..4] != NO_SLOT
@@ -124,6 +125,7 @@ module walk_sched #(
   logic [N-1:0]        m_done_p1;
   logic [N*2-1:0]      m_lvl_p1;
   logic [N*3-1:0]      m_next_p1, m_fault_p1;
+  logic [N*2-1:0]      m_dlvl_p1;
   logic [N*64-1:0]     m_pte_p1;
   logic [N*4*KW-1:0]   m_tb_p1;
   logic [N*4-1:0]      m_refv_p1;
@@ -176,12 +178,13 @@ module walk_sched #(
     .t_state, .t_lvl, .free_any,
     .serial_new_id (first_free),
     .m_valid_q, .m_done_q, .m_va_q, .m_acc_q, .m_lvl_q, .m_next_q, .m_fault_q,
-    .m_pte_q, .m_tb_q, .m_refv_q, .m_ref_q,
+    .m_dlvl_q, .m_pte_q, .m_tb_q, .m_refv_q, .m_ref_q,
     .s_state_q, .s_lvl_q, .s_known_q, .s_key_q, .s_idx_q,
     .m_done_d  (m_done_p1),
     .m_lvl_d   (m_lvl_p1),
     .m_next_d  (m_next_p1),
     .m_fault_d (m_fault_p1),
+    .m_dlvl_d  (m_dlvl_p1),
     .m_pte_d   (m_pte_p1),
     .m_tb_d    (m_tb_p1),
     .m_refv_d  (m_refv_p1),
@@ -200,6 +203,7 @@ module walk_sched #(
     .m_done_d  (m_done_p1),
     .m_lvl_d   (m_lvl_p1),
     .m_fault_d (m_fault_p1),
+    .m_dlvl_d  (m_dlvl_p1),
     .m_pte_d   (m_pte_p1),
     .m_tb_d    (m_tb_p1),
     .m_valid_d (m_valid_p2),
@@ -292,12 +296,13 @@ module walk_sched #(
     .m_lvl_p   (m_lvl_p1),
     .m_next_p  (m_next_p4),
     .m_fault_p (m_fault_p1),
+    .m_dlvl_p  (m_dlvl_p1),
     .m_pte_p   (m_pte_p1),
     .m_tb_p    (m_tb_p1),
     .m_refv_p  (m_refv_p4),
     .m_ref_p   (m_ref_p4),
     .m_valid_q, .m_done_q, .m_va_q, .m_acc_q, .m_start_q, .m_lvl_q, .m_next_q,
-    .m_fault_q, .m_pte_q, .m_tb_q, .m_refv_q, .m_ref_q, .m_age_q,
+    .m_fault_q, .m_dlvl_q, .m_pte_q, .m_tb_q, .m_refv_q, .m_ref_q, .m_age_q,
     .m_refv_next_o (m_refv_next),
     .m_ref_next_o  (m_ref_next)
   );

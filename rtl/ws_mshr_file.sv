@@ -24,6 +24,7 @@ module ws_mshr_file #(
   input  logic [Mshrs*2-1:0]      m_lvl_p,
   input  logic [Mshrs*3-1:0]      m_next_p,
   input  logic [Mshrs*3-1:0]      m_fault_p,
+  input  logic [Mshrs*2-1:0]      m_dlvl_p,
   input  logic [Mshrs*64-1:0]     m_pte_p,
   input  logic [Mshrs*4*40-1:0]   m_tb_p,
   input  logic [Mshrs*4-1:0]      m_refv_p,
@@ -36,7 +37,8 @@ module ws_mshr_file #(
   output logic [Mshrs*2-1:0]      m_start_q,   // start_level - 1
   output logic [Mshrs*2-1:0]      m_lvl_q,     // level - 1
   output logic [Mshrs*3-1:0]      m_next_q,    // next_scan (0 none, 1..4)
-  output logic [Mshrs*3-1:0]      m_fault_q,
+  output logic [Mshrs*3-1:0]      m_fault_q,   // fault; while walking: the denial carried
+  output logic [Mshrs*2-1:0]      m_dlvl_q,    // level - 1 of the denying entry
   output logic [Mshrs*64-1:0]     m_pte_q,     // leaf PTE (valid when fault == 0)
   output logic [Mshrs*4*40-1:0]   m_tb_q,      // tb[1..4] frame numbers
   output logic [Mshrs*4-1:0]      m_refv_q,    // ref[1..4] != NO_SLOT
@@ -154,6 +156,7 @@ module ws_mshr_file #(
       m_lvl_q   <= '0;
       m_next_q  <= '0;
       m_fault_q <= '0;
+      m_dlvl_q  <= '0;
       m_pte_q   <= '0;
       m_tb_q    <= '0;
       m_refv_q  <= '0;
@@ -167,6 +170,7 @@ module ws_mshr_file #(
       m_lvl_q   <= m_lvl_d;
       m_next_q  <= m_next_d;
       m_fault_q <= m_fault_d;
+      m_dlvl_q  <= m_dlvl_p;
       m_pte_q   <= m_pte_d;
       m_tb_q    <= m_tb_d;
       m_refv_q  <= m_refv_d;

@@ -1,8 +1,10 @@
 // gmmu - walk scheduler response phase (C: phase_response): the PTE read that
 // returns this cycle is consumed by every walk that waits on it (the checks of
-// gmmu_walk_from, in the same order); a walk that faults or reaches its leaf
-// finishes, the others step one level down (SERIAL: and ask for the next read
-// at once); queued reads of the table this read names become known; a queued
+// gmmu_walk_from, in gmmu_pte_judge's order: not present, reserved bits, then
+// a permission denial that is remembered in the MSHR's fault and denied-level
+// registers and reported only at a present, well-formed leaf); a walk that
+// hits a translation fault or reaches its leaf finishes, the others step one
+// level down (SERIAL: and ask for the next read at once); queued reads of the table this read names become known; a queued
 // read nobody holds any more is cancelled, and the responding slot is freed.
 module ws_response #(
   parameter int unsigned Variant = 1,
@@ -27,6 +29,7 @@ module ws_response #(
   input  logic [Mshrs*2-1:0]      m_lvl_q,
   input  logic [Mshrs*3-1:0]      m_next_q,
   input  logic [Mshrs*3-1:0]      m_fault_q,
+  input  logic [Mshrs*2-1:0]      m_dlvl_q,
   input  logic [Mshrs*64-1:0]     m_pte_q,
   input  logic [Mshrs*4*40-1:0]   m_tb_q,
   input  logic [Mshrs*4-1:0]      m_refv_q,
@@ -41,6 +44,7 @@ module ws_response #(
   output logic [Mshrs*2-1:0]      m_lvl_d,
   output logic [Mshrs*3-1:0]      m_next_d,
   output logic [Mshrs*3-1:0]      m_fault_d,
+  output logic [Mshrs*2-1:0]      m_dlvl_d,
   output logic [Mshrs*64-1:0]     m_pte_d,
   output logic [Mshrs*4*40-1:0]   m_tb_d,
   output logic [Mshrs*4-1:0]      m_refv_d,
@@ -61,6 +65,7 @@ module ws_response #(
   logic [N-1:0]   consumer;
   logic [2:0]     cfault;
   logic           cleaf;
+  logic           chard;
   logic [63:0]    rdata;
   logic [KW-1:0]  rframe;
   logic [S-1:0]   held;
@@ -73,6 +78,7 @@ module ws_response #(
     m_lvl_d   = m_lvl_q;
     m_next_d  = m_next_q;
     m_fault_d = m_fault_q;
+    m_dlvl_d  = m_dlvl_q;
     m_pte_d   = m_pte_q;
     m_tb_d    = m_tb_q;
     m_refv_d  = m_refv_q;
@@ -86,6 +92,7 @@ module ws_response #(
     consumer  = '0;
     cfault    = FaultNone;
     cleaf     = 1'b0;
+    chard     = 1'b0;
     held      = '0;
     serial_new = 1'b0;
     conv      = '0;
@@ -116,26 +123,36 @@ module ws_response #(
             m_refv_d[i*4 + l] = 1'b0;
           end
         end
+        // (a walk not done holds FaultNone or the denial it carries)
         cleaf = (t_lvl == 2'd0) || rdata[7];
+        cfault = m_fault_q[i*3 +: 3];
+        chard = 1'b1;
         if (!rdata[0]) begin
           cfault = FaultNotPres;
         end else if (rdata[7] && t_lvl == 2'd3) begin
           cfault = FaultReserved;
-        end else if (m_acc_q[i*2 + 1] && !rdata[2]) begin
-          cfault = FaultUser;
-        end else if (m_acc_q[i*2] && !rdata[1]) begin
-          cfault = FaultWrite;
-        end else if (cleaf && ((t_lvl == 2'd1 && rdata[20:12] != 9'd0) ||
-                               (t_lvl == 2'd2 && rdata[29:12] != 18'd0))) begin
+        end else if (cleaf && ((t_lvl == 2'd1 && rdata[20:13] != 8'd0) ||
+                               (t_lvl == 2'd2 && rdata[29:13] != 17'd0))) begin
+          // a large leaf's frame bits below its size; bit 12 is PAT
           cfault = FaultReserved;
         end else begin
-          cfault = FaultNone;
+          chard = 1'b0;
+          if (cfault == FaultNone) begin
+            // the first denying entry: remembered, judged at the leaf
+            if (m_acc_q[i*2 + 1] && !rdata[2]) begin
+              cfault = FaultUser;
+              m_dlvl_d[i*2 +: 2] = t_lvl;
+            end else if (m_acc_q[i*2] && !rdata[1]) begin
+              cfault = FaultWrite;
+              m_dlvl_d[i*2 +: 2] = t_lvl;
+            end
+          end
         end
-        if (cfault != FaultNone || cleaf) begin
+        m_fault_d[i*3 +: 3] = cfault;
+        if (chard || cleaf) begin
           // walk_finish: done; release the references below this level
           m_done_d[i] = 1'b1;
           m_next_d[i*3 +: 3] = 3'd0;
-          m_fault_d[i*3 +: 3] = cfault;
           if (cfault == FaultNone) begin
             m_pte_d[i*64 +: 64] = rdata;
           end

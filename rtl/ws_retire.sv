@@ -14,6 +14,7 @@ module ws_retire #(
   input  logic [Mshrs-1:0]        m_done_d,
   input  logic [Mshrs*2-1:0]      m_lvl_d,
   input  logic [Mshrs*3-1:0]      m_fault_d,
+  input  logic [Mshrs*2-1:0]      m_dlvl_d,
   input  logic [Mshrs*64-1:0]     m_pte_d,
   input  logic [Mshrs*4*40-1:0]   m_tb_d,
   // state after this phase
@@ -75,7 +76,10 @@ module ws_retire #(
           done_va_o[j*64 +: 64] = m_va_q[i*64 +: 64];
           done_fault_o[j*3 +: 3] = m_fault_d[i*3 +: 3];
           done_table_o[j*160 +: 160] = m_tb_d[i*4*KW +: 4*KW];
-          if (m_fault_d[i*3 +: 3] != FaultNone) begin
+          if (m_fault_d[i*3 +: 3] == FaultUser || m_fault_d[i*3 +: 3] == FaultWrite) begin
+            // a permission fault is the first denying entry's, above the leaf or at it
+            done_fault_level_o[j*3 +: 3] = {1'b0, m_dlvl_d[i*2 +: 2]} + 3'd1;
+          end else if (m_fault_d[i*3 +: 3] != FaultNone) begin
             done_fault_level_o[j*3 +: 3] = {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;
           end
           if (m_fault_d[i*3 +: 3] != FaultNonCanon) begin

@@ -219,10 +219,12 @@ static gmmu_status write_back(const gmmu_we_mem *mem, gmmu_we_done *out, const g
 {
     gmmu_we_done *d = &out[i];
     const unsigned access = wk[i].access | GMMU_ACC_SET_AD;
+    gmmu_walk_perm perm; /* no A/D on or below an entry that denied the access */
+    gmmu_walk_perm_init(&perm);
     for (unsigned j = 0; j < d->w.nreads; j++) {
         const unsigned l = d->w.read_level[j];
         gmmu_walk_step_out o;
-        gmmu_walk_step(d->w.level_pte[l], l, access, &o);
+        gmmu_walk_step(d->w.level_pte[l], l, access, &perm, &o);
         if (o.ad_write) {
             const uint64_t pa = d->w.read_pa[j];
             uint64_t ticks = 0;

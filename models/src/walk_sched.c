@@ -173,15 +173,20 @@ static void walk_finish(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level)
     }
 }
 
-static void walk_fault(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level, gmmu_fault f)
+static void walk_fault(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level, gmmu_fault f,
+                       unsigned fault_level)
 {
     m->fault = (uint8_t)f;
-    m->fault_level = (uint8_t)level;
+    m->fault_level = (uint8_t)fault_level;
     walk_finish(ws, m, level);
 }
 
 /* Consume the PTE of m's current level: gmmu_walk_step(), the rules of
- * gmmu_walk_from(). Returns true when the walk continues. */
+ * gmmu_walk_from() (gmmu_pte_judge's order). A permission denial does not end
+ * the walk: its kind and level wait in m->fault / m->fault_level while the
+ * walk goes on (the RTL's m_fault_q and m_dlvl_q), and are the fault once a
+ * present, well-formed leaf is reached; a not-present or reserved entry
+ * below replaces them. Returns true when the walk continues. */
 static bool walk_consume(gmmu_walk_sched *ws, gmmu_ws_mshr *m, uint64_t pte)
 {
     unsigned level = m->level;
@@ -189,16 +194,22 @@ static bool walk_consume(gmmu_walk_sched *ws, gmmu_ws_mshr *m, uint64_t pte)
     m->ref[level] = GMMU_WS_NO_SLOT;
     m->nreads++;
     ws->st.refs_walked++;
+    gmmu_walk_perm perm;
+    gmmu_walk_perm_init(&perm);
+    perm.denied = m->fault;
+    perm.denied_level = m->fault_level;
     gmmu_walk_step_out o;
-    gmmu_walk_step(pte, level, m->access, &o); /* access never has SET_AD here */
+    gmmu_walk_step(pte, level, m->access, &perm, &o); /* access never has SET_AD here */
+    m->fault = perm.denied;
+    m->fault_level = perm.denied_level;
     if (o.fault != GMMU_FAULT_NONE) {
-        walk_fault(ws, m, level, o.fault);
+        walk_fault(ws, m, level, o.fault, o.fault_level);
         return false;
     }
     if (o.leaf) {
         m->page_shift = (uint8_t)o.page_shift;
         m->pte = pte;
-        m->pa = (pte & GMMU_PTE_ADDR_MASK) | (m->va & ((1ull << o.page_shift) - 1));
+        m->pa = gmmu_pte_leaf_frame(level, pte) | (m->va & ((1ull << o.page_shift) - 1));
         walk_finish(ws, m, level);
         return false;
     }
@@ -629,6 +640,7 @@ typedef struct walk_follow {
     uint64_t va, table; /* the table of `level`, once known */
     uint8_t level;      /* level whose entry it waits for; 0: ended */
     uint8_t access;
+    gmmu_walk_perm perm; /* a permission denial carried to the leaf */
 } walk_follow;
 
 /* A response (pa, level, data) reached the device: every live walk waiting at
@@ -645,23 +657,20 @@ static void follow_response(walk_follow *f, uint64_t live, unsigned nmshr, gmmu_
             continue;
         results[owner[i]].level_pte[level] = data;
         gmmu_walk_step_out o;
-        gmmu_walk_step(data, level, w->access, &o);
+        gmmu_walk_step(data, level, w->access, &w->perm, &o);
         w->level = o.leaf ? 0 : (uint8_t)(level - 1);
         w->table = o.next_table;
     }
 }
 
 /* Keep the entries of the levels the walk read: start level down to its
- * leaf or faulting level (gmmu_walk_from's level_pte). */
+ * leaf or faulting entry, nreads levels (gmmu_walk_from's level_pte; a walk
+ * denied above its leaf read down to the leaf). */
 static void follow_trim(gmmu_ws_result *r, unsigned start_level)
 {
-    unsigned last = GMMU_PT_LEVELS + 1; /* a non-canonical VA: nothing read */
-    if (r->fault == GMMU_FAULT_NONCANONICAL)
-        ;
-    else if (r->fault != GMMU_FAULT_NONE)
-        last = r->fault_level;
-    else if (r->page_shift >= 12)
-        last = 1u + (r->page_shift - 12u) / 9u;
+    const unsigned last = r->fault == GMMU_FAULT_NONCANONICAL || r->nreads > start_level
+                              ? GMMU_PT_LEVELS + 1 /* nothing read */
+                              : start_level + 1u - r->nreads;
     for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++)
         if (l > start_level || l < last)
             r->level_pte[l] = 0;
@@ -746,6 +755,7 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
             follow[id].table = allocs[next].table_base;
             follow[id].level = gmmu_va_canonical(allocs[next].va) ? allocs[next].start_level : 0;
             follow[id].access = allocs[next].access;
+            gmmu_walk_perm_init(&follow[id].perm);
             live |= 1ull << id;
             memset(results[next].level_pte, 0, sizeof results[next].level_pte);
             results[next].alloc_cycle = now;

@@ -1,35 +1,31 @@
 /* gmmu — one step of an x86-64 page walk (models/include/gmmu/walk_step.h). */
 #include "gmmu/walk_step.h"
 
-void gmmu_walk_step(uint64_t pte, unsigned level, unsigned access, gmmu_walk_step_out *out)
+void gmmu_walk_step(uint64_t pte, unsigned level, unsigned access, gmmu_walk_perm *p,
+                    gmmu_walk_step_out *out)
 {
-    const bool write = (access & GMMU_ACC_WRITE) != 0;
-    const bool user = (access & GMMU_ACC_USER) != 0;
     out->fault = GMMU_FAULT_NONE;
+    out->fault_level = 0;
     out->leaf = true;
     out->ad_write = false;
     out->pte = pte;
     out->page_shift = 0;
     out->next_table = 0;
-    if (!(pte & GMMU_PTE_P)) {
-        out->fault = GMMU_FAULT_NOT_PRESENT;
+    /* The checks are gmmu_pte_judge's, the one rule of every walker:
+     * not-present and reserved bits here, a permission denial remembered in
+     * *p and reported at the leaf (docs/smmu.md, "The order of a walk"). */
+    gmmu_fault f = GMMU_FAULT_NONE;
+    unsigned fl = 0;
+    const gmmu_pte_verdict v = gmmu_pte_judge(level, pte, access, p, &f, &fl);
+    if (v == GMMU_PTE_FAULT) {
+        out->fault = f;
+        out->fault_level = fl;
         return;
     }
-    const bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
-    if ((pte & GMMU_PTE_PS) && level == 4) {
-        out->fault = GMMU_FAULT_RESERVED;
-        return;
-    }
-    if (user && !(pte & GMMU_PTE_U)) {
-        out->fault = GMMU_FAULT_USER;
-        return;
-    }
-    if (write && !(pte & GMMU_PTE_W)) {
-        out->fault = GMMU_FAULT_WRITE;
-        return;
-    }
-    if (access & GMMU_ACC_SET_AD) {
-        const uint64_t want = GMMU_PTE_A | ((is_leaf && write) ? GMMU_PTE_D : 0);
+    const bool is_leaf = v == GMMU_PTE_LEAF;
+    /* A/D as gmmu_walk_from: not on or below an entry that denied the access. */
+    if ((access & GMMU_ACC_SET_AD) && p->denied == GMMU_FAULT_NONE) {
+        const uint64_t want = GMMU_PTE_A | ((is_leaf && (access & GMMU_ACC_WRITE)) ? GMMU_PTE_D : 0);
         if ((pte & want) != want) {
             out->pte = pte | want;
             out->ad_write = true;
@@ -40,12 +36,7 @@ void gmmu_walk_step(uint64_t pte, unsigned level, unsigned access, gmmu_walk_ste
         out->next_table = pte & GMMU_PTE_ADDR_MASK;
         return;
     }
-    const unsigned shift = 12u + 9u * (level - 1u);
-    if ((pte & GMMU_PTE_ADDR_MASK) & ((1ull << shift) - 1)) {
-        out->fault = GMMU_FAULT_RESERVED;
-        return;
-    }
-    out->page_shift = shift;
+    out->page_shift = 12u + 9u * (level - 1u);
 }
 
 uint64_t gmmu_walk_perms(const uint64_t level_pte[GMMU_PT_LEVELS + 1], unsigned start_level,

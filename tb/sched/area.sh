@@ -43,8 +43,10 @@ expected_bits() {
   local var=$1 n=$2 p=$4
   local s=$((4 * n)) sw; sw=$(clog2 $((4 * n)))
   # per MSHR: valid, done, va 64, access 2, start_level 2, level 2, next_scan 3,
-  # fault 3, pte 64, table_base[1..4] 4 x 40, ref[1..4] 4 x (1 + slot id)
-  local mshr=$((1 + 1 + 64 + 2 + 2 + 2 + 3 + 3 + 64 + 4 * 40 + 4 * (1 + sw)))
+  # fault 3, denied level 2 (a permission denial carried to the leaf: C
+  # fault_level while walking), pte 64, table_base[1..4] 4 x 40,
+  # ref[1..4] 4 x (1 + slot id)
+  local mshr=$((1 + 1 + 64 + 2 + 2 + 2 + 3 + 3 + 2 + 64 + 4 * 40 + 4 * (1 + sw)))
   # per slot: state 2, level 2, known 1, key 40 (table PA[51:12] or parent slot id), index 9
   local slot=$((2 + 2 + 1 + 40 + 9))
   local age=$((s * (s - 1) / 2))   # slot creation order (C: slot seq)

@@ -53,9 +53,9 @@ fi
 cat >"$work/mutants.txt" <<'EOF'
 m01|tree|wrong fault code: not-present reported as write|cfault = FaultNotPres;|cfault = FaultWrite;
 m02|tree|off-by-one level: PS checked at level 3 instead of 4|end else if (rdata[7] && t_lvl == 2'd3) begin|end else if (rdata[7] && t_lvl == 2'd2) begin
-m03|tree|wrong bit: user check reads W|end else if (m_acc_q[i*2 + 1] && !rdata[2]) begin|end else if (m_acc_q[i*2 + 1] && !rdata[1]) begin
+m03|tree|wrong bit: user check reads W|if (m_acc_q[i*2 + 1] && !rdata[2]) begin|if (m_acc_q[i*2 + 1] && !rdata[1]) begin
 m04|tree|wrong index: write check reads the user flag|end else if (m_acc_q[i*2] && !rdata[1]) begin|end else if (m_acc_q[i*2 + 1] && !rdata[1]) begin
-m05|tree|off-by-one width: 2 MiB alignment check|(t_lvl == 2'd1 && rdata[20:12] != 9'd0)|(t_lvl == 2'd1 && rdata[20:13] != 8'd0)
+m05|tree|off-by-one width: 2 MiB reserved-bit check takes PAT (bit 12) as reserved|(t_lvl == 2'd1 && rdata[20:13] != 8'd0)|(t_lvl == 2'd1 && rdata[20:12] != 9'd0)
 m06|tree|dropped term: PS no longer makes a leaf|cleaf = (t_lvl == 2'd0) \|\| rdata[7];|cleaf = (t_lvl == 2'd0);
 m07|tree|off-by-one index: next table stored one level too high|              m_tb_d[(i*4 + l)*KW +: KW] = rframe;|              m_tb_d[(i*4 + l + 1)*KW +: KW] = rframe;
 m08|tree|off-by-one level: children of the wrong level become known|s_lvl_q[s*2 +: 2] == t_lvl - 2'd1 && s_key_q[s*KW +: KW] == KW'(t_tag)) begin|s_lvl_q[s*2 +: 2] == t_lvl && s_key_q[s*KW +: KW] == KW'(t_tag)) begin
@@ -94,6 +94,9 @@ m45|tree|stuck valid: a retired MSHR stays busy|          m_valid_d[i] = 1'b0;\n
 m46|serial|stuck valid: serial next read never requested|            serial_new = 1'b1;|            serial_new = 1'b0;
 m47|tree|stale references: slot release sees the holders before this cycle's updates|          if (m_refv_d[i*4 + l] && m_ref_d[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;|          if (m_refv_q[i*4 + l] && m_ref_q[(i*4 + l)*SW +: SW] == SW'(s)) begin\n            held[s] = 1'b1;
 m48|tree|dropped term: an earlier slot outside the pick set still blocks younger ones|assign younger_row[a] = {row & {(S-1-a){pick_set[a]}}, (a + 1)'(0)};|assign younger_row[a] = {row, (a + 1)'(0)};
+m49|tree|dropped term: a lower denying entry replaces the first one|          if (cfault == FaultNone) begin\n            // the first denying entry|          if (1'b1) begin\n            // the first denying entry
+m50|tree|wrong level: a permission fault reported at the leaf's level|= {1'b0, m_dlvl_d[i*2 +: 2]} + 3'd1;|= {1'b0, m_lvl_d[i*2 +: 2]} + 3'd1;
+m51|tree|old order: a permission denial ends the walk before the leaf|        if (chard \|\| cleaf) begin|        if (chard \|\| cleaf \|\| cfault != FaultNone) begin
 EOF
 
 cfg_args() {
