@@ -1,5 +1,7 @@
 #include "gmmu/components/tlb_peers.h"
 
+#include <algorithm>
+
 namespace gmmu {
 
 tlb_peer_link::tlb_peer_link(port &s, gmmu_tlb *model, unsigned page_shift, unsigned cu_)
@@ -38,10 +40,19 @@ void tlb_peer_link::note_evictions(const gmmu_tlb_fill_out &out, sc_core::sc_tim
         e.asid = out.victims[v].asid;
         e.perms = out.victims[v].perms;
         e.page_shift = shift;
+        e.leaf_shift = out.victims[v].leaf_shift;
         e.done = true;
         ext.reqs.push_back(e);
     }
     send(xlate_ext::op_kind::ldt_evict, delay);
+}
+
+// A piece of a larger page-table leaf remembers the leaf (gmmu_tlb.h,
+// GMMU_TLB_FILL_LEAF), so an invalidation by VA anywhere in it drops it.
+static uint32_t leaf_flags(const xlate_req &r, unsigned shift)
+{
+    const unsigned leaf = std::max<unsigned>(r.page_shift, r.leaf_shift);
+    return leaf > shift && leaf < 64 ? GMMU_TLB_FILL_LEAF(leaf) : 0;
 }
 
 size_t tlb_peer_link::fill_from_peers(std::vector<xlate_req> &reqs, std::vector<size_t> &idx,
@@ -59,7 +70,8 @@ size_t tlb_peer_link::fill_from_peers(std::vector<xlate_req> &reqs, std::vector<
             xlate_req &r = reqs[idx[k]];
             r = pr;
             r.level_hit = 1;
-            gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms, 0, 0, nullptr);
+            gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms, leaf_flags(r, shift), 0,
+                             nullptr);
             probe_fills++;
             if (r.ready > done)
                 done = r.ready;
@@ -82,7 +94,7 @@ void tlb_peer_link::receive(xlate_ext &x)
             if (r.page_shift < shift)
                 continue;
             gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
-                             GMMU_TLB_FILL_PREFETCH, 0, nullptr);
+                             GMMU_TLB_FILL_PREFETCH | leaf_flags(r, shift), 0, nullptr);
             prefetches_received++;
         }
         return;
@@ -98,6 +110,7 @@ void tlb_peer_link::receive(xlate_ext &x)
             r.pa = (e.ppn << shift) | (r.va & page_mask);
             r.perms = e.perms;
             r.page_shift = shift;
+            r.leaf_shift = e.leaf_shift;
         }
     }
 }

@@ -72,6 +72,37 @@ TEST(PicleTest, ValkyrieProbesFillFromPeerL1s)
     EXPECT_LT(g["l2_tlb"]["accesses"].get<uint64_t>(), sum_l1(g, "misses"));
 }
 
+// Issue 41, item 1, on PICLE's paths: an L1 entry filled by a Valkyrie peer
+// probe or pushed by the LDT is a piece of a 2 MiB leaf (4 KiB TLB pages),
+// and remembers that leaf like a walk's fill does, so one invalidation by
+// VA at each leaf's base empties every L1.
+TEST(PicleTest, PeerAndPushedFillsRememberTheirLeafForInvalidationByVa)
+{
+    std::vector<std::string> sets = {"sm.count=8", "sm.warps=4", "workload.accesses=32",
+                                     "workload.region_bytes=8388608", "ptw.walkers=8",
+                                     "ptw.fixed_walk_latency=0", "picle.probe=true",
+                                     "page_size=2097152", "l1_tlb.page_bytes=4096",
+                                     "l2_tlb.page_bytes=4096"};
+    gmmu::config cfg = gmmu::config::load("picle", sets);
+    auto wl = gmmu::make_workload("random-sample", cfg, 11);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    nlohmann::json g = gmmu::collect_stats()["gpu"];
+    ASSERT_GT(g["ldt"]["probe_hits"].get<uint64_t>(), 0u);
+    ASSERT_GT(g["ldt"]["prefetches_issued"].get<uint64_t>(), 0u);
+    const uint64_t base = uint64_t(cfg.i("workload.base_va")), bytes = uint64_t(cfg.i("workload.region_bytes"));
+    uint32_t held = 0;
+    for (auto &l1 : gpu.l1) {
+        auto *t = const_cast<gmmu_tlb *>(l1->model());
+        held += gmmu_tlb_occupancy(t);
+        for (uint64_t va = base; va < base + bytes; va += 2097152)
+            gmmu_tlb_invalidate_range_all_asids(t, va, va + 4096);
+        EXPECT_EQ(gmmu_tlb_occupancy(t), 0u) << l1->name();
+    }
+    EXPECT_GT(held, 0u);
+}
+
 // The L1 TLB miss rate of one gmmu-sim run (a child process: one SystemC
 // elaboration per process) on the picle machine.
 double l1_miss_rate(const std::string &args, int seed)
