@@ -103,6 +103,10 @@ def main():
     with open(tmp, "w") as f:
         f.write("\n".join(md))
     os.replace(tmp, out)
+    if os.path.realpath(os.path.dirname(out)).endswith(os.sep + os.path.join('docs', 'results')):
+        import subprocess  # the page's provenance stamp (scripts/page_provenance.py)
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(out), '..', '..', 'scripts', 'page_provenance.py'),
+                        'stamp', os.path.basename(out)], check=True)
     print(f"cosim_long_report.py: wrote {out}")
 
 

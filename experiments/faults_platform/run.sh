@@ -23,4 +23,5 @@ if [ -z "$py" ]; then
   echo "faults_platform: no python3 with matplotlib (apt-get install python3-matplotlib)" >&2
   exit 1
 fi
-exec "$py" "$here/sweep.py" --sim "$sim" --out "$root/docs/results" --jobs "${JOBS:-2}" "$@"
+"$py" "$here/sweep.py" --sim "$sim" --out "$root/docs/results" --jobs "${JOBS:-2}" "$@"
+python3 "$root/scripts/page_provenance.py" stamp faults_platform.md

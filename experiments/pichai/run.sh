@@ -9,4 +9,5 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
-exec /usr/bin/python3 "$here/pichai.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+/usr/bin/python3 "$here/pichai.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+python3 "$root/scripts/page_provenance.py" stamp pichai.md

@@ -12,3 +12,4 @@ rm -rf "$traces"
 mkdir -p "$traces"
 "$build/bin/pwc_experiment" --accesses 20000 --out "$traces" --traces "$traces" --trace-len 20000 >/dev/null
 BUILD_DIR=$build /usr/bin/python3 "$here/pwc_platform.py" "$build/bin/gmmu-sim" "$traces" "$root/docs/results/pwc_platform.md"
+python3 "$root/scripts/page_provenance.py" stamp pwc_platform.md

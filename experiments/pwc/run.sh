@@ -27,4 +27,5 @@ for seed in $(seq 1 "${SEEDS:-5}"); do
 done
 "$py" "$here/plot_pwc.py" "$csvdir" "$out"
 echo "wrote $out/pwc.md and $out/pwc.png"
+python3 "$root/scripts/page_provenance.py" stamp pwc.md
 bash "$here/platform.sh"

@@ -21,3 +21,4 @@ mkdir -p "$out"
 csv=$build/sched.csv
 "$exe" --warps "${WARPS:-400}" --seed "${SEED:-1}" --out "$csv"
 "$py" "$here/plot_sched.py" "$csv" "$out"
+python3 "$root/scripts/page_provenance.py" stamp sched.md

@@ -35,4 +35,5 @@ for gpu in k80 p100; do
 done
 
 "$py" "$here/report.py" "$work" "$out" "$secs"
+python3 "$root/scripts/page_provenance.py" stamp tlb.md
 echo "wrote $out/tlb.md and $out/tlb_*.png ($secs s of gmmu-sim time)"

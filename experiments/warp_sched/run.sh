@@ -10,6 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$root/build}
 /usr/bin/python3 "$here/warp_sched.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+python3 "$root/scripts/page_provenance.py" stamp warp_sched.md
 # Thread block compaction with and without TLBs (figure 20) and TLB-aware
 # TBC by counter width (figure 22): docs/results/tbc.{md,png}.
-exec /usr/bin/python3 "$here/tbc.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+/usr/bin/python3 "$here/tbc.py" "$BUILD_DIR/bin/gmmu-sim" "$root/docs/results"
+python3 "$root/scripts/page_provenance.py" stamp tbc.md

@@ -97,7 +97,7 @@ for c in "${CONFIGS[@]}"; do
 done
 
 python3 - "$WORK" "$LIB" "$OUT_MD" <<'PY'
-import json, re, sys
+import json, os, re, sys
 work, lib, out_md = sys.argv[1], sys.argv[2], sys.argv[3]
 
 # gate equivalent = area of the library's 2-input NAND
@@ -230,6 +230,10 @@ summary = (f"area summary: equal bits (5,280): CPWC 62 entries = {pct(c62['area'
 lines.append("")
 lines.append(f"Summary: {summary.split(': ', 1)[1]}")
 open(out_md, 'w').write("\n".join(lines) + "\n")
+if os.path.realpath(os.path.dirname(out_md)).endswith(os.sep + os.path.join('docs', 'results')):
+    import subprocess  # the page's provenance stamp (scripts/page_provenance.py)
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(out_md), '..', '..', 'scripts', 'page_provenance.py'),
+                    'stamp', os.path.basename(out_md)], check=True)
 for r in rows:
     print(f"{r['name']:9s} entries {r['entries']:3d}  C-model bits {r['bits']:6d}  storage flops "
           f"{r['storage']:6d} (+{r['const_low']} const-0)  recency {r['recency']:5d}  pipeline "

@@ -349,6 +349,10 @@ if only == ".":
     with open(tmp, "w") as fo:
         fo.write("\n".join(md) + "\n")
     os.replace(tmp, report)
+    if os.path.realpath(os.path.dirname(report)).endswith(os.sep + os.path.join('docs', 'results')):
+        import subprocess  # the page's provenance stamp (scripts/page_provenance.py)
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(report), '..', '..', 'scripts', 'page_provenance.py'),
+                        'stamp', os.path.basename(report)], check=True)
     print(f"mutate.sh: report written to {report}")
 sys.exit(0 if ok else 1)
 PY

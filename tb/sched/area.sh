@@ -154,6 +154,9 @@ mkdir -p "$(dirname "$doc")"
   printf '%s' "$rows"
 } >"$doc"
 echo "wrote $doc"
+if [ "$doc" = "$root/docs/results/area_walk_sched.md" ]; then
+  python3 "$root/scripts/page_provenance.py" stamp area_walk_sched.md
+fi
 if [ $bad -ne 0 ]; then
   echo "area.sh: flop bits differ from the C model's storage accounting (or latches found)" >&2
   exit 1

@@ -271,6 +271,10 @@ if nargs == "0":
     tmp = report + ".tmp"
     open(tmp, "w").write("\n".join(md) + "\n")
     os.replace(tmp, report)
+    if os.path.realpath(os.path.dirname(report)).endswith(os.sep + os.path.join('docs', 'results')):
+        import subprocess  # the page's provenance stamp (scripts/page_provenance.py)
+        subprocess.run([sys.executable, os.path.join(os.path.dirname(report), '..', '..', 'scripts', 'page_provenance.py'),
+                        'stamp', os.path.basename(report)], check=True)
     print(f"mutate.sh: report written to {report}")
 sys.exit(0 if built and score >= 95.0 else 1)
 PY
