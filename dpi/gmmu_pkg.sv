@@ -1,5 +1,5 @@
 // gmmu_pkg: the gmmu C golden models as a reference for SystemVerilog
-// testbenches, through the DPI-C library gmmu_dpi (dpi/gmmu_dpi.cpp).
+// testbenches, through the DPI-C library gmmu_dpi (dpi/gmmu_dpi*.cpp).
 // docs/dpi.md describes every function and the compile lines.
 //
 //   chandle tlb = gmmu_pkg::gmmu_dpi_tlb_new("entries=64 ways=4 replacement=lru");
