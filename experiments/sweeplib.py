@@ -23,12 +23,16 @@ def work_dir(sim, name):
     return os.path.join(build, "sweeps", name)
 
 
-def run_points(sim, name, points, jobs=None, seed=1, fresh=False):
+def run_points(sim, name, points, jobs=None, seed=1, fresh=False, seeds=None):
     """Run points, a dict {key: (config, workload, ["k=v", ...])}, as the
     gmmu-sweep NAME with one seed. Returns {key: the point's output folder}.
+    With seeds (a list), every point runs once per seed, and the result is
+    {key: [the point's folder for each seed, in the order of seeds]}.
     Two keys that run the same thing share one run. Exits with gmmu-sweep's
     status lines if a point failed. fresh: start over (for points that read
     files the caller has just written, which a point's id does not cover)."""
+    if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
+        raise ValueError("%s: seeds must be a non-empty list without repeats" % name)
     jobs = jobs or int(os.environ.get("JOBS", "2"))
     entries, index, of_key = [], {}, {}
     for key, (config, workload, sets) in points.items():
@@ -44,7 +48,7 @@ def run_points(sim, name, points, jobs=None, seed=1, fresh=False):
             entries.append({"label": "/".join(str(x) for x in key) if isinstance(key, tuple) else str(key),
                             "config": config, "workload": workload, "set": kv})
         of_key[key] = index[what]
-    spec = {"name": name, "seeds": [seed], "points": entries}
+    spec = {"name": name, "seeds": list(seeds) if seeds is not None else [seed], "points": entries}
     text = json.dumps(spec, indent=1, sort_keys=True) + "\n"
     wd = work_dir(sim, name)
     if fresh and os.path.isdir(wd):
@@ -71,8 +75,17 @@ def run_points(sim, name, points, jobs=None, seed=1, fresh=False):
         subprocess.run([sys.executable, SWEEP, "status", out])
         sys.exit("%s: gmmu-sweep run failed (exit %d); see %s" % (name, p.returncode, out))
     with open(os.path.join(out, "sweep.json")) as f:
-        ids = [pt["id"] for pt in json.load(f)["points"]]
-    return {key: os.path.join(out, "points", ids[i]) for key, i in of_key.items()}
+        swept = json.load(f)["points"]
+    if seeds is None:
+        ids = [pt["id"] for pt in swept]
+        return {key: os.path.join(out, "points", ids[i]) for key, i in of_key.items()}
+    # Explicit points x seeds: find each (entry, seed) by what it runs.
+    by_what = {}
+    for pt in swept:
+        what = json.dumps([pt["config"], pt["workload"], sorted(pt.get("set", {}).items())])
+        by_what[(index[what], pt["seed"])] = pt["id"]
+    return {key: [os.path.join(out, "points", by_what[(i, sd)]) for sd in seeds]
+            for key, i in of_key.items()}
 
 
 def stats(folder):

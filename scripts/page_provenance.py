@@ -143,7 +143,9 @@ def stamp(pages, names):
 def check(pages, names):
     problems, unchecked = [], []
     declared = set(pages)
-    on_disk = {f for f in os.listdir(RESULTS) if f.endswith(".md") and f != "README.md"}
+    # the index and its two hand-written parts (scripts/results_index.py) are not pages
+    index_parts = {"README.md", "index_head.md", "unjudged.md"}
+    on_disk = {f for f in os.listdir(RESULTS) if f.endswith(".md") and f not in index_parts}
     for extra in sorted(on_disk - declared):
         problems.append(f"docs/results/{extra}: not declared in experiments/pages.json")
     for name in names or sorted(declared):

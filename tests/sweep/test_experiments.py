@@ -69,6 +69,22 @@ class SweeplibTest(unittest.TestCase):
         d2 = sweeplib.run_points(ARGS.sim, "t", other)
         self.assertEqual(os.listdir(os.path.join(wd, "out", "points")), [os.path.basename(d2["c"])])
 
+    def test_points_run_once_per_seed_in_the_order_of_the_seeds(self):
+        points = {"a": ("default", "random-sample", SMALL), "b": ("default", "stream", SMALL)}
+        dirs = sweeplib.run_points(ARGS.sim, "s", points, seeds=[7, 3])
+        for key in points:
+            self.assertEqual(len(dirs[key]), 2)
+            for d, seed in zip(dirs[key], [7, 3]):
+                with open(os.path.join(d, "point.json")) as f:
+                    pt = json.load(f)
+                self.assertEqual(pt["seed"], seed)
+                self.assertEqual(pt["workload"], points[key][1])
+        self.assertNotEqual(dirs["a"][0], dirs["a"][1])
+        with self.assertRaises(ValueError):
+            sweeplib.run_points(ARGS.sim, "s", points, seeds=[1, 1])
+        with self.assertRaises(ValueError):
+            sweeplib.run_points(ARGS.sim, "s", points, seeds=[])
+
     def test_a_spec_path_that_is_not_a_regular_file_is_refused(self):
         # A FIFO (or a symlink) where the experiment's spec.json goes: refused
         # at once, never read (a FIFO would block) nor renamed over.
