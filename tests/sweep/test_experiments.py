@@ -113,19 +113,27 @@ class SweeplibTest(unittest.TestCase):
     def test_the_picle_experiment_end_to_end(self):
         out = os.path.join(self.dir, "results")
         p = subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "picle", "picle.py"),
-                            ARGS.sim, out], capture_output=True, text=True)
+                            ARGS.sim, out], capture_output=True, text=True,
+                           env=dict(os.environ, PICLE_SEEDS="3,4"))
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(self.dir, "sweeps", "picle", "out", "sweep.json")) as f:
             sw = json.load(f)
-        self.assertEqual(len(sw["points"]), 9)
-        self.assertTrue(all(pt["config"] == "picle" and pt["seed"] == 3 for pt in sw["points"]))
+        self.assertEqual(len(sw["points"]), 18)
+        self.assertTrue(all(pt["config"] == "picle" for pt in sw["points"]))
+        self.assertEqual(sorted({pt["seed"] for pt in sw["points"]}), [3, 4])
         with open(os.path.join(out, "picle.md")) as f:
             md = f.read()
-        # One table row per point, each with the point's own simulated time.
+        self.assertIn("2 seeds (3, 4)", md)
+        # Every point's own simulated time is in the by-seed table.
         for pt in sw["points"]:
             with open(os.path.join(self.dir, "sweeps", "picle", "out", "points", pt["id"], "stats.json")) as f:
                 ns = json.load(f)["sim_time_ns"]
-            self.assertIn("| %.1f |" % (ns / 1000.0), md, pt["label"])
+            self.assertIn(", %.1f " % (ns / 1000.0), md, pt["label"])
+        # The figures file the index judges: one sample per seed.
+        with open(os.path.join(out, "picle.figures.json")) as f:
+            figs = json.load(f)
+        self.assertEqual(figs["seeds"], [3, 4])
+        self.assertEqual(figs["figures"]["shared_hot_miss_change_pts"]["n"], 2)
 
 
 if __name__ == "__main__":
