@@ -24,151 +24,6 @@
 
 namespace gmmu {
 
-// ---- analysis ------------------------------------------------------------------------
-std::vector<probe_step> probe_find_steps(const std::vector<probe_point> &curve, double tau)
-{
-    std::vector<probe_step> out;
-    size_t i = 0;
-    while (i + 1 < curve.size()) {
-        if (curve[i + 1].cycles - curve[i].cycles <= tau) {
-            i++;
-            continue;
-        }
-        size_t j = i + 1;
-        while (j + 1 < curve.size() && curve[j + 1].cycles - curve[j].cycles > tau)
-            j++;
-        probe_step s;
-        s.stride = curve[i].stride;
-        s.flat_elements = curve[i].elements;
-        s.raised_elements = curve[i + 1].elements;
-        s.before = curve[i].cycles;
-        s.after = curve[j].cycles;
-        s.complete = j + 1 < curve.size();
-        out.push_back(s);
-        i = j;
-    }
-    return out;
-}
-
-static bool near(double a, double b, double rel) { return std::fabs(a - b) <= rel * std::max(a, b); }
-
-namespace {
-struct chain {
-    std::vector<probe_step> pts;
-    std::vector<bool> doubled; // transition into pts[k] is at or above the page (k >= 1)
-    bool prop = false;         // some transition was: now at strides >= the page
-};
-} // namespace
-
-std::vector<probe_level> probe_analyze(const std::vector<probe_step> &steps_in,
-                                       std::vector<probe_level> *unresolved)
-{
-    std::vector<probe_step> steps = steps_in;
-    std::sort(steps.begin(), steps.end(), [](const probe_step &a, const probe_step &b) {
-        return a.stride != b.stride ? a.stride < b.stride : a.reach() < b.reach();
-    });
-    std::vector<chain> chains;
-    size_t i = 0;
-    while (i < steps.size()) {
-        const uint64_t s = steps[i].stride;
-        size_t j = i;
-        while (j < steps.size() && steps[j].stride == s)
-            j++;
-        std::vector<bool> taken(chains.size(), false);
-        for (size_t k = i; k < j; k++) {
-            const probe_step &st = steps[k];
-            int best = -1;
-            bool best_dbl = false;
-            double best_score = 1e9;
-            for (size_t c = 0; c < chains.size(); c++) {
-                const probe_step &last = chains[c].pts.back();
-                if (taken[c] || last.stride * 2 != s || last.height() <= 0 || st.height() <= 0)
-                    continue;
-                const double a = double(st.reach()), a0 = double(last.reach());
-                const double r = std::log2(st.height() / last.height());
-                const bool same = near(a, a0, 0.05), dbl = near(a, 2 * a0, 0.05);
-                // Below the page (s < P): each access is a first touch of its
-                // page half as often as at 2s, so the rise doubles with the
-                // stride while the reach stays E x P. At and above the page
-                // the rise stays; the reach doubles (E x s), or stays when a
-                // power-of-two set count maps strided pages to fewer sets.
-                if (same && !chains[c].prop && std::fabs(r - 1) < best_score && r > 0.5)
-                    best = int(c), best_dbl = false, best_score = std::fabs(r - 1);
-                if ((dbl || same) && r <= 0.5 && std::fabs(r) < best_score)
-                    best = int(c), best_dbl = true, best_score = std::fabs(r);
-            }
-            if (best < 0) {
-                chains.push_back(chain{{st}, {false}, false});
-                taken.push_back(true);
-                continue;
-            }
-            chain &c = chains[size_t(best)];
-            c.pts.push_back(st);
-            c.doubled.push_back(best_dbl);
-            c.prop = c.prop || best_dbl;
-            taken[size_t(best)] = true;
-        }
-        i = j;
-    }
-
-    std::vector<probe_level> levels;
-    for (const chain &c : chains) {
-        probe_level lv;
-        lv.evidence = c.pts;
-        // The page is the last stride of the run of equal reaches, if a
-        // doubling follows it and the run has at least two strides.
-        size_t k = 1;
-        while (k < c.pts.size() && !c.doubled[k])
-            k++;
-        const bool resolved = k < c.pts.size() && k >= 2;
-        const probe_step &knee = c.pts[std::min(k, c.pts.size()) - 1];
-        lv.page_bytes = knee.stride;
-        lv.reach_bytes = knee.reach();
-        lv.entries = knee.flat_elements;
-        std::vector<double> h, h_any;
-        for (size_t q = k - 1; q < c.pts.size(); q++) {
-            h_any.push_back(c.pts[q].height());
-            if (c.pts[q].complete)
-                h.push_back(c.pts[q].height());
-        }
-        // The smallest complete rise at or above the page: where the rises of
-        // two levels coincide (both reaches at E x s) they add up, and a rise
-        // cut off by the end of the sweep is not complete.
-        if (h.empty())
-            h = h_any;
-        std::sort(h.begin(), h.end());
-        lv.miss_delay_cycles = h.empty() ? 0.0 : h.front();
-        if (resolved)
-            levels.push_back(lv);
-        else if (unresolved)
-            unresolved->push_back(lv);
-    }
-    std::sort(levels.begin(), levels.end(),
-              [](const probe_level &a, const probe_level &b) { return a.reach_bytes < b.reach_bytes; });
-    return levels;
-}
-
-nlohmann::json probe_levels_json(const std::vector<probe_level> &levels)
-{
-    nlohmann::json arr = nlohmann::json::array();
-    for (const probe_level &l : levels) {
-        nlohmann::json ev = nlohmann::json::array();
-        for (const probe_step &s : l.evidence)
-            ev.push_back({{"stride", s.stride},
-                          {"reach_bytes", s.reach()},
-                          {"first_raised_bytes", s.raised_elements * s.stride},
-                          {"before_cycles", s.before},
-                          {"after_cycles", s.after},
-                          {"complete", s.complete}});
-        arr.push_back({{"entries", l.entries},
-                       {"page_bytes", l.page_bytes},
-                       {"reach_bytes", l.reach_bytes},
-                       {"miss_delay_cycles", std::round(l.miss_delay_cycles * 100) / 100},
-                       {"evidence", ev}});
-    }
-    return arr;
-}
-
 // ---- the workload --------------------------------------------------------------------
 namespace {
 
@@ -312,7 +167,10 @@ class tlb_probe : public workload {
             return false;
         }
         std::vector<probe_level> unresolved;
-        std::vector<probe_level> levels = probe_analyze(all_steps, &unresolved);
+        std::map<uint64_t, uint64_t> sweep; // stride -> largest distance measured
+        for (uint64_t st : strides)
+            sweep[st] = std::min(cap, dmax / st) * st;
+        std::vector<probe_level> levels = probe_analyze(all_steps, &unresolved, &sweep);
         nlohmann::json j;
         j["levels"] = probe_levels_json(levels);
         j["unresolved"] = probe_levels_json(unresolved);
@@ -375,7 +233,7 @@ class tlb_probe : public workload {
             probe_step &st = steps[task];
             auto it = measured.find(n);
             if (it != measured.end() && n > st.flat_elements && n < st.raised_elements) {
-                if (it->second <= st.before + tau_cycles)
+                if (it->second <= st.before + st.threshold)
                     st.flat_elements = n;
                 else
                     st.raised_elements = n;
