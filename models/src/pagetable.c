@@ -328,6 +328,7 @@ walk_core(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level, ui
      * read callback. */
     uint64_t lp[GMMU_PT_LEVELS + 1];
     uint64_t table = table_base;
+    uint64_t up_and = ~0ull, up_or = 0; /* the upper entries' bits, ANDed and ORed */
     unsigned level = start_level;
     for (;; level--) {
         const uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
@@ -355,23 +356,30 @@ walk_core(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level, ui
         }
         if (v == GMMU_PTE_LEAF)
             break;
+        up_and &= pte;
+        up_or |= pte;
         table = pte & GMMU_PTE_ADDR_MASK;
     }
     r->nreads = start_level - level + 1;
-    gmmu_walk_perm perm;
-    gmmu_walk_perm_init(&perm);
-    for (unsigned l = start_level; l > level; l--)
-        gmmu_pte_perm_inline(l, lp[l], access, false, &perm);
     const uint64_t pte = lp[level];
-    const uint64_t up_wu = perm.wu, up_nx = perm.nx;
-    gmmu_pte_perm_inline(level, pte, access, true, &perm);
-    gmmu_fault f = GMMU_FAULT_NONE;
-    unsigned fl = 0;
-    if (gmmu_pte_leaf_inline(&perm, &f, &fl) == GMMU_PTE_FAULT) {
+    const uint64_t need = ((access & GMMU_ACC_USER) ? GMMU_PTE_U : 0) |
+                          ((access & GMMU_ACC_WRITE) ? GMMU_PTE_W : 0);
+    if (__builtin_expect((up_and & pte & need) != need, 0)) {
+        /* Some entry denies the access: the first one, by the judge's step 3
+         * over the entries read, is the fault (step 4). */
+        gmmu_walk_perm perm;
+        gmmu_walk_perm_init(&perm);
+        for (unsigned l = start_level; l >= level; l--)
+            gmmu_pte_perm_inline(l, lp[l], access, l == level, &perm);
+        gmmu_fault f = GMMU_FAULT_NONE;
+        unsigned fl = 0;
+        gmmu_pte_leaf_inline(&perm, &f, &fl);
         r->fault = f;
         r->fault_level = fl;
         return GMMU_OK;
     }
+    /* The judge's accumulated W/U (AND) and NX (OR) of the upper entries. */
+    const uint64_t up_wu = up_and & (GMMU_PTE_W | GMMU_PTE_U), up_nx = up_or & GMMU_PTE_NX;
     const unsigned shift = 12u + 9u * (level - 1u);
     r->page_shift = shift;
     r->pte = pte;
