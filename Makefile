@@ -83,6 +83,7 @@ soak-sigint: build
 
 bench: build
 	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json
+	$(BUILD)/bin/gmmu-bench-stages --out $(BUILD)/bench_stages.json
 
 reproduce: build
 	@set -e; for d in experiments/*/; do \

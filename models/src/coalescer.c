@@ -49,24 +49,42 @@ gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, 
             return GMMU_OK;
         }
     }
-    for (uint32_t lane = 0; lane < nlanes; lane++) {
-        if (!(active & (1u << lane)))
-            continue;
-        uint64_t vpn = va[lane] >> page_shift;
-        uint32_t p = 0;
-        /* Scan from the most recent page: consecutive lanes usually share it. */
-        for (p = out->npages; p > 0; p--)
-            if (out->vpn[p - 1] == vpn)
-                break;
-        if (p == 0) {
-            p = out->npages++;
-            out->vpn[p] = vpn;
-            out->lane_mask[p] = 0;
+    /* Several pages: each lane's VPN is looked up in a 64-slot table on the
+     * stack (open addressing, at most 32 keys: load <= 1/2), so a warp of 32
+     * pages costs 32 probes, not the 32 x 32 / 2 compares of a scan of the
+     * pages found so far. Pages are numbered in order of their first lane,
+     * as before. No allocation; `used` marks the slots holding a key. */
+    uint64_t key[64];
+    uint8_t page_of[64];
+    uint64_t used = 0;
+    uint64_t last_vpn = 0;
+    uint32_t last_p = 0, np = 0;
+    for (uint32_t m = active; m; m &= m - 1) {
+        const uint32_t lane = (uint32_t)__builtin_ctz(m);
+        const uint64_t vpn = va[lane] >> page_shift;
+        uint32_t p;
+        if (np && vpn == last_vpn) { /* consecutive lanes usually share a page */
+            p = last_p;
         } else {
-            p--;
+            unsigned slot = (unsigned)((vpn * 0x9E3779B97F4A7C15ull) >> 58);
+            while ((used >> slot & 1u) && key[slot] != vpn)
+                slot = (slot + 1) & 63u;
+            if (used >> slot & 1u) {
+                p = page_of[slot];
+            } else {
+                used |= 1ull << slot;
+                key[slot] = vpn;
+                p = np++;
+                page_of[slot] = (uint8_t)p;
+                out->vpn[p] = vpn;
+                out->lane_mask[p] = 0;
+            }
+            last_vpn = vpn;
+            last_p = p;
         }
         out->lane_mask[p] |= 1u << lane;
         out->lane_page[lane] = (uint8_t)p;
     }
+    out->npages = np;
     return GMMU_OK;
 }

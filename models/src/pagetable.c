@@ -1,4 +1,5 @@
 #include "gmmu/pagetable.h"
+#include "pte_judge_inline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +209,6 @@ gmmu_status gmmu_pt_set_frame(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned *p
     return wr(&pt->mem, leaf_pa, pte);
 }
 
-#define GMMU_PTE_PAT_LARGE (1ull << 12) /* PAT of a 2 MiB / 1 GiB leaf */
-
 uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte)
 {
     const unsigned shift = 12u + 9u * (level - 1u);
@@ -219,54 +218,77 @@ uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte)
 gmmu_pte_verdict gmmu_pte_judge(unsigned level, uint64_t pte, unsigned access, gmmu_walk_perm *p,
                                 gmmu_fault *fault, unsigned *fault_level)
 {
-    /* 1. Not present: a translation fault, whatever the levels above allow. */
-    if (!(pte & GMMU_PTE_P)) {
-        *fault = GMMU_FAULT_NOT_PRESENT;
-        *fault_level = level;
-        return GMMU_PTE_FAULT;
-    }
-    /* 2. Reserved bits. */
-    const bool is_leaf = level == 1 || (pte & GMMU_PTE_PS);
-    if ((pte & GMMU_PTE_PS) && level == 4) {
-        *fault = GMMU_FAULT_RESERVED;
-        *fault_level = level;
-        return GMMU_PTE_FAULT;
-    }
-    if (is_leaf && level > 1) {
-        /* Bits 12..shift-1 of a large leaf: bit 12 is PAT, the rest must be 0. */
-        const unsigned shift = 12u + 9u * (level - 1u);
-        const uint64_t low = pte & GMMU_PTE_ADDR_MASK & ((1ull << shift) - 1) & ~GMMU_PTE_PAT_LARGE;
-        if (low) {
-            *fault = GMMU_FAULT_RESERVED;
-            *fault_level = level;
-            return GMMU_PTE_FAULT;
-        }
-    }
-    /* 3. Permissions: remember the first failing entry, keep walking. */
-    if (p->denied == GMMU_FAULT_NONE) {
-        if ((access & GMMU_ACC_USER) && !(pte & GMMU_PTE_U))
-            p->denied = GMMU_FAULT_USER;
-        else if ((access & GMMU_ACC_WRITE) && !(pte & GMMU_PTE_W))
-            p->denied = GMMU_FAULT_WRITE;
-        if (p->denied != GMMU_FAULT_NONE)
-            p->denied_level = (uint8_t)level;
-    }
-    if (!is_leaf) {
-        p->wu &= pte;
-        p->nx |= pte & GMMU_PTE_NX;
-        return GMMU_PTE_NEXT;
-    }
-    /* 4. The leaf: the translation is complete; now judge permissions. */
-    if (p->denied != GMMU_FAULT_NONE) {
-        *fault = (gmmu_fault)p->denied;
-        *fault_level = p->denied_level;
-        return GMMU_PTE_FAULT;
-    }
-    return GMMU_PTE_LEAF;
+    return gmmu_pte_judge_inline(level, pte, access, p, fault, fault_level);
 }
 
-gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
-                           uint64_t va, unsigned access, gmmu_walk_result *r)
+/* A walk that sets A/D bits: the judge at every level, since the write-back
+ * stops at the first entry that denies the access. */
+static gmmu_status walk_set_ad(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
+                               uint64_t va, unsigned access, gmmu_walk_result *r, bool record)
+{
+    const bool write = (access & GMMU_ACC_WRITE) != 0;
+    gmmu_walk_perm perm;
+    gmmu_walk_perm_init(&perm);
+    uint64_t table = table_base;
+    unsigned nreads = 0;
+    for (unsigned level = start_level; level >= 1; level--) {
+        const uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
+        if (record) {
+            r->table_base[level] = table;
+            r->read_pa[nreads] = pte_pa;
+            r->read_level[nreads] = level;
+        }
+        nreads++;
+        uint64_t pte;
+        if (rd(mem, pte_pa, &pte) != GMMU_OK) {
+            r->nreads = nreads;
+            return GMMU_EMEM;
+        }
+        if (record)
+            r->level_pte[level] = pte;
+        const uint64_t up_wu = perm.wu, up_nx = perm.nx;
+        gmmu_fault f = GMMU_FAULT_NONE;
+        unsigned fl = 0;
+        const gmmu_pte_verdict v = gmmu_pte_judge_inline(level, pte, access, &perm, &f, &fl);
+        if (v == GMMU_PTE_FAULT) {
+            r->nreads = nreads;
+            r->fault = f;
+            r->fault_level = fl;
+            return GMMU_OK;
+        }
+        const bool is_leaf = v == GMMU_PTE_LEAF;
+        if (perm.denied == GMMU_FAULT_NONE) {
+            uint64_t want = GMMU_PTE_A | ((is_leaf && write) ? GMMU_PTE_D : 0);
+            if ((pte & want) != want) {
+                pte |= want;
+                if (mem->write64(mem->ctx, pte_pa, pte) != GMMU_OK) {
+                    r->nreads = nreads;
+                    return GMMU_EMEM;
+                }
+            }
+        }
+        if (is_leaf) {
+            const unsigned shift = 12u + 9u * (level - 1u);
+            r->nreads = nreads;
+            r->page_shift = shift;
+            r->pte = pte;
+            r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
+            r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) |
+                       (pte & (GMMU_PTE_A | GMMU_PTE_D));
+            return GMMU_OK;
+        }
+        table = pte & GMMU_PTE_ADDR_MASK;
+    }
+    return GMMU_OK; /* unreachable: level 1 is always a leaf */
+}
+
+/* The walk of gmmu_walk_from (record: every read's PA and level, each
+ * level's table and entry) and of gmmu_walk_outcome (record false: those
+ * arrays stay zero). What the walk itself needs is kept in locals, so the
+ * opaque read callback does not force it through *r at every level. */
+static inline __attribute__((always_inline)) gmmu_status
+walk_core(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level, uint64_t va,
+          unsigned access, gmmu_walk_result *r, const bool record)
 {
     if (!mem || !mem->read64 || !r || start_level < 1 || start_level > 4 ||
         (table_base & 0xFFFull) || ((access & GMMU_ACC_SET_AD) && !mem->write64))
@@ -297,50 +319,85 @@ gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigne
     /* The order of the checks is gmmu_pte_judge's (see gmmu/pagetable.h):
      * not-present and reserved bits at every level first; permissions are
      * judged once the leaf is reached. */
-    const bool write = (access & GMMU_ACC_WRITE) != 0;
-    gmmu_walk_perm perm;
-    gmmu_walk_perm_init(&perm);
+    if (access & GMMU_ACC_SET_AD)
+        return walk_set_ad(mem, table_base, start_level, va, access, r, record);
+    /* No A/D to set: each entry's form is judged as it is read (a
+     * not-present or reserved entry ends the walk), its permissions at the
+     * leaf over the entries read (gmmu_pte_judge's steps 3 and 4, which
+     * never end a walk early), so no permission state lives across the
+     * read callback. */
+    uint64_t lp[GMMU_PT_LEVELS + 1];
     uint64_t table = table_base;
-    for (unsigned level = start_level; level >= 1; level--) {
-        r->table_base[level] = table;
-        uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
+    uint64_t up_and = ~0ull, up_or = 0; /* the upper entries' bits, ANDed and ORed */
+    unsigned level = start_level;
+    for (;; level--) {
+        const uint64_t pte_pa = table + 8ull * gmmu_va_index(va, level);
+        if (record) {
+            r->table_base[level] = table;
+            r->read_pa[start_level - level] = pte_pa;
+            r->read_level[start_level - level] = level;
+        }
         uint64_t pte;
-        r->read_pa[r->nreads] = pte_pa;
-        r->read_level[r->nreads] = level;
-        r->nreads++;
-        if (rd(mem, pte_pa, &pte) != GMMU_OK)
+        if (rd(mem, pte_pa, &pte) != GMMU_OK) {
+            r->nreads = start_level - level + 1;
             return GMMU_EMEM;
-        r->level_pte[level] = pte;
-        const uint64_t up_wu = perm.wu, up_nx = perm.nx;
+        }
+        lp[level] = pte;
+        if (record)
+            r->level_pte[level] = pte;
         gmmu_fault f = GMMU_FAULT_NONE;
         unsigned fl = 0;
-        const gmmu_pte_verdict v = gmmu_pte_judge(level, pte, access, &perm, &f, &fl);
+        const gmmu_pte_verdict v = gmmu_pte_form_inline(level, pte, &f, &fl);
         if (v == GMMU_PTE_FAULT) {
+            r->nreads = start_level - level + 1;
             r->fault = f;
             r->fault_level = fl;
             return GMMU_OK;
         }
-        const bool is_leaf = v == GMMU_PTE_LEAF;
-        if ((access & GMMU_ACC_SET_AD) && perm.denied == GMMU_FAULT_NONE) {
-            uint64_t want = GMMU_PTE_A | ((is_leaf && write) ? GMMU_PTE_D : 0);
-            if ((pte & want) != want) {
-                pte |= want;
-                if (mem->write64(mem->ctx, pte_pa, pte) != GMMU_OK)
-                    return GMMU_EMEM;
-            }
-        }
-        if (is_leaf) {
-            unsigned shift = 12u + 9u * (level - 1u);
-            r->page_shift = shift;
-            r->pte = pte;
-            r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
-            r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) |
-                       (pte & (GMMU_PTE_A | GMMU_PTE_D));
-            return GMMU_OK;
-        }
+        if (v == GMMU_PTE_LEAF)
+            break;
+        up_and &= pte;
+        up_or |= pte;
         table = pte & GMMU_PTE_ADDR_MASK;
     }
-    return GMMU_OK; /* unreachable: level 1 is always a leaf */
+    r->nreads = start_level - level + 1;
+    const uint64_t pte = lp[level];
+    const uint64_t need = ((access & GMMU_ACC_USER) ? GMMU_PTE_U : 0) |
+                          ((access & GMMU_ACC_WRITE) ? GMMU_PTE_W : 0);
+    if (__builtin_expect((up_and & pte & need) != need, 0)) {
+        /* Some entry denies the access: the first one, by the judge's step 3
+         * over the entries read, is the fault (step 4). */
+        gmmu_walk_perm perm;
+        gmmu_walk_perm_init(&perm);
+        for (unsigned l = start_level; l >= level; l--)
+            gmmu_pte_perm_inline(l, lp[l], access, l == level, &perm);
+        gmmu_fault f = GMMU_FAULT_NONE;
+        unsigned fl = 0;
+        gmmu_pte_leaf_inline(&perm, &f, &fl);
+        r->fault = f;
+        r->fault_level = fl;
+        return GMMU_OK;
+    }
+    /* The judge's accumulated W/U (AND) and NX (OR) of the upper entries. */
+    const uint64_t up_wu = up_and & (GMMU_PTE_W | GMMU_PTE_U), up_nx = up_or & GMMU_PTE_NX;
+    const unsigned shift = 12u + 9u * (level - 1u);
+    r->page_shift = shift;
+    r->pte = pte;
+    r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
+    r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) | (pte & (GMMU_PTE_A | GMMU_PTE_D));
+    return GMMU_OK;
+}
+
+gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
+                           uint64_t va, unsigned access, gmmu_walk_result *r)
+{
+    return walk_core(mem, table_base, start_level, va, access, r, true);
+}
+
+gmmu_status gmmu_walk_outcome(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
+                              uint64_t va, unsigned access, gmmu_walk_result *r)
+{
+    return walk_core(mem, table_base, start_level, va, access, r, false);
 }
 
 gmmu_status gmmu_pt_create(const gmmu_mem_ops *mem, gmmu_frame_alloc_fn alloc, void *alloc_ctx,

@@ -127,7 +127,8 @@ gmmu_status gmmu_we_serial(gmmu_walk_engine *e, const gmmu_we_mem *mem, const gm
     const unsigned access = wk->access | (e->cfg.set_ad ? GMMU_ACC_SET_AD : 0u);
     out->walker = (int)k;
     out->start = start;
-    out->status = gmmu_walk_from(&ops, wk->table, wk->start_level, wk->va, access, &out->w);
+    out->status = (e->cfg.outcome_only ? gmmu_walk_outcome : gmmu_walk_from)(
+        &ops, wk->table, wk->start_level, wk->va, access, &out->w);
     out->done = sw.t;
     if (out->status != GMMU_OK) {
         out->w.fault = failed_fault(out->status);

@@ -1,5 +1,6 @@
 /* gmmu — one step of an x86-64 page walk (models/include/gmmu/walk_step.h). */
 #include "gmmu/walk_step.h"
+#include "pte_judge_inline.h"
 
 void gmmu_walk_step(uint64_t pte, unsigned level, unsigned access, gmmu_walk_perm *p,
                     gmmu_walk_step_out *out)
@@ -16,7 +17,7 @@ void gmmu_walk_step(uint64_t pte, unsigned level, unsigned access, gmmu_walk_per
      * *p and reported at the leaf (docs/smmu.md, "The order of a walk"). */
     gmmu_fault f = GMMU_FAULT_NONE;
     unsigned fl = 0;
-    const gmmu_pte_verdict v = gmmu_pte_judge(level, pte, access, p, &f, &fl);
+    const gmmu_pte_verdict v = gmmu_pte_judge_inline(level, pte, access, p, &f, &fl);
     if (v == GMMU_PTE_FAULT) {
         out->fault = f;
         out->fault_level = fl;

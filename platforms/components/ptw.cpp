@@ -48,6 +48,7 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
     ec.clock = p.clock.value();
     ec.fixed_walk_cycles = p.fixed_walk_cycles;
     ec.set_ad = p.set_accessed_dirty;
+    ec.outcome_only = !pwc_ && !pwc_stepped(); // the record fills only a page-walk cache
     if (gmmu_we_create(&ec, lc, &eng, &err) != GMMU_OK)
         report_error("ptw", me + ": " + (std::string(err.field) == "walkers" ? "" : "scheduler.") +
                                 err.field + ": " + err.msg);

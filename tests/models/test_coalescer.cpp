@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 extern "C" {
 #include "gmmu/coalescer.h"
 }
@@ -51,4 +55,47 @@ TEST(CoalescerTest, BadArgumentsAreRejected)
     EXPECT_EQ(gmmu_coalesce(va, 33, 1, 12, &c), GMMU_EINVAL);
     EXPECT_EQ(gmmu_coalesce(va, 1, 1, 11, &c), GMMU_EINVAL);
     EXPECT_EQ(gmmu_coalesce(nullptr, 1, 1, 12, &c), GMMU_EINVAL);
+}
+
+// Issue 46 item 3: the coalescer finds a lane's page by hashing (no scan of
+// the pages found so far, no allocation). Against the definition, on random
+// warps (pages from a small pool so that lanes far apart share pages, any
+// active mask, any lane count): the same pages in order of first lane, the
+// same lane masks and the same page of every active lane.
+TEST(CoalescerTest, RandomWarpsGroupAsTheDefinitionSays)
+{
+    std::mt19937_64 rng(46);
+    for (int i = 0; i < 20000; i++) {
+        const unsigned shift = 12 + unsigned(rng() % 10);
+        const unsigned pool = 1 + unsigned(rng() % 40);
+        uint64_t pages[40];
+        for (unsigned k = 0; k < pool; k++)
+            pages[k] = rng() & 0xFFFFFFFFFull;
+        uint64_t va[32];
+        for (unsigned l = 0; l < 32; l++)
+            va[l] = (pages[rng() % pool] << shift) | (rng() & ((1ull << shift) - 1));
+        const uint32_t nlanes = 1 + unsigned(rng() % 32);
+        const uint32_t active = rng() % 4 ? uint32_t(rng()) : 0xFFFFFFFFu;
+        gmmu_coalesced c;
+        ASSERT_EQ(gmmu_coalesce(va, nlanes, active, shift, &c), GMMU_OK);
+        std::vector<uint64_t> want;
+        std::vector<uint32_t> mask;
+        for (unsigned l = 0; l < nlanes; l++) {
+            if (!(active >> l & 1))
+                continue;
+            const uint64_t vpn = va[l] >> shift;
+            size_t p = std::find(want.begin(), want.end(), vpn) - want.begin();
+            if (p == want.size()) {
+                want.push_back(vpn);
+                mask.push_back(0);
+            }
+            mask[p] |= 1u << l;
+            ASSERT_EQ(c.lane_page[l], p) << "warp " << i << " lane " << l;
+        }
+        ASSERT_EQ(c.npages, want.size()) << "warp " << i;
+        for (size_t p = 0; p < want.size(); p++) {
+            ASSERT_EQ(c.vpn[p], want[p]);
+            ASSERT_EQ(c.lane_mask[p], mask[p]);
+        }
+    }
 }

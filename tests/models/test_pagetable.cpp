@@ -298,3 +298,156 @@ TEST_F(PageTableTest, SetFrameMovesAPageAndKeepsItsFlags)
     EXPECT_EQ(r.fault, GMMU_FAULT_NONE);
     EXPECT_EQ(gmmu_pt_set_frame(pt, 0x5000, 0xa000, nullptr), GMMU_EFAULT) << "nothing mapped";
 }
+
+// Issue 46 item 4: gmmu_walk_from judges each entry's form as it reads it and
+// its permissions at the leaf (no A/D to set), and gmmu_walk_outcome does the
+// same without the per-read record. Both against the rule itself: a walk that
+// calls gmmu_pte_judge at every level (the documented order), over random
+// entries (P, W, U, PS, NX, A, D and the low frame bits of a large leaf each
+// set at random), every access kind. Fails if the deferred permission
+// replay or the form check differs from the judge in any verdict, level,
+// entry or permission.
+namespace {
+struct RefWalk {
+    gmmu_fault fault = GMMU_FAULT_NONE;
+    unsigned fault_level = 0, nreads = 0, page_shift = 0;
+    uint64_t pa = 0, pte = 0, perms = 0;
+};
+
+RefWalk judged_walk(TestMem &m, uint64_t table, uint64_t va, unsigned access)
+{
+    RefWalk w;
+    gmmu_walk_perm p;
+    gmmu_walk_perm_init(&p);
+    for (unsigned level = 4; level >= 1; level--) {
+        uint64_t pte = 0;
+        TestMem::read64(&m, table + 8 * gmmu_va_index(va, level), &pte);
+        w.nreads++;
+        const uint64_t up_wu = p.wu, up_nx = p.nx;
+        gmmu_fault f = GMMU_FAULT_NONE;
+        unsigned fl = 0;
+        const gmmu_pte_verdict v = gmmu_pte_judge(level, pte, access, &p, &f, &fl);
+        if (v == GMMU_PTE_FAULT) {
+            w.fault = f;
+            w.fault_level = fl;
+            return w;
+        }
+        if (v == GMMU_PTE_LEAF) {
+            w.page_shift = 12 + 9 * (level - 1);
+            w.pte = pte;
+            w.pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << w.page_shift) - 1));
+            w.perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) | (pte & (GMMU_PTE_A | GMMU_PTE_D));
+            return w;
+        }
+        table = pte & GMMU_PTE_ADDR_MASK;
+    }
+    return w;
+}
+} // namespace
+
+TEST(WalkOutcomeTest, JudgedAtTheLeafEqualsJudgedAtEveryLevel)
+{
+    std::mt19937_64 rng(46);
+    TestMem m;
+    // Tables 0x100000.. (one per level, chained through entry `idx`): each
+    // level's entry at the VA's index is random; the others are 0.
+    int checked = 0, faults[7] = {};
+    for (int i = 0; i < 20000; i++) {
+        m.words.clear();
+        const uint64_t va = (rng() & 0x7FFFFFFFF000ull) | (rng() & 0xFF8);
+        uint64_t table = 0x100000;
+        for (unsigned level = 4; level >= 1; level--) {
+            const uint64_t next = 0x100000 + (5 - level) * 0x1000;
+            uint64_t pte = next;
+            if (rng() % 16)
+                pte |= GMMU_PTE_P;
+            if (rng() % 4)
+                pte |= GMMU_PTE_W;
+            if (rng() % 4)
+                pte |= GMMU_PTE_U;
+            if (rng() % 3 == 0)
+                pte |= GMMU_PTE_PS;
+            if (rng() % 4 == 0)
+                pte |= GMMU_PTE_NX;
+            if (rng() % 2)
+                pte |= GMMU_PTE_A | (rng() % 2 ? GMMU_PTE_D : 0);
+            if ((pte & GMMU_PTE_PS) && rng() % 2) // a large frame, maybe with PAT / reserved bits
+                pte = (pte & ~GMMU_PTE_ADDR_MASK) | (0x40000000ull | ((rng() % 4) << 12));
+            m.words[(table + 8 * gmmu_va_index(va, level)) >> 3] = pte;
+            table = next;
+        }
+        for (unsigned access = 0; access < 4; access++) {
+            const RefWalk ref = judged_walk(m, 0x100000, va, access);
+            gmmu_walk_result full, lean;
+            const gmmu_mem_ops ops = m.ops();
+            ASSERT_EQ(gmmu_walk_from(&ops, 0x100000, 4, va, access, &full), GMMU_OK);
+            ASSERT_EQ(gmmu_walk_outcome(&ops, 0x100000, 4, va, access, &lean), GMMU_OK);
+            for (const gmmu_walk_result *w : {&full, &lean}) {
+                ASSERT_EQ(w->fault, ref.fault) << "walk " << i << " access " << access;
+                ASSERT_EQ(w->fault_level, ref.fault_level) << "walk " << i;
+                ASSERT_EQ(w->nreads, ref.nreads) << "walk " << i;
+                if (ref.fault == GMMU_FAULT_NONE) {
+                    ASSERT_EQ(w->page_shift, ref.page_shift);
+                    ASSERT_EQ(w->pa, ref.pa);
+                    ASSERT_EQ(w->pte, ref.pte);
+                    ASSERT_EQ(w->perms, ref.perms);
+                }
+            }
+            // The record: gmmu_walk_from's every read, gmmu_walk_outcome's none.
+            uint64_t t = 0x100000;
+            for (unsigned k = 0; k < full.nreads; k++) {
+                const unsigned level = 4 - k;
+                ASSERT_EQ(full.read_level[k], level);
+                ASSERT_EQ(full.table_base[level], t);
+                ASSERT_EQ(full.read_pa[k], t + 8 * gmmu_va_index(va, level));
+                ASSERT_EQ(full.level_pte[level], m.words[full.read_pa[k] >> 3]);
+                ASSERT_EQ(lean.read_pa[k], 0u);
+                ASSERT_EQ(lean.table_base[level], 0u);
+                ASSERT_EQ(lean.level_pte[level], 0u);
+                t = full.level_pte[level] & GMMU_PTE_ADDR_MASK;
+            }
+            faults[ref.fault]++;
+            checked++;
+        }
+    }
+    // Every kind of outcome the rule gives was met.
+    EXPECT_EQ(checked, 80000);
+    for (gmmu_fault f : {GMMU_FAULT_NONE, GMMU_FAULT_NOT_PRESENT, GMMU_FAULT_WRITE, GMMU_FAULT_USER,
+                         GMMU_FAULT_RESERVED})
+        EXPECT_GT(faults[f], 100) << gmmu_fault_str(f);
+}
+
+// With GMMU_ACC_SET_AD the outcome walk writes the same A/D bits as
+// gmmu_walk_from (a copy of the same memory each).
+TEST(WalkOutcomeTest, SetsTheSameAccessedAndDirtyBits)
+{
+    std::mt19937_64 rng(4646);
+    for (int i = 0; i < 2000; i++) {
+        TestMem a;
+        const uint64_t va = rng() & 0x7FFFFFFFFFF8ull;
+        uint64_t table = 0x100000;
+        for (unsigned level = 4; level >= 1; level--) {
+            const uint64_t next = 0x100000 + (5 - level) * 0x1000;
+            uint64_t pte = next | GMMU_PTE_P;
+            if (rng() % 5)
+                pte |= GMMU_PTE_W;
+            if (rng() % 5)
+                pte |= GMMU_PTE_U;
+            if (rng() % 2)
+                pte |= GMMU_PTE_A;
+            a.words[(table + 8 * gmmu_va_index(va, level)) >> 3] = pte;
+            table = next;
+        }
+        TestMem b = a;
+        const unsigned access = GMMU_ACC_SET_AD | unsigned(rng() % 4);
+        const gmmu_mem_ops oa = a.ops(), ob = b.ops();
+        gmmu_walk_result ra, rb;
+        ASSERT_EQ(gmmu_walk_from(&oa, 0x100000, 4, va, access, &ra), GMMU_OK);
+        ASSERT_EQ(gmmu_walk_outcome(&ob, 0x100000, 4, va, access, &rb), GMMU_OK);
+        ASSERT_EQ(ra.fault, rb.fault);
+        ASSERT_EQ(ra.pte, rb.pte);
+        ASSERT_EQ(ra.perms, rb.perms);
+        ASSERT_EQ(a.words, b.words);
+        ASSERT_EQ(a.writes, b.writes);
+    }
+}

@@ -1323,7 +1323,7 @@ TEST(WalkLimit, OneLimitForEveryWalkerKind)
     Sched ws;
     ASSERT_EQ(ws.Create(c), GMMU_OK);
     // the engine takes its walkers through the same check
-    gmmu_we_config ec{GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS + 1, 0, 1000, 0, false};
+    gmmu_we_config ec{GMMU_WS_SERIAL, GMMU_WS_MAX_WALKERS + 1, 0, 1000, 0, false, false};
     gmmu_walk_engine *e = nullptr;
     EXPECT_EQ(gmmu_we_create(&ec, nullptr, &e, &err), GMMU_EINVAL);
     EXPECT_STREQ(err.field, "walkers");
@@ -1392,7 +1392,7 @@ TEST_F(Figure8, EngineSerialAddsUpEachWalksAccesses)
     EngMem em;
     em.mem = &mem;
     gmmu_we_mem ops = em.ops();
-    Engine e(gmmu_we_config{GMMU_WS_SERIAL, 2, 0, clk, 0, false});
+    Engine e(gmmu_we_config{GMMU_WS_SERIAL, 2, 0, clk, 0, false, false});
     gmmu_we_done d[3];
     ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[0])), 500, &d[0]), GMMU_OK);
     EXPECT_EQ(d[0].walker, 0);
@@ -1412,10 +1412,10 @@ TEST_F(Figure8, EngineSerialAddsUpEachWalksAccesses)
     EXPECT_EQ(d[2].walker, 0);
     EXPECT_EQ(d[2].start, d[0].done);
     // fixed length and A/D write-backs (4 A bits, each 3000 ticks inside the walk)
-    Engine f(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 25, false});
+    Engine f(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 25, false, false});
     ASSERT_EQ(gmmu_we_serial(f.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
     EXPECT_EQ(d[0].done, 25 * clk);
-    Engine ad(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 0, true});
+    Engine ad(gmmu_we_config{GMMU_WS_SERIAL, 1, 0, clk, 0, true, false});
     em.reads.clear();
     ASSERT_EQ(gmmu_we_serial(ad.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
     EXPECT_EQ(em.writes.size(), 4u);
@@ -1426,6 +1426,35 @@ TEST_F(Figure8, EngineSerialAddsUpEachWalksAccesses)
     ASSERT_EQ(gmmu_we_serial(e.get(), &ops, Ptr(WalkOf(allocs[0])), 0, &d[0]), GMMU_OK);
     EXPECT_EQ(d[0].status, GMMU_EMEM);
     EXPECT_EQ(d[0].w.fault, GMMU_FAULT_BUS_ERROR);
+}
+
+// outcome_only (issue 46 item 4): the same reads at the same times, the same
+// outcome and walker choice, and no per-read record (it fills only a PWC).
+TEST_F(Figure8, EngineSerialOutcomeOnlyKeepsTheOutcomeNotTheRecord)
+{
+    const uint64_t clk = 1000;
+    EngMem ea, eb;
+    ea.mem = &mem;
+    eb.mem = &mem;
+    gmmu_we_mem oa = ea.ops(), ob = eb.ops();
+    Engine full(gmmu_we_config{GMMU_WS_SERIAL, 2, 0, clk, 0, false, false});
+    Engine lean(gmmu_we_config{GMMU_WS_SERIAL, 2, 0, clk, 0, false, true});
+    for (unsigned i = 0; i < 3; i++) {
+        gmmu_we_done a, b;
+        ASSERT_EQ(gmmu_we_serial(full.get(), &oa, Ptr(WalkOf(allocs[i], i == 1, 7)), 100 * i, &a), GMMU_OK);
+        ASSERT_EQ(gmmu_we_serial(lean.get(), &ob, Ptr(WalkOf(allocs[i], i == 1, 7)), 100 * i, &b), GMMU_OK);
+        EXPECT_EQ(a.walker, b.walker);
+        EXPECT_EQ(a.start, b.start);
+        EXPECT_EQ(a.done, b.done);
+        EXPECT_EQ(a.w.fault, b.w.fault);
+        EXPECT_EQ(a.w.pa, b.w.pa);
+        EXPECT_EQ(a.w.perms, b.w.perms);
+        EXPECT_EQ(a.w.nreads, b.w.nreads);
+        EXPECT_EQ(a.w.read_pa[0], walks[i].read_pa[0]);
+        EXPECT_EQ(b.w.read_pa[0], 0u);
+        EXPECT_EQ(b.w.table_base[4], 0u);
+    }
+    EXPECT_EQ(ea.reads, eb.reads);
 }
 
 // Scheduled: one batch through the C model's step device; every walk's
@@ -1457,7 +1486,7 @@ TEST(WalkEngineBatch, PermissionsAndADWithoutASecondWalk)
             ASSERT_EQ(ws.Create(cfg), GMMU_OK);
             gmmu_ws_device dev;
             gmmu_walk_sched_device(ws.get(), &dev);
-            Engine e(gmmu_we_config{cfg.variant, 1, cfg.mshrs, clk, 0, ad});
+            Engine e(gmmu_we_config{cfg.variant, 1, cfg.mshrs, clk, 0, ad, false});
             std::vector<gmmu_we_walk> wk;
             for (auto &a : allocs)
                 wk.push_back(WalkOf(a));
@@ -1499,7 +1528,7 @@ TEST_F(Figure8, EngineBatchTimesWalksFromThePortAndTheRun)
     ASSERT_EQ(ws.Create(Cfg(GMMU_WS_TREE)), GMMU_OK);
     gmmu_ws_device dev;
     gmmu_walk_sched_device(ws.get(), &dev);
-    Engine e(gmmu_we_config{GMMU_WS_TREE, 1, 32, clk, 0, false});
+    Engine e(gmmu_we_config{GMMU_WS_TREE, 1, 32, clk, 0, false, false});
     std::vector<gmmu_we_walk> wk = {WalkOf(allocs[0], true, 4), WalkOf(allocs[1], true, 2),
                                     WalkOf(allocs[2])};
     gmmu_we_done out[3];

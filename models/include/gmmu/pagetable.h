@@ -214,6 +214,12 @@ uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte);
  * faulted), GMMU_EMEM if a read failed, GMMU_EINVAL on bad arguments. */
 gmmu_status gmmu_walk_from(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
                            uint64_t va, unsigned access, gmmu_walk_result *r);
+/* The same walk, the same reads, writes and result, except that the
+ * per-read record (read_pa, read_level, table_base, level_pte) stays zero:
+ * for a walker whose page-walk cache, A/D write-back, lock-step twin and
+ * trace do not ask for it (docs/performance.md, "Walker"). */
+gmmu_status gmmu_walk_outcome(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level,
+                              uint64_t va, unsigned access, gmmu_walk_result *r);
 
 static inline gmmu_status gmmu_walk(const gmmu_mem_ops *mem, uint64_t root, uint64_t va,
                                     unsigned access, gmmu_walk_result *r)

@@ -48,6 +48,10 @@ typedef struct gmmu_we_config {
     uint64_t clock;             /* ticks per cycle, > 0 */
     uint32_t fixed_walk_cycles; /* 0: a walk lasts what its accesses cost */
     bool set_ad;                /* write A/D bits back as x86 hardware does */
+    /* SERIAL: keep only each walk's outcome (gmmu_walk_outcome: no per-read
+     * record in gmmu_we_done.w), for a walker whose page-walk cache does not
+     * fill from the record. The same walks, times and outcomes. */
+    bool outcome_only;
 } gmmu_we_config;
 
 gmmu_status gmmu_we_config_check(const gmmu_we_config *cfg, gmmu_error *err);
