@@ -135,6 +135,28 @@ TEST(TcwsOwners, KeysCompareAsidBelowBit12AndVpnBelowBit52)
     EXPECT_EQ(v.owner, 77u);
 }
 
+// White box: the table starts with 64 slots, a key's home slot is its
+// Fibonacci hash (models/src/tcws_owners.c). A deletion at the last slot
+// must leave an entry at slot 0 that is at its own home where it is.
+TEST(TcwsOwners, ADeletionAtTheTableEndKeepsEntriesAtTheirHomeAfterTheWrap)
+{
+    auto home = [](uint64_t vpn) { return unsigned((vpn * 0x9E3779B97F4A7C15ull) >> 58); };
+    uint64_t at_end = 0, at_zero = 0;
+    while (home(at_end) != 63)
+        at_end++;
+    while (home(at_zero) != 0)
+        at_zero++;
+    auto o = make(1);
+    fill(o.get(), 0, at_end, 1);
+    fill(o.get(), 0, at_zero, 2);
+    const gmmu_tlb_entry first[] = {victim(0, at_end)};
+    gmmu_tcws_victim v{};
+    ASSERT_TRUE(gmmu_tcws_owners_fill(o.get(), first, 1, 0, at_end, false, 0, false, &v));
+    const gmmu_tlb_entry second[] = {victim(0, at_zero)};
+    ASSERT_TRUE(gmmu_tcws_owners_fill(o.get(), second, 1, 0, at_end, false, 0, false, &v));
+    EXPECT_EQ(v.owner, 2u);
+}
+
 // Against a std::map with the same rules, on random traffic that grows the
 // table and deletes across its wrap-around.
 TEST(TcwsOwners, RandomTrafficMatchesAReferenceMap)
