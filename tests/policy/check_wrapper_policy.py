@@ -231,6 +231,9 @@ static gmmu_warp_order old_order(gmmu_throttle t)
     return t != GMMU_THROTTLE_NONE ? GMMU_ORDER_GTO : GMMU_ORDER_OLDEST;
 }
 """,
+    "platforms/components/smmu.cpp": """
+static uint8_t old_class(gmmu_fault f) { return f == GMMU_FAULT_BUS_ERROR ? GMMU_SMMU_CLASS_TT : GMMU_SMMU_CLASS_IN; }
+""",
     "platforms/components/tlb.cpp": """
 static bool old_dmi_writable(uint64_t perms) { return (perms & GMMU_PTE_W) != 0; }
 """,
