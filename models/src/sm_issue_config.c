@@ -49,6 +49,35 @@ gmmu_status gmmu_warp_order_parse(const char *str, gmmu_warp_order *out)
     return out ? st : GMMU_EINVAL;
 }
 
+gmmu_status gmmu_warp_scheduler_parse(const char *str, gmmu_sm_config *c)
+{
+    static const char *const THROTTLES[] = {"ccws", "ta-ccws", "tcws"};
+    static const gmmu_throttle THROTTLE_OF[] = {GMMU_THROTTLE_CCWS, GMMU_THROTTLE_TA_CCWS,
+                                                GMMU_THROTTLE_TCWS};
+    static const char *const COMPACTIONS[] = {"tbc", "tlb-tbc"};
+    static const gmmu_compaction COMPACTION_OF[] = {GMMU_COMPACT_TBC, GMMU_COMPACT_TLB_TBC};
+    if (!c)
+        return GMMU_EINVAL;
+    unsigned i = 0;
+    gmmu_warp_order order = GMMU_ORDER_LRR;
+    if (name_index(THROTTLES, 3, str, &i) == GMMU_OK) {
+        c->throttle = THROTTLE_OF[i];
+        c->compaction = GMMU_COMPACT_NONE;
+        c->order = GMMU_ORDER_GTO;
+    } else if (name_index(COMPACTIONS, 2, str, &i) == GMMU_OK) {
+        c->throttle = GMMU_THROTTLE_NONE;
+        c->compaction = COMPACTION_OF[i];
+        c->order = GMMU_ORDER_OLDEST;
+    } else if (gmmu_warp_order_parse(str, &order) == GMMU_OK) {
+        c->throttle = GMMU_THROTTLE_NONE;
+        c->compaction = GMMU_COMPACT_NONE;
+        c->order = order;
+    } else {
+        return GMMU_EINVAL;
+    }
+    return GMMU_OK;
+}
+
 void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
 {
     if (!c)

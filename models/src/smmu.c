@@ -304,6 +304,11 @@ gmmu_smmu_event_id gmmu_smmu_event_of_fault(gmmu_fault f)
     return GMMU_SMMU_F_TRANSLATION;
 }
 
+uint8_t gmmu_smmu_class_of_fault(gmmu_fault f)
+{
+    return f == GMMU_FAULT_BUS_ERROR ? GMMU_SMMU_CLASS_TT : GMMU_SMMU_CLASS_IN;
+}
+
 gmmu_smmu_resp gmmu_smmu_response_of(gmmu_smmu_event_id id)
 {
     switch (id) {

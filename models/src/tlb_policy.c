@@ -109,6 +109,8 @@ bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access)
     return (access & GMMU_ACC_USER) && !(perms & GMMU_PTE_U);
 }
 
+bool gmmu_tlb_dmi_writable(uint64_t perms) { return (perms & GMMU_PTE_W) != 0; }
+
 gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access,
                                         bool debug, gmmu_tlb_answer *a)
 {

@@ -217,7 +217,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
         }
         move_lanes(*w, write);
         unsigned n = (unsigned)__builtin_popcount(w->active);
-        moved = (uint64_t(n) * w->lane_bytes + 31u) & ~uint64_t(31);
+        moved = gmmu_mem_bw_warp_bytes(n, w->lane_bytes);
         if (write) {
             writes++;
             lane_writes += n;
@@ -252,9 +252,9 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
         }
     }
     sc_core::sc_time added = latency_time.get(clock, latency_cycles);
-    if (bw_capacity && moved) {
+    if (bw && moved) {
         const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
-        const uint64_t wait = book_bandwidth(uint64_t(at / clock), moved);
+        const uint64_t wait = gmmu_mem_bw_book(bw.get(), uint64_t(at / clock), moved);
         added += clock * double(wait);
     }
     delay += added;
@@ -266,40 +266,16 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
 
 void memory::set_bytes_per_cycle(unsigned bytes_per_cycle)
 {
-    bw_capacity = uint64_t(bytes_per_cycle) << bw_window_shift;
-    bw_used.assign(bw_capacity ? bw_ring : 0, 0);
-    bw_window.assign(bw_capacity ? bw_ring : 0, ~uint64_t(0));
-}
-
-uint64_t memory::book_bandwidth(uint64_t cycle, uint64_t bytes)
-{
-    bw_bytes += bytes;
-    uint64_t w = cycle >> bw_window_shift;
-    // Loosely-timed initiators arrive slightly out of time order: the first
-    // window at or after the access's own time with room takes it, so a
-    // booking ahead in time never delays an earlier one. An access larger
-    // than a window takes an empty one.
-    for (size_t tries = 0; tries < bw_ring; tries++, w++) {
-        const size_t i = size_t(w % bw_ring);
-        if (bw_window[i] != w) {
-            bw_window[i] = w;
-            bw_used[i] = 0;
-        }
-        if (bw_used[i] == 0 || bw_used[i] + bytes <= bw_capacity) {
-            bw_used[i] += bytes;
-            const uint64_t start = w << bw_window_shift;
-            const uint64_t wait = start > cycle ? start - cycle : 0;
-            if (wait) {
-                bw_waits++;
-                bw_wait_cycles += wait;
-            }
-            return wait;
-        }
-    }
-    const uint64_t wait = (w << bw_window_shift) - cycle; // saturated: a whole ring ahead
-    bw_waits++;
-    bw_wait_cycles += wait;
-    return wait;
+    bw.reset();
+    if (!bytes_per_cycle)
+        return;
+    gmmu_mem_bw_config c{};
+    c.bytes_per_cycle = bytes_per_cycle;
+    gmmu_mem_bw *b = nullptr;
+    gmmu_error err{};
+    if (gmmu_mem_bw_create(&c, &b, &err) != GMMU_OK)
+        throw std::bad_alloc(); // bytes_per_cycle >= 1 here: only allocation fails
+    bw.reset(b);
 }
 
 unsigned memory::transport_dbg(int, tlm::tlm_generic_payload &gp)
@@ -346,7 +322,7 @@ const stat_table<memory> &memory::stats_table()
 {
     using json = nlohmann::json;
     using T = memory;
-    const auto has_bw = [](const T &c) { return c.bw_capacity != 0; };
+    const auto has_bw = [](const T &c) { return c.bw != nullptr; };
     static const stat_table<memory> table(
         70, "Memory (`gpu.memory`)",
         "",
@@ -370,13 +346,13 @@ const stat_table<memory> &memory::stats_table()
             {"pages_allocated", "4 KiB host pages backing the sparse memory",
              [](const T &c) { return json((uint64_t)c.pages.size()); }},
             {"bandwidth.bytes_per_cycle", "with `memory.bytes_per_cycle` > 0: the limit",
-             [](const T &c) { return json(c.bw_capacity >> c.bw_window_shift); }, has_bw},
+             [](const T &c) { return json(c.bw->capacity >> GMMU_MEM_BW_WINDOW_SHIFT); }, has_bw},
             {"bandwidth.bytes_booked", "the bytes booked against it (a warp access books its active lanes' bytes in 32-byte sectors)",
-             [](const T &c) { return json(c.bw_bytes); }, has_bw},
+             [](const T &c) { return json(c.bw->st.bytes_booked); }, has_bw},
             {"bandwidth.accesses_waited", "accesses that found their 64-cycle window full",
-             [](const T &c) { return json(c.bw_waits); }, has_bw},
+             [](const T &c) { return json(c.bw->st.waits); }, has_bw},
             {"bandwidth.wait_cycles", "the cycles they waited for one with room",
-             [](const T &c) { return json(c.bw_wait_cycles); }, has_bw},
+             [](const T &c) { return json(c.bw->st.wait_cycles); }, has_bw},
         });
     return table;
 }

@@ -20,6 +20,7 @@
 
 #include "gmmu/components/extensions.h"
 #include "gmmu/components/stats.h"
+#include "gmmu/mem_bw.h"
 
 namespace gmmu {
 
@@ -53,11 +54,10 @@ class memory : public sc_core::sc_module, public stats_provider {
     void move_range(uint64_t from, uint64_t to, uint64_t len);
 
     // Bandwidth (0 = unlimited, the default): b_transport moves at most this
-    // many bytes per clock cycle, booked in 64-cycle windows; an access that
-    // finds its window full starts in the first window with room, and the
-    // wait is added to its delay. A warp access moves its active lanes'
-    // bytes rounded up to 32-byte sectors. DMI and debug accesses are not
-    // booked.
+    // many bytes per clock cycle; which 64-cycle window an access is booked
+    // in and how long it waits is gmmu/mem_bw.h's, and the wait is added to
+    // its delay. A warp access moves its active lanes' bytes rounded up to
+    // 32-byte sectors. DMI and debug accesses are not booked.
     void set_bytes_per_cycle(unsigned bytes_per_cycle);
 
     // Stop requests (a flag a signal handler sets, or null): once *flag is
@@ -123,16 +123,12 @@ class memory : public sc_core::sc_module, public stats_provider {
         return unsigned((ppn * 0x9E3779B97F4A7C15ull) >> (64 - page_cache_log2));
     }
 
-    static constexpr unsigned bw_window_shift = 6;   // 64-cycle windows
-    static constexpr size_t bw_ring = size_t(1) << 14; // windows booked ahead (1 M cycles)
-    uint64_t bw_capacity = 0;                          // bytes per window; 0 = unlimited
+    // The bandwidth windows (gmmu/mem_bw.h); null = unlimited.
+    std::unique_ptr<gmmu_mem_bw, void (*)(gmmu_mem_bw *)> bw{nullptr, &gmmu_mem_bw_destroy};
     const volatile std::sig_atomic_t *pause_flag = nullptr;
-    std::vector<uint64_t> bw_used, bw_window;
-    uint64_t book_bandwidth(uint64_t cycle, uint64_t bytes); // -> cycles waited
 
     uint64_t reads = 0, writes = 0, lane_reads = 0, lane_writes = 0, bytes_read = 0,
-             bytes_written = 0, dbg_accesses = 0, dmi_grants = 0, bw_bytes = 0, bw_wait_cycles = 0,
-             bw_waits = 0;
+             bytes_written = 0, dbg_accesses = 0, dmi_grants = 0;
 };
 
 } // namespace gmmu

@@ -270,7 +270,7 @@ void smmu::b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &d
     faults++;
     const gmmu_smmu_event_id id_ev = gmmu_smmu_event_of_fault(f);
     e.id = uint8_t(id_ev);
-    e.cls = f == GMMU_FAULT_BUS_ERROR ? GMMU_SMMU_CLASS_TT : GMMU_SMMU_CLASS_IN;
+    e.cls = gmmu_smmu_class_of_fault(f);
     e.reason = uint8_t(f);
     e.input_addr = cx->fault_va;
     raise(e);

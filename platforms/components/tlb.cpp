@@ -49,6 +49,11 @@ tlb::tlb(sc_core::sc_module_name name, const tlb_params &params)
             report_error("tlb", std::string(this->name()) + ": mshr." + err.field + ": " + err.msg);
         use_mshr = true;
     }
+    if (p.track_owners) {
+        const gmmu_tcws_owners_config oc{p.model.entries};
+        if (gmmu_tcws_owners_create(&oc, &owners, &err) != GMMU_OK)
+            report_error("tlb", std::string(this->name()) + ": entries: " + err.msg);
+    }
     page_reqs.reserve(warp_ext::lanes);
 }
 
@@ -56,6 +61,7 @@ tlb::~tlb()
 {
     miss_gp.clear_extension(&miss_ext);
     gmmu_tlb_mshr_destroy(mshr);
+    gmmu_tcws_owners_destroy(owners);
     gmmu_tlb_destroy(t);
 }
 
@@ -151,8 +157,7 @@ bool tlb::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi &dm
     dmi.set_end_address(va_base + (hi - lo));
     dmi.set_read_latency(down.get_read_latency());
     dmi.set_write_latency(down.get_write_latency());
-    bool writable = (one[0].perms & GMMU_PTE_W) != 0;
-    if (writable && down.is_write_allowed() && down.is_read_allowed())
+    if (gmmu_tlb_dmi_writable(one[0].perms) && down.is_write_allowed() && down.is_read_allowed())
         dmi.allow_read_write();
     else if (down.is_read_allowed())
         dmi.allow_read();

@@ -41,6 +41,7 @@
 extern "C" {
 #include "gmmu/coalescer.h"
 #include "gmmu/tlb.h"
+#include "gmmu/tcws_owners.h"
 #include "gmmu/tlb_mshr.h"
 #include "gmmu/xlate_timing.h"
 }
@@ -195,12 +196,12 @@ class tlb : public sc_core::sc_module, public stats_provider {
     void forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
                          const sc_core::sc_time &in, sc_core::sc_time &delay);
     std::vector<uint64_t> page_ready, page_at;
-    std::vector<unsigned> page_order;
+    std::vector<uint32_t> page_order;
     std::vector<xlate_req> page_reqs;
-    // TCWS: who brought each L1 entry in (block << 6 | warp of the access
-    // whose miss filled it), and the access being translated now.
+    // TCWS: who brought each L1 entry in (gmmu/tcws_owners.h; owned, with
+    // track_owners), and the access being translated now.
     void note_owners(const xlate_req &filled, unsigned shift);
-    std::unordered_map<uint64_t, uint32_t> entry_owner;
+    gmmu_tcws_owners *owners = nullptr;
     warp_ext *cur_warp = nullptr;
 
     tlb_params p;

@@ -307,7 +307,8 @@ void tlb::debug_access(tlm::tlm_generic_payload &gp)
 }
 
 // Intra-warp overlap: the lanes of each page go to the data side when that
-// page's translation is known (gmmu_warp_dispatch_times), earliest first;
+// page's translation is known (gmmu_warp_dispatch_times), earliest first
+// (gmmu_warp_dispatch_order);
 // the warp completes with its last lane. w.active is narrowed to one page's
 // lanes per forward and restored.
 void tlb::forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_coalesced &c,
@@ -317,13 +318,10 @@ void tlb::forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_
     page_ready.resize(n);
     page_at.resize(n);
     page_order.resize(n);
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < n; i++)
         page_ready[i] = page_reqs[i].ready.value();
-        page_order[i] = i;
-    }
     gmmu_warp_dispatch_times(page_ready.data(), n, true, page_at.data());
-    std::stable_sort(page_order.begin(), page_order.end(),
-                     [this](unsigned a, unsigned b) { return page_at[a] < page_at[b]; });
+    gmmu_warp_dispatch_order(page_at.data(), n, page_order.data());
     const uint32_t active = w.active;
     sc_core::sc_time done = in, data = sc_core::SC_ZERO_TIME;
     for (unsigned i : page_order) {
@@ -346,29 +344,19 @@ void tlb::forward_by_page(tlm::tlm_generic_payload &gp, warp_ext &w, const gmmu_
     delay = done;
 }
 
-// TCWS bookkeeping after a fill of the L1 data path: the victims' owners are
-// reported to the access (the first one) and forgotten; the filled page now
-// belongs to the access's warp. Entries dropped by an invalidation are not
-// reported, so the map is cleared when it grows past 4x the entries.
+// TCWS bookkeeping after a fill of the L1 data path (gmmu/tcws_owners.h
+// decides): the victim reported to the access, and the filled page's owner.
 void tlb::note_owners(const xlate_req &filled, unsigned shift)
 {
-    auto key = [](uint64_t asid, uint64_t vpn) { return asid << 52 | (vpn & ((1ull << 52) - 1)); };
-    for (uint32_t v = 0; v < fill_out.nvictims; v++) {
-        const gmmu_tlb_entry &e = fill_out.victims[v];
-        auto it = entry_owner.find(key(e.asid, e.vpn));
-        if (it == entry_owner.end())
-            continue;
-        if (!cur_warp->tlb_victim) {
-            cur_warp->tlb_victim = true;
-            cur_warp->tlb_victim_va = e.vpn << shift;
-            cur_warp->tlb_victim_owner = it->second;
-        }
-        entry_owner.erase(it);
+    uint32_t owner = 0;
+    const bool has_owner = gmmu_tcws_owner_of(cur_warp->block, cur_warp->warp, &owner);
+    gmmu_tcws_victim v;
+    if (gmmu_tcws_owners_fill(owners, fill_out.victims, fill_out.nvictims, filled.asid,
+                              filled.va >> shift, has_owner, owner, cur_warp->tlb_victim, &v)) {
+        cur_warp->tlb_victim = true;
+        cur_warp->tlb_victim_va = v.vpn << shift;
+        cur_warp->tlb_victim_owner = v.owner;
     }
-    if (entry_owner.size() > 4u * p.model.entries)
-        entry_owner.clear();
-    if (cur_warp->warp < 64 && cur_warp->block < (1u << 26))
-        entry_owner[key(filled.asid, filled.va >> shift)] = cur_warp->block << 6 | cur_warp->warp;
 }
 
 } // namespace gmmu

@@ -70,9 +70,8 @@ sc_core::sc_time tlb::look_up(std::vector<xlate_req> &reqs, const sc_core::sc_ti
 
 sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay)
 {
-    // One lookup per port per cycle; the first costs the full lookup latency.
-    const unsigned extra = reqs.empty() ? 0u : (unsigned)((reqs.size() - 1) / p.ports);
-    const sc_core::sc_time t_lookup = delay + lookup_time.get(p.clock, p.model.lookup_cycles + extra);
+    const sc_core::sc_time t_lookup =
+        delay + lookup_time.get(p.clock, gmmu_tlb_port_cycles(p.model.lookup_cycles, reqs.size(), p.ports));
     sc_core::sc_time done = look_up(reqs, t_lookup, false);
     if (miss_ext.reqs.empty())
         return done;

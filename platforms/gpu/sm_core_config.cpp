@@ -137,18 +137,7 @@ gmmu_sm_config sm_core_config(const config &c)
     s.ldst_queue = uint32_t(c.i("sm.ldst_queue"));
     s.overlap_lines = c.b("sm.overlap_cache_access");
     const std::string ws = c.s("sm.warp_scheduler");
-    s.throttle = ws == "ccws"      ? GMMU_THROTTLE_CCWS
-                 : ws == "ta-ccws" ? GMMU_THROTTLE_TA_CCWS
-                 : ws == "tcws"    ? GMMU_THROTTLE_TCWS
-                                   : GMMU_THROTTLE_NONE;
-    s.compaction = ws == "tbc"       ? GMMU_COMPACT_TBC
-                   : ws == "tlb-tbc" ? GMMU_COMPACT_TLB_TBC
-                                     : GMMU_COMPACT_NONE;
-    if (s.throttle != GMMU_THROTTLE_NONE)
-        s.order = GMMU_ORDER_GTO; // CCWS throttles a greedy-then-oldest scheduler
-    else if (s.compaction != GMMU_COMPACT_NONE)
-        s.order = GMMU_ORDER_OLDEST; // TBC's age-based priority
-    else if (gmmu_warp_order_parse(ws.c_str(), &s.order) != GMMU_OK)
+    if (gmmu_warp_scheduler_parse(ws.c_str(), &s) != GMMU_OK) // order, throttle, compaction
         throw config_error("config key 'sm.warp_scheduler': unknown warp scheduler '" + ws + "'");
     gmmu_ccws_config_default(&s.ccws, 1);
     s.ccws.vta_entries = uint32_t(c.i("sm.ccws.vta_entries"));

@@ -216,6 +216,10 @@ TEST(SmmuModelTest, FaultsMapToEventsAndResponses)
     EXPECT_EQ(gmmu_smmu_event_of_fault(GMMU_FAULT_WRITE), GMMU_SMMU_F_PERMISSION);
     EXPECT_EQ(gmmu_smmu_event_of_fault(GMMU_FAULT_USER), GMMU_SMMU_F_PERMISSION);
     EXPECT_EQ(gmmu_smmu_event_of_fault(GMMU_FAULT_BUS_ERROR), GMMU_SMMU_F_WALK_EABT);
+    EXPECT_EQ(gmmu_smmu_class_of_fault(GMMU_FAULT_BUS_ERROR), GMMU_SMMU_CLASS_TT);
+    for (gmmu_fault f : {GMMU_FAULT_NOT_PRESENT, GMMU_FAULT_NONCANONICAL, GMMU_FAULT_RESERVED,
+                         GMMU_FAULT_WRITE, GMMU_FAULT_USER})
+        EXPECT_EQ(gmmu_smmu_class_of_fault(f), GMMU_SMMU_CLASS_IN) << int(f);
     EXPECT_EQ(gmmu_smmu_response_of(GMMU_SMMU_F_TRANSLATION), GMMU_SMMU_RESP_ADDRESS_ERROR);
     EXPECT_EQ(gmmu_smmu_response_of(GMMU_SMMU_F_PERMISSION), GMMU_SMMU_RESP_COMMAND_ERROR);
     EXPECT_EQ(gmmu_smmu_response_of(GMMU_SMMU_C_BAD_STE), GMMU_SMMU_RESP_GENERIC_ERROR);

@@ -168,6 +168,14 @@ typedef struct gmmu_sm_config {
     uint32_t rq_entry_bytes;   /* context bytes per replay-queue entry */
 } gmmu_sm_config;
 
+/* A warp scheduler by name (sm.warp_scheduler) into c's order, throttle and
+ * compaction: a plain order ("lrr", "gto", "oldest") with neither; a
+ * lost-locality throttle ("ccws", "ta-ccws", "tcws") over a greedy-then-
+ * oldest order, as CCWS throttles GTO; thread block compaction ("tbc",
+ * "tlb-tbc") with TBC's age-based priority (oldest). Any other name:
+ * GMMU_EINVAL and c unchanged. */
+gmmu_status gmmu_warp_scheduler_parse(const char *s, gmmu_sm_config *c);
+
 /* The tanasic-micro17 SM (table 1). */
 void gmmu_sm_config_tanasic17(gmmu_sm_config *c);
 gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);

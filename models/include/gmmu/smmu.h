@@ -170,6 +170,9 @@ const char *gmmu_smmu_event_str(uint8_t id);
 
 /* The event a translation fault raises (GMMU_SMMU_EVT_NONE for no fault). */
 gmmu_smmu_event_id gmmu_smmu_event_of_fault(gmmu_fault f);
+/* Its record's class: a page-table read that failed (GMMU_SMMU_CLASS_TT) for
+ * a bus error on the walk, the input address (GMMU_SMMU_CLASS_IN) otherwise. */
+uint8_t gmmu_smmu_class_of_fault(gmmu_fault f);
 
 /* How a transaction that raised event `id` completes (the TLM component maps
  * these to tlm_response_status): translation faults as an address error,

@@ -155,6 +155,20 @@ bool gmmu_tlb_write_needs_walk(uint64_t perms);
  * unprivileged access to an entry without U (filled by a privileged
  * context's walk; the walker raises the fault). */
 bool gmmu_tlb_needs_walk(uint64_t perms, unsigned access);
+/* Whether a DMI region over a translation with these permissions may be
+ * written through (the TLB component grants read-write DMI only then, and
+ * only where the target allows it; otherwise read-only): the PTE's W bit. A
+ * DMI write does not set D (a region is granted after a translation, and
+ * D is the walker's to set on the first timed write). */
+bool gmmu_tlb_dmi_writable(uint64_t perms);
+/* Cycles from a batch of n lookups' arrival to its last lookup's answer on
+ * a TLB with `ports` lookup ports (>= 1): one lookup per port per cycle, the
+ * first cycle costs the full lookup latency, each later cycle one more.
+ * (The L1 data path with MSHRs times its ports in gmmu_tlb_access_batch.) */
+static inline uint32_t gmmu_tlb_port_cycles(uint32_t lookup_cycles, uint64_t n, uint32_t ports)
+{
+    return lookup_cycles + (n ? (uint32_t)((n - 1) / ports) : 0u);
+}
 
 gmmu_status gmmu_tlb_config_check(const gmmu_tlb_config *cfg, gmmu_error *err);
 /* A new TLB of configuration cfg in *out (checked first: an error names the

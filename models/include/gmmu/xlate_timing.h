@@ -55,6 +55,22 @@ uint32_t gmmu_tlb_access_cycles(gmmu_tlb_latency_model model, uint32_t base_cycl
  * Returns the time the last page is sent (0 for n = 0). */
 uint64_t gmmu_warp_dispatch_times(const uint64_t *ready, uint32_t n, bool overlap, uint64_t *at);
 
+/* The order the n pages of one warp access are sent in: order[] receives
+ * the page indices sorted by at[] (earliest first), pages sent at the same
+ * time in their coalescing order. At most a warp's 32 pages: an insertion
+ * sort, inline for the per-access path. */
+static inline void gmmu_warp_dispatch_order(const uint64_t *at, uint32_t n, uint32_t *order)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        while (j > 0 && at[order[j - 1]] > at[i]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+}
+
 #ifdef __cplusplus
 }
 #endif
