@@ -8,6 +8,7 @@
 #include "gmmu/components/ptw_spec.h"
 #include "gmmu/components/sm_core_spec.h"
 #include "gmmu/components/sm_spec.h"
+#include "gmmu/components/smmu_spec.h"
 #include "gmmu/gpu/driver_spec.h"
 #include "gmmu/gpu/platform_spec.h"
 #include "gmmu/gpu/workload_spec.h"
@@ -74,7 +75,8 @@ const std::vector<key_spec> &config_schema()
          {platform_config_keys(""), platform_config_keys("sim"), sm_config_keys(), sm_core_config_keys(),
           ptw_config_keys(), ldt_config_keys(), cache_config_keys("l1_cache"), cache_config_keys("l2_cache"),
           memory_config_keys(), platform_config_keys("mmu"), driver_config_keys(""),
-          driver_config_keys("migrate"), workload_config_keys(), tlb_config_keys(),
+          driver_config_keys("migrate"), smmu_config_keys("migrate.smmu", "The migrator's SMMU"),
+          workload_config_keys(), tlb_config_keys(),
           fault_handler_config_keys()})
         all.insert(all.end(), part.begin(), part.end());
     for (auto &k : extra_keys())

@@ -1,13 +1,16 @@
 // gmmu — the driver's spec (issue 42): the address spaces it builds
 // (`contexts`) and the page migration it runs while the workload runs
 // (`migrate.*`): default, range, help, the driver_config member each fills,
-// and the rules between them and the SM and MMU keys. The schema,
+// and the rules between them and the SM and MMU keys. The SMMU whose command
+// queue carries the migration's invalidations is configured by its own spec
+// (components/smmu_spec.h) under migrate.smmu. The schema,
 // --list-keys and docs/configs.md take these rows from here.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "gmmu/components/smmu_spec.h"
 #include "gmmu/gpu/descriptor.h"
 #include "gmmu/gpu/migrator.h"
 
@@ -67,6 +70,7 @@ inline driver_config driver_config_from(const config &c)
 {
     driver_config d;
     driver_descriptor().apply(c, "", d);
+    d.migration.smmu = smmu_params_from(c, "migrate.smmu"); // components/smmu_spec.h
     // More than one address space, or migration, needs translation and the
     // simple SM (which replays an access to a page being migrated).
     for (const char *k : {"contexts", "migrate.interval_cycles"}) {

@@ -19,6 +19,7 @@
 #include "gmmu/components/ptw_spec.h"
 #include "gmmu/components/sm_core_spec.h"
 #include "gmmu/components/sm_spec.h"
+#include "gmmu/components/smmu_spec.h"
 #include "gmmu/gpu/driver_spec.h"
 #include "gmmu/gpu/platform_spec.h"
 #include "gmmu/gpu/workload_spec.h"
@@ -200,7 +201,7 @@ std::set<std::string> checker_fields(const std::string &file, const std::string 
             out.insert((*l)[1]);
     }
     // NULL pointers, not fields.
-    for (const char *ptr : {"config", "cache", "fault_handler", "cfg", "out", "ws", "lc", "sm", "ccws", "cpm"})
+    for (const char *ptr : {"config", "cache", "fault_handler", "cfg", "out", "ws", "lc", "sm", "ccws", "cpm", "ccache"})
         out.erase(ptr);
     EXPECT_FALSE(out.empty()) << file << " " << function;
     return out;
@@ -247,6 +248,7 @@ static std::map<std::string, std::string> spec_keys()
     add("memory", gmmu::memory_config_keys());
     add("driver", gmmu::driver_config_keys(""));
     add("driver", gmmu::driver_config_keys("migrate"));
+    add("smmu", gmmu::smmu_config_keys("migrate.smmu", ""));
     add("workload", gmmu::workload_config_keys());
     add("fault_handler", gmmu::fault_handler_config_keys());
     // Each workload's own keys, registered beside it (workloads/*.cpp).
@@ -344,6 +346,9 @@ TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
     EXPECT_EQ(sc.real_key_of("sm", "vta_ways"), "sm.ccws.vta_ways");
     // Once named by concatenation: 'sm.' + field.
     EXPECT_EQ(sc.real_key_of("sm", "inflight_max"), "");
+    // The SMMU's configuration cache.
+    expect_fields_map(gmmu::smmu_descriptor(), "migrate.smmu",
+                      checker_fields("models/src/smmu.c", "gmmu_status gmmu_smmu_ccache_create"));
 }
 
 // The fault handler's config: the link's paper costs, then the keys (0 keeps
@@ -555,6 +560,17 @@ TEST(ComponentSpecTest, SmDriverPlatformAndWorkloadSpecsApplyTheirKeys)
     EXPECT_EQ(d.migration.seed, 5u);
     EXPECT_FALSE(d.migration.invalidate);
     EXPECT_FALSE(gmmu::driver_config_from(gmmu::config::defaults()).migrate);
+    const gmmu::smmu_params sp = gmmu::smmu_params_from(
+        gmmu::config::load("default", {"migrate.smmu.cmd_cycles=3", "migrate.smmu.lookup_cycles=4",
+                                       "migrate.smmu.config_entries=0", "migrate.smmu.reg_cycles=5"}),
+        "migrate.smmu");
+    EXPECT_EQ(sp.cmd_cycles, 3u);
+    EXPECT_EQ(sp.lookup_cycles, 4u);
+    EXPECT_EQ(sp.config_entries, 0u);
+    EXPECT_EQ(sp.reg_cycles, 5u);
+    EXPECT_EQ(gmmu::driver_config_from(gmmu::config::load("default", {"migrate.smmu.cmd_cycles=7"}))
+                  .migration.smmu.cmd_cycles,
+              7u);
     for (const auto &[sets, key] :
          std::vector<std::pair<std::vector<std::string>, std::string>>{
              {{"page_size=8192"}, "config key 'page_size': 8192 is not 4096"},
