@@ -67,112 +67,163 @@ inline const descriptor<issue_sm_config> &sm_core_descriptor()
     using namespace sm_core_spec_detail;
     static const descriptor<S> d = [] {
         descriptor<S> x({
-        enum_field<S>("fault_scheme", "stall", {{"stall", 0}, {"wd-commit", 1}, {"wd-lastcheck", 2}, {"replay-queue", 3}, {"oplog", 4}},
-                   "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
-                   "until commit / last TLB check, replay queue, operand log.",
+        enum_field<S>("fault_scheme", "stall",
+                      {{"stall", GMMU_SCHEME_STALL}, {"wd-commit", GMMU_SCHEME_WD_COMMIT},
+                       {"wd-lastcheck", GMMU_SCHEME_WD_LASTCHECK},
+                       {"replay-queue", GMMU_SCHEME_REPLAY_QUEUE}, {"oplog", GMMU_SCHEME_OPLOG}},
+                      "sm.model=issue: fault scheme (docs/faults.md): stall-on-fault, warp disable "
+                      "until commit / last TLB check, replay queue, operand log.",
                       [](S &s, const config &c, const std::string &k) {
-                          s.model.scheme = gmmu_fault_scheme(sm_core_descriptor().enum_value("fault_scheme", c.s(k), k));
+                          s.model.scheme = gmmu_fault_scheme(
+                              sm_core_descriptor().enum_value("fault_scheme", c.s(k), k));
                       }, "fault_scheme"),
-        enum_field<S>("warp_scheduler", "lrr", {{"lrr", 0}, {"gto", 1}, {"oldest", 2}, {"ccws", 3}, {"ta-ccws", 4}, {"tcws", 5}, {"tbc", 6}, {"tlb-tbc", 7}},
-                   "sm.model=issue: warp scheduler (docs/warp_sched.md, docs/tbc.md): lrr = loose "
-                   "round robin, gto = greedy then oldest, oldest = by age alone; ccws = gto with "
-                   "memory instructions throttled by lost-locality scores (L1 victim tag arrays), "
-                   "ta-ccws = ccws weighting a VTA hit that also missed the TLB by "
-                   "sm.ccws.tlb_weight; tcws = gto throttled by TLB-based VTAs (sm.tcws.*); tbc = "
-                   "thread block compaction (block-wide reconvergence stacks, dynamic warps, "
-                   "oldest first); tlb-tbc = tbc compacting only threads whose warps share pages "
-                   "(Common Page Matrix, sm.tbc.*).",
+        // The values index the choices; apply_warp_scheduler maps the text.
+        enum_field<S>("warp_scheduler", "lrr",
+                      {{"lrr", 0}, {"gto", 1}, {"oldest", 2}, {"ccws", 3}, {"ta-ccws", 4},
+                       {"tcws", 5}, {"tbc", 6}, {"tlb-tbc", 7}},
+                      "sm.model=issue: warp scheduler (docs/warp_sched.md, docs/tbc.md): lrr = loose "
+                      "round robin, gto = greedy then oldest, oldest = by age alone; ccws = gto with "
+                      "memory instructions throttled by lost-locality scores (L1 victim tag arrays), "
+                      "ta-ccws = ccws weighting a VTA hit that also missed the TLB by "
+                      "sm.ccws.tlb_weight; tcws = gto throttled by TLB-based VTAs (sm.tcws.*); tbc = "
+                      "thread block compaction (block-wide reconvergence stacks, dynamic warps, "
+                      "oldest first); tlb-tbc = tbc compacting only threads whose warps share pages "
+                      "(Common Page Matrix, sm.tbc.*).",
                       &apply_warp_scheduler, "order"),
         int_field<S>("tbc.cpm_bits", 3, 1, 8,
-                "sm.warp_scheduler=tlb-tbc: bits of each Common Page Matrix counter; threads of "
-                "two warps are compacted together only when the counter is at its maximum.",
-                     [](S &s, const config &c, const std::string &k) { s.model.cpm.counter_bits = u32(c, k); }, "counter_bits"),
+                     "sm.warp_scheduler=tlb-tbc: bits of each Common Page Matrix counter; threads of "
+                     "two warps are compacted together only when the counter is at its maximum.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.cpm.counter_bits = u32(c, k);
+                     }, "counter_bits"),
         int_field<S>("tbc.cpm_history", 2, 1, 8,
-                "sm.warp_scheduler=tlb-tbc: warps remembered per L1 TLB entry.",
-                     [](S &s, const config &c, const std::string &k) { s.model.cpm.history = u32(c, k); }, "history"),
+                     "sm.warp_scheduler=tlb-tbc: warps remembered per L1 TLB entry.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.cpm.history = u32(c, k);
+                     }, "history"),
         int_field<S>("tbc.cpm_flush_cycles", 500, 0, 1000000,
-                "sm.warp_scheduler=tlb-tbc: every counter clears this often (cycles; 0 = never).",
-                     [](S &s, const config &c, const std::string &k) { s.model.cpm.flush_cycles = u32(c, k); }),
+                     "sm.warp_scheduler=tlb-tbc: every counter clears this often (cycles; 0 = never).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.cpm.flush_cycles = u32(c, k);
+                     }),
         int_field<S>("tcws.epw", 8, 1, 64,
-                "sm.warp_scheduler=tcws: VTA entries per warp (virtual page tags, fully "
-                "associative).",
+                     "sm.warp_scheduler=tcws: VTA entries per warp (virtual page tags, fully "
+                     "associative).",
                      [](S &s, const config &c, const std::string &k) { s.tcws_epw = u32(c, k); }),
         int_field<S>("tcws.weight_d0", 1, 0, 1024,
-                "sm.warp_scheduler=tcws: score weight of an L1 TLB hit at LRU depth 0 (most "
-                "recent); 0 or a power of two, 0 = no score.",
+                     "sm.warp_scheduler=tcws: score weight of an L1 TLB hit at LRU depth 0 (most "
+                     "recent); 0 or a power of two, 0 = no score.",
                      &apply_tcws_weight, "depth_weight"),
         int_field<S>("tcws.weight_d1", 2, 0, 1024, "sm.warp_scheduler=tcws: the same at depth 1.",
                      &apply_tcws_weight),
         int_field<S>("tcws.weight_d2", 4, 0, 1024, "sm.warp_scheduler=tcws: the same at depth 2.",
                      &apply_tcws_weight),
         int_field<S>("tcws.weight_d3", 8, 0, 1024,
-                "sm.warp_scheduler=tcws: the same at depth 3 (and deeper hits of wider sets: "
-                "depths above 3 use no score).",
+                     "sm.warp_scheduler=tcws: the same at depth 3 (and deeper hits of wider sets: "
+                     "depths above 3 use no score).",
                      &apply_tcws_weight),
         int_field<S>("ccws.vta_entries", 16, 1, 64,
-                "sm.warp_scheduler=ccws|ta-ccws: victim tag array entries per warp.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.vta_entries = u32(c, k); }, "vta_entries"),
+                     "sm.warp_scheduler=ccws|ta-ccws: victim tag array entries per warp.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.vta_entries = u32(c, k);
+                     }, "vta_entries"),
         int_field<S>("ccws.vta_ways", 8, 1, 64,
-                "sm.warp_scheduler=ccws|ta-ccws: VTA associativity (divides the entries).",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.vta_ways = u32(c, k); }, "vta_ways"),
+                     "sm.warp_scheduler=ccws|ta-ccws: VTA associativity (divides the entries).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.vta_ways = u32(c, k);
+                     }, "vta_ways"),
         int_field<S>("ccws.base_score", 100, 1, 1 << 20,
-                "sm.warp_scheduler=ccws|ta-ccws: lost-locality score of a warp that lost nothing; "
-                "the cutoff is this times the active warps.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.base_score = u32(c, k); }, "base_score"),
+                     "sm.warp_scheduler=ccws|ta-ccws: lost-locality score of a warp that lost nothing; "
+                     "the cutoff is this times the active warps.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.base_score = u32(c, k);
+                     }, "base_score"),
         int_field<S>("ccws.hit_score", 100, 1, 1 << 20,
-                "sm.warp_scheduler=ccws|ta-ccws: score added by a VTA hit (times its weight).",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.hit_score = u32(c, k); }, "hit_score"),
+                     "sm.warp_scheduler=ccws|ta-ccws: score added by a VTA hit (times its weight).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.hit_score = u32(c, k);
+                     }, "hit_score"),
         int_field<S>("ccws.decay", 1, 0, 1 << 20,
-                "sm.warp_scheduler=ccws|ta-ccws: score lost per cycle down to the base.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.decay = u32(c, k); }, "decay"),
+                     "sm.warp_scheduler=ccws|ta-ccws: score lost per cycle down to the base.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.decay = u32(c, k);
+                     }, "decay"),
         int_field<S>("ccws.tlb_weight", 4, 1, 1024,
-                "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access missed the L1 TLB "
-                "(power of two).",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.tlb_weight = u32(c, k); }, "tlb_weight"),
+                     "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access missed the L1 TLB "
+                     "(power of two).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.tlb_weight = u32(c, k);
+                     }, "tlb_weight"),
         int_field<S>("ccws.cache_weight", 1, 1, 1024,
-                "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access hit the L1 TLB "
-                "(power of two).",
-                     [](S &s, const config &c, const std::string &k) { s.model.ccws.cache_weight = u32(c, k); }, "cache_weight"),
+                     "sm.warp_scheduler=ta-ccws: weight of a VTA hit whose access hit the L1 TLB "
+                     "(power of two).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ccws.cache_weight = u32(c, k);
+                     }, "cache_weight"),
         int_field<S>("oplog_bytes", 16384, 512, 1 << 22,
-                "sm.model=issue, oplog: operand-log capacity, bytes (256-B entries split evenly "
-                "among the resident blocks).",
-                     [](S &s, const config &c, const std::string &k) { s.model.oplog_bytes = u32(c, k); }, "oplog_bytes"),
+                     "sm.model=issue, oplog: operand-log capacity, bytes (256-B entries split evenly "
+                     "among the resident blocks).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.oplog_bytes = u32(c, k);
+                     }, "oplog_bytes"),
         int_field<S>("replay_queue_entries", 32, 1, 64,
-                "sm.model=issue: replay-queue entries per warp.",
-                     [](S &s, const config &c, const std::string &k) { s.model.replay_queue_entries = u32(c, k); }, "replay_queue_entries"),
+                     "sm.model=issue: replay-queue entries per warp.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.replay_queue_entries = u32(c, k);
+                     }, "replay_queue_entries"),
         bool_field<S>("block_switch", false,
-                 "sm.model=issue: switch faulted blocks out (preemptible schemes only).",
-                      [](S &s, const config &c, const std::string &k) { s.model.block_switch = c.b(k); }, "block_switch"),
+                     "sm.model=issue: switch faulted blocks out (preemptible schemes only).",
+                      [](S &s, const config &c, const std::string &k) {
+                          s.model.block_switch = c.b(k);
+                      }, "block_switch"),
         int_field<S>("switch_threshold", 4, 0, 1 << 20,
-                "sm.model=issue: switch a block out when its fault's pending-queue position "
-                "exceeds this.",
-                     [](S &s, const config &c, const std::string &k) { s.model.switch_threshold = u32(c, k); }),
+                     "sm.model=issue: switch a block out when its fault's pending-queue position "
+                     "exceeds this.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.switch_threshold = u32(c, k);
+                     }),
         int_field<S>("max_extra_blocks", 4, 0, 64,
-                "sm.model=issue: blocks an SM may own beyond its resident limit (off-chip).",
-                     [](S &s, const config &c, const std::string &k) { s.model.max_extra_blocks = u32(c, k); }, "max_extra_blocks"),
+                     "sm.model=issue: blocks an SM may own beyond its resident limit (off-chip).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.max_extra_blocks = u32(c, k);
+                     }, "max_extra_blocks"),
         int_field<S>("ctx_fixed_cycles", 500, 0, 1000000,
-                "sm.model=issue: fixed cycles of one context save or restore.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ctx_fixed_cycles = u32(c, k); }, "ctx_fixed_cycles"),
+                     "sm.model=issue: fixed cycles of one context save or restore.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ctx_fixed_cycles = u32(c, k);
+                     }, "ctx_fixed_cycles"),
         int_field<S>("ctx_bytes_per_cycle", 16, 1, 1 << 20,
-                "sm.model=issue: context save/restore bandwidth, bytes per cycle.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ctx_bytes_per_cycle = u32(c, k); }, "ctx_bytes_per_cycle"),
+                     "sm.model=issue: context save/restore bandwidth, bytes per cycle.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ctx_bytes_per_cycle = u32(c, k);
+                     }, "ctx_bytes_per_cycle"),
         int_field<S>("max_blocks", 16, 1, 64, "sm.model=issue: resident thread blocks per SM.",
-                     [](S &s, const config &c, const std::string &k) { s.model.max_blocks = u32(c, k); }, "max_blocks"),
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.max_blocks = u32(c, k);
+                     }, "max_blocks"),
         int_field<S>("regfile_bytes", 262144, 1024, 64ll << 20,
-                "sm.model=issue: register file per SM, bytes.",
-                     [](S &s, const config &c, const std::string &k) { s.model.regfile_bytes = u32(c, k); }, "regfile_bytes"),
+                     "sm.model=issue: register file per SM, bytes.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.regfile_bytes = u32(c, k);
+                     }, "regfile_bytes"),
         int_field<S>("shared_bytes", 32768, 0, 64ll << 20,
-                "sm.model=issue: shared memory per SM, bytes.",
-                     [](S &s, const config &c, const std::string &k) { s.model.shared_bytes = u32(c, k); }, "shared_bytes"),
+                     "sm.model=issue: shared memory per SM, bytes.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.shared_bytes = u32(c, k);
+                     }, "shared_bytes"),
         int_field<S>("issue_cycles", 1, 1, 32,
-                "sm.model=issue: cycles the issue stage stays busy after a cycle in which it "
-                "issued (32 / lanes of the pipeline: 4 for the 8-lane pipeline of "
-                "pichai-asplos14).",
-                     [](S &s, const config &c, const std::string &k) { s.model.issue_cycles = u32(c, k); }, "issue_cycles"),
+                     "sm.model=issue: cycles the issue stage stays busy after a cycle in which it "
+                     "issued (32 / lanes of the pipeline: 4 for the 8-lane pipeline of "
+                     "pichai-asplos14).",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.issue_cycles = u32(c, k);
+                     }, "issue_cycles"),
         int_field<S>("ldst_queue", 2, 1, 64,
-                "sm.model=issue: global memory instructions in the ld/st unit before issue "
-                "stalls.",
-                     [](S &s, const config &c, const std::string &k) { s.model.ldst_queue = u32(c, k); }, "ldst_queue"),
+                     "sm.model=issue: global memory instructions in the ld/st unit before issue "
+                     "stalls.",
+                     [](S &s, const config &c, const std::string &k) {
+                         s.model.ldst_queue = u32(c, k);
+                     }, "ldst_queue"),
         });
         // Fields of the C model no key of this spec sets: the SM's shared keys
         // (sm_spec.h), the L1 TLB the CPM shadows, the warp scheduler's other
