@@ -4,13 +4,20 @@
 #include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/memory_spec.h"
+#include "gmmu/components/fault_handler_spec.h"
+#include "gmmu/components/ptw_spec.h"
+#include "gmmu/components/sm_core_spec.h"
+#include "gmmu/components/sm_spec.h"
+#include "gmmu/components/smmu_spec.h"
+#include "gmmu/gpu/driver_spec.h"
+#include "gmmu/gpu/platform_spec.h"
+#include "gmmu/gpu/workload_spec.h"
 
 #include <sys/stat.h>
 
 extern "C" {
 #include "gmmu/cache.h"
 #include "gmmu/tlb.h"
-#include "gmmu/walk_sched.h"
 }
 
 #include <algorithm>
@@ -25,27 +32,13 @@ namespace gmmu {
 
 using nlohmann::json;
 
-static key_spec I(const std::string &k, int64_t def, int64_t lo, int64_t hi, const std::string &doc,
-                  bool pow2 = false)
-{
-    key_spec s{k, key_type::integer, def, lo, hi, pow2, {}, doc};
-    return s;
-}
-static key_spec B(const std::string &k, bool def, const std::string &doc)
-{
-    return key_spec{k, key_type::boolean, def, 0, 0, false, {}, doc};
-}
-static key_spec S(const std::string &k, const std::string &def, std::vector<std::string> choices,
-                  const std::string &doc)
-{
-    return key_spec{k, key_type::string, def, 0, 0, false, std::move(choices), doc};
-}
-
 static std::vector<key_spec> &extra_keys()
 {
     static std::vector<key_spec> extra;
     return extra;
 }
+
+const std::vector<key_spec> &registered_config_keys() { return extra_keys(); }
 
 bool register_config_keys(const std::vector<key_spec> &keys)
 {
@@ -75,126 +68,17 @@ const std::vector<key_spec> &config_schema()
     static size_t extras_seen = ~size_t(0);
     if (extras_seen == extra_keys().size())
         return all;
-    static const std::vector<key_spec> schema = {
-        S("name", "default", {}, "Name of the configuration (informational)."),
-        I("clock_mhz", 1000, 1, 100000, "Clock of every component, MHz."),
-        I("page_size", 4096, 4096, 1073741824,
-          "Page size the driver maps with: 4096, 2097152 (2 MiB) or 1073741824 (1 GiB).", true),
-        I("sim.quantum_ns", 1000, 1, 1000000000, "Global quantum for temporal decoupling, ns."),
-        I("sm.count", 4, 1, 1024, "Number of SMs."),
-        I("sm.warps", 32, 1, 64, "Warps per SM."),
-        I("sm.issue_width", 1, 1, 8, "Warp memory instructions issued per SM cycle."),
-        B("sm.compute_on_pipeline", false,
-          "sm.model=simple: a warp's non-memory cycles occupy the SM's one issue pipeline (no "
-          "other warp issues while they run). false: they delay only their warp, so all the "
-          "warps of an SM compute at once (docs/pichai_mmu.md)."),
-        S("sm.model", "simple", {},
-          "SM model: simple = warps issuing the workload's memory instructions; other models "
-          "register themselves (docs/architecture.md)."),
-        B("sm.overlap_cache_access", false,
-          "Intra-warp overlap: the lanes of each page of a warp access go to the L1 data cache as "
-          "soon as that page is translated, while its other pages still walk (docs/pichai_mmu.md; "
-          "sm.model=issue: each 128-B line of an instruction when its own translation is done). "
-          "false: every lane waits for the warp's (instruction's) last translation."),
-        I("ptw.walkers", 1, 1, GMMU_WS_MAX_WALKERS, "Independent page-table walkers (serial scheduler)."),
-        B("ptw.per_tlb", false,
-          "One walker unit per last-level TLB instance (e.g. per SM, as in pichai14) instead of "
-          "one shared by all."),
-        S("ptw.via", "memory", {"memory", "l2_cache", "l1_cache"},
-          "Where the walker's page-table reads go: straight to memory, or as cacheable reads "
-          "through the shared L2 data cache (l2_cache.enabled) or through the L1 data cache of "
-          "the walker's SM (l1_cache.enabled, one walker per L1 TLB: ptw.per_tlb=true, no L2 "
-          "TLB). Cached, they compete with data for capacity (data_cache pte_* counters)."),
-        I("ptw.fixed_walk_latency", 0, 0, 1000000,
-          "If > 0, every walk takes this many cycles instead of the sum of its reads."),
-        B("ptw.set_accessed_dirty", false,
-          "Walker writes A/D bits back to the PTEs."),
-        S("ptw.scheduler", "serial", {"serial", "tree", "pairwise"},
-          "Walk scheduling: serial = ptw.walkers naive walkers; tree = comparator-tree "
-          "scheduler coalescing a batch's walks; pairwise = all-pairs comparators."),
-        I("ptw.mshrs", 32, 1, 64, "Walk-scheduler MSHRs (tree, pairwise): walks in flight at once, shared by every batch."),
-        I("ptw.scan_pass_cycles", 1, 1, 16, "Cycles of one comparator pass (tree, pairwise)."),
-        S("ptw.scheduler_impl", "c", {"c", "rtl"},
-          "Walk-scheduler implementation (tree, pairwise): the C model, or its Verilated RTL twin "
-          "rtl/walk_sched.sv (geometries built in platforms/rtl/CMakeLists.txt; docs/rtl_walk_sched.md)."),
-        S("ptw.pwc", "none", {"none", "tpc", "stc", "uptc", "cpwc"},
-          "Page-walk cache in the walker (docs/pwc.md)."),
-        S("rtl.fst", "", {},
-          "Write an FST waveform of the Verilated blocks inside the walker (ptw.pwc_impl=rtl, "
-          "ptw.scheduler_impl=rtl or ptw.cosim=true) to this file; with both blocks the "
-          "scheduler's goes to the same name with .sched before the extension. Empty: none."),
-        I("rtl.mismatch_cycles", 64, 0, 1 << 20,
-          "With ptw.cosim=true: a second RTL twin of each block runs this many cycles behind, so a "
-          "lock-step mismatch writes the mismatching block's last this-many cycles, up to and "
-          "including the mismatch, to rtl.mismatch_fst and the error names the file. 0: no "
-          "second twin, no file."),
-        S("rtl.mismatch_fst", "mismatch.fst", {},
-          "Where a lock-step mismatch's waveform goes (rtl.mismatch_cycles); a relative path is "
-          "taken from gmmu-sim's --out folder (other programs: the working directory)."),
-        S("ptw.pwc_impl", "c", {"c", "rtl"},
-          "Page-walk cache implementation: the C model, or its Verilated RTL twin (TPC and CPWC "
-          "geometries built in platforms/rtl/CMakeLists.txt)."),
-        B("ptw.cosim", false,
-          "Step the C models and the RTL twins of the page-walk cache (tpc, cpwc) and of the "
-          "walk scheduler (tree, pairwise) in lock-step; stop at the first output mismatch with "
-          "a field-by-field diff."),
-        I("ptw.pwc_bits", 0, 0, 1 << 24,
-          "If > 0, size ptw.pwc to the largest geometry that fits this many bits; 0 = the kind's "
-          "default geometry."),
-        I("ptw.line_cache.lines", 0, 0, 1 << 20,
-          "Page-table-line cache in the walker, 128-byte lines; 0 = none."),
-        I("ptw.line_cache.ways", 4, 1, 1 << 20, "Page-table-line cache ways."),
-        I("ptw.line_cache.hit_cycles", 1, 1, 100000, "Page-table-line cache hit latency, cycles."),
-        I("ptw.line_cache.miss_cycles", 1, 0, 100000,
-          "Page-table-line cache lookup cost added to a miss, cycles."),
-        B("mmu.bypass", false,
-          "No translation: SMs talk to memory directly with PA = VA (the no-MMU twin)."),
-        I("contexts", 1, 1, 32,
-          "Address spaces: SM i runs in context i mod contexts (ASID = context), each with its "
-          "own page tables and frames; the workload is mapped at the same VAs in every context "
-          "and each context's data is checked on its own."),
-        I("migrate.interval_cycles", 0, 0, 1000000000,
-          "Every this many cycles the driver migrates one mapped page (of a random context) to a "
-          "new frame while the workload runs: not present, TLB invalidation and CMD_SYNC through "
-          "an SMMU command queue, copy, remap; 0 = no migration (docs/smmu.md)."),
-        I("migrate.copy_cycles", 256, 1, 100000000,
-          "Cycles one page copy keeps the page not present (accesses to it stall and replay)."),
-        I("migrate.seed", 1, 1, 1ll << 62, "Seed of the choice of the pages to migrate."),
-        B("migrate.invalidate", true,
-          "Invalidate the TLBs (TLBI + CMD_SYNC) before copying; false shows what a driver that "
-          "skips it loses (the data check fails)."),
-        S("workload.kind", "", {}, "Workload name (set by --workload)."),
-        I("workload.region_bytes", 64ll << 20, 4096, 1ll << 45,
-          "random-sample/stream: size of the mapped region, bytes; hash-group: size of the "
-          "hash table."),
-        I("workload.accesses", 64, 1, 1ll << 32,
-          "random-sample: warp accesses per warp per phase (write phase, then read-back phase); "
-          "hash-group: input loads (32 values) per warp."),
-        I("workload.passes", 1, 1, 1 << 20, "stream: read passes after the write pass."),
-        I("workload.tlb_scope", 0, 0, 1ll << 45,
-          "random-sample, hash-group: TLB-conscious passes over scopes of this many bytes "
-          "(0 = off)."),
-        I("workload.base_va", 0x7f0000000000ll, 0, 0x7fffffffffffll,
-          "Virtual base address of the workload's region."),
-        S("workload.path", "", {}, "trace: path of the trace file."),
-        I("workload.active_lanes", 32, 1, 32, "Active lanes per warp access."),
-        S("workload.map", "region", {"region", "touched"},
-          "random-sample: which pages the driver maps before the run: the whole region, or only "
-          "the pages the samples touch (page tables and frames for those pages only, so a "
-          "region of many TiB costs memory for what it samples; no contiguity hints)."),
-    };
-    all = schema;
-    // Components with a spec: their rows where the flat rows were.
-    auto splice = [](std::vector<key_spec> &v, const std::string &after, std::vector<key_spec> rows) {
-        auto at = std::find_if(v.begin(), v.end(), [&](const key_spec &k) { return k.key == after; });
-        v.insert(at + 1, rows.begin(), rows.end());
-    };
-    splice(all, "ptw.line_cache.miss_cycles", ldt_config_keys());
-    splice(all, "picle.probe_cycles", cache_config_keys("l1_cache"));
-    splice(all, "l1_cache.index_cycles", cache_config_keys("l2_cache"));
-    splice(all, "l2_cache.hit_cycles", memory_config_keys());
-    for (auto &k : tlb_config_keys())
-        all.push_back(k);
+    // Every component's spec, in the order of --list-keys (the sort below
+    // groups them), then the keys workloads registered.
+    all.clear();
+    for (const std::vector<key_spec> &part :
+         {platform_config_keys(""), platform_config_keys("sim"), sm_config_keys(), sm_core_config_keys(),
+          ptw_config_keys(), ldt_config_keys(), cache_config_keys("l1_cache"), cache_config_keys("l2_cache"),
+          memory_config_keys(), platform_config_keys("mmu"), driver_config_keys(""),
+          driver_config_keys("migrate"), smmu_config_keys("migrate.smmu", "The migrator's SMMU"),
+          workload_config_keys(), tlb_config_keys(),
+          fault_handler_config_keys()})
+        all.insert(all.end(), part.begin(), part.end());
     for (auto &k : extra_keys())
         all.push_back(k);
     std::stable_sort(all.begin(), all.end(), [](const key_spec &a, const key_spec &b) {
@@ -257,6 +141,8 @@ static const json &must(const json *n, const std::string &key)
     return *n;
 }
 
+const json &config::value(const std::string &key) const { return must(find(key), key); }
+const key_spec *config_key_spec(const std::string &key) { return spec_of(key); }
 int64_t config::i(const std::string &key) const { return must(find(key), key).get<int64_t>(); }
 bool config::b(const std::string &key) const { return must(find(key), key).get<bool>(); }
 double config::d(const std::string &key) const { return must(find(key), key).get<double>(); }
@@ -497,53 +383,20 @@ void config::set(const std::string &key, const std::string &value)
 void config::validate() const
 {
     check_tree(j, "");
-    // Cross-key rules.
-    for (const tlb_level &lvl : tlb_levels()) {
-        const std::string &k = lvl.prefix;
-        if (spec_of(k + ".enabled") && !b(k + ".enabled"))
-            continue;
-        if (i(k + ".sets") == 0 && i(k + ".entries") % i(k + ".ways") != 0)
-            throw config_error("config key '" + k + ".entries': " + std::to_string(i(k + ".entries")) +
-                               " is not a multiple of " + k + ".ways (" +
-                               std::to_string(i(k + ".ways")) + ")");
-        if (s(k + ".groups").empty()) {
-            const int64_t sb = i(k + ".shared_by"), n = i("sm.count");
-            if (sb > n || (sb > 0 && n % sb != 0))
-                throw config_error("config key '" + k + ".shared_by': " + std::to_string(sb) +
-                                   " SMs per instance must divide sm.count (" + std::to_string(n) + ")");
-        }
-        if (i(k + ".ways") > i(k + ".entries"))
-            throw config_error("config key '" + k + ".ways': " + std::to_string(i(k + ".ways")) +
-                               " exceeds " + k + ".entries (" + std::to_string(i(k + ".entries")) +
-                               ")");
-        if (i(k + ".sets") > 0 && (i(k + ".sets") - 1) * i(k + ".ways") >= i(k + ".entries"))
-            throw config_error("config key '" + k + ".sets': " + std::to_string(i(k + ".sets")) +
-                               " sets of " + std::to_string(i(k + ".ways")) +
-                               " ways need more than " + k + ".entries");
+    // Every component's spec: its keys' rules, the rules between them and
+    // other components' keys, and its C model's own checkers.
+    platform_config_from(*this); // page_size, mmu.bypass (gpu/platform_spec.h)
+    sm_config_from(*this);       // components/sm_spec.h
+    driver_config_from(*this);   // contexts, migrate.* (gpu/driver_spec.h)
+    for (size_t lv = 0; lv < tlb_levels().size(); lv++) {
+        const std::string &k = tlb_levels()[lv].prefix;
+        if (!spec_of(k + ".enabled") || b(k + ".enabled"))
+            tlb_params_from(*this, k, unsigned(lv + 1)); // gpu/tlb_config.cpp
     }
+    if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
+        throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
     if (b("picle.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
-    // Keys that would have no effect are refused, not ignored: with no MMU
-    // there is no walker, so none of its RTL twins.
-    if (b("mmu.bypass"))
-        for (const char *k : {"ptw.scheduler_impl", "ptw.pwc_impl", "ptw.cosim", "rtl.fst",
-                              "rtl.mismatch_cycles", "rtl.mismatch_fst"})
-            if (*find(k) != spec_of(k)->def)
-                throw config_error(std::string("config key '") + k + "': " + find(k)->dump() +
-                                   " has no effect with mmu.bypass=true (no walker, no RTL)");
-    for (const char *k : {"contexts", "migrate.interval_cycles"}) {
-        const bool on = std::string(k) == "contexts" ? i(k) > 1 : i(k) > 0;
-        if (on && b("mmu.bypass"))
-            throw config_error(std::string("config key '") + k + "': needs translation (mmu.bypass=false)");
-        if (on && s("sm.model") != "simple")
-            throw config_error(std::string("config key '") + k + "': supported with sm.model=simple only");
-    }
-    if (b("sm.compute_on_pipeline") && s("sm.model") != "simple")
-        throw config_error("config key 'sm.compute_on_pipeline': supported with sm.model=simple only "
-                           "(the issue SM issues its non-memory instructions itself)");
-    if (i("sm.issue_cycles") > 1 && s("sm.model") == "simple")
-        throw config_error("config key 'sm.issue_cycles': supported with sm.model=issue only "
-                           "(the simple SM's non-memory work: sm.compute_on_pipeline)");
     if (b("picle.enabled"))
         ldt_params_from(*this, 1); // the LDT's own checker (the CU count is checked when built)
     if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {
@@ -563,68 +416,8 @@ void config::validate() const
         cache_config_from(*this, "l1_cache", false);
     if (b("l2_cache.enabled"))
         cache_config_from(*this, "l2_cache", true);
-    if (s("ptw.via") == "l2_cache" && !b("l2_cache.enabled"))
-        throw config_error("config key 'ptw.via': l2_cache needs l2_cache.enabled=true");
-    if (s("ptw.via") == "l1_cache" &&
-        (!b("l1_cache.enabled") || !b("ptw.per_tlb") || b("l2_tlb.enabled")))
-        throw config_error("config key 'ptw.via': l1_cache needs l1_cache.enabled=true and one "
-                           "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
-    if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
-        throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
-    {
-        // The walker limit is the walk scheduler's own rule (one place).
-        const std::string sched = s("ptw.scheduler");
-        const gmmu_ws_variant v = sched == "tree"       ? GMMU_WS_TREE
-                                  : sched == "pairwise" ? GMMU_WS_PAIRWISE
-                                                        : GMMU_WS_SERIAL;
-        gmmu_error err{};
-        if (gmmu_ws_walkers_check(v, static_cast<uint32_t>(i("ptw.walkers")), &err) != GMMU_OK)
-            throw config_error("config key 'ptw.walkers': " + std::string(err.msg));
-    }
-    if (i("ptw.line_cache.lines") > 0 && i("ptw.line_cache.ways") > i("ptw.line_cache.lines"))
-        throw config_error("config key 'ptw.line_cache.ways': exceeds ptw.line_cache.lines");
-    int64_t ps = i("page_size");
-    if (ps != 4096 && ps != (1 << 21) && ps != (1 << 30))
-        throw config_error("config key 'page_size': " + std::to_string(ps) +
-                           " is not 4096, 2097152 or 1073741824");
-    if (i("workload.base_va") % ps != 0)
-        throw config_error("config key 'workload.base_va': not aligned to page_size");
-    // The driver maps a workload's whole region before the run, or with
-    // workload.map=touched at most one page per sample.
-    constexpr int64_t max_pages = int64_t(1) << 24;
-    if (s("workload.map") == "region" && i("workload.region_bytes") / ps > max_pages)
-        throw config_error("config key 'workload.region_bytes': " +
-                           std::to_string(i("workload.region_bytes")) + " bytes are more than " +
-                           std::to_string(max_pages) + " pages of page_size (" + std::to_string(ps) +
-                           "), which the driver maps before the run; use a larger page_size, or "
-                           "workload.map=touched");
-    if (s("workload.map") == "touched") {
-        // Each sample on a page of its own costs a frame that the write phase
-        // fills and about one page-table page: 8.7 KiB of host memory per
-        // sample, measured (262,144 samples over a 32 TiB region: 2.29 GB
-        // peak RSS), so touched_max_samples (2^20, about 9 GiB) run on a
-        // 24 GiB machine. Saturating: each factor is at most 2^32.
-        const double samples = double(i("sm.count")) * double(i("sm.warps")) *
-                               double(i("workload.accesses")) * double(i("workload.active_lanes"));
-        if (samples > double(touched_max_samples))
-            throw config_error(
-                "config key 'workload.accesses': workload.map=touched costs about 9 KiB of host "
-                "memory per sample, and sm.count x sm.warps x workload.accesses x "
-                "workload.active_lanes = " + std::to_string(uint64_t(samples)) +
-                " samples are more than " + std::to_string(touched_max_samples) + " (about 9 GiB)");
-    }
-    // tlb-probe maps workload.probe_distance_max bytes from workload.base_va.
-    if (spec_of("workload.probe_distance_max")) {
-        const int64_t dmax = i("workload.probe_distance_max");
-        if (dmax / ps > max_pages || uint64_t(i("workload.base_va")) + uint64_t(dmax) > (1ull << 47))
-            throw config_error("config key 'workload.probe_distance_max': tlb-probe maps " +
-                               std::to_string(dmax) + " bytes from workload.base_va, more than " +
-                               std::to_string(max_pages) + " pages of page_size or past 2^47");
-    }
-    if (uint64_t(i("workload.base_va")) + uint64_t(i("workload.region_bytes")) > (1ull << 47))
-        throw config_error("config key 'workload.region_bytes': the region ends above the "
-                           "canonical 48-bit user half (workload.base_va + workload.region_bytes > "
-                           "2^47)");
+    ptw_config_from(*this);      // components/ptw_spec.h
+    workload_config_from(*this); // gpu/workload_spec.h
 }
 
 static size_t line_of(const std::string &text, size_t byte)

@@ -57,6 +57,10 @@ const std::vector<key_spec> &config_schema();
 // Add keys (e.g. a workload's "workload.*" parameters); call at static
 // initialisation. Returns true so it can initialise a static.
 bool register_config_keys(const std::vector<key_spec> &keys);
+// The keys registered so far (each workload's own, beside it).
+const std::vector<key_spec> &registered_config_keys();
+// The schema row of `key`, or nullptr.
+const key_spec *config_key_spec(const std::string &key);
 key_spec key_int(const std::string &k, int64_t def, int64_t lo, int64_t hi, const std::string &doc,
                  bool pow2 = false);
 key_spec key_bool(const std::string &k, bool def, const std::string &doc);
@@ -79,6 +83,7 @@ class config {
     double d(const std::string &key) const;
     std::string s(const std::string &key) const;
     bool has(const std::string &key) const;
+    const nlohmann::json &value(const std::string &key) const; // any type; error if unset
 
     const nlohmann::json &tree() const { return j; } // effective config (nested)
     void set(const std::string &key, const std::string &value); // parses per schema type

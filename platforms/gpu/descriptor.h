@@ -63,7 +63,7 @@ class descriptor {
             if (!has(f, prefix))
                 continue;
             key_spec s = f.spec;
-            s.key = prefix + "." + f.spec.key;
+            s.key = full(prefix, f.spec.key);
             auto d = info.defaults.find(f.spec.key);
             if (d != info.defaults.end())
                 s.def = d->second;
@@ -72,7 +72,7 @@ class descriptor {
         }
         for (auto &d : info.defaults)
             if (!find(d.first) || !has(*find(d.first), prefix))
-                throw std::logic_error("descriptor: default for unknown key " + prefix + "." + d.first);
+                throw std::logic_error("descriptor: default for unknown key " + full(prefix, d.first));
         return out;
     }
 
@@ -81,7 +81,7 @@ class descriptor {
     {
         for (const field &f : fields_)
             if (f.apply && has(f, prefix))
-                f.apply(out, c, prefix + "." + f.spec.key);
+                f.apply(out, c, full(prefix, f.spec.key));
     }
 
     // The key that sets the member the C checker calls `c_field`, or "".
@@ -89,7 +89,7 @@ class descriptor {
     {
         for (const field &f : fields_)
             if (!f.c_field.empty() && f.c_field == c_field && has(f, prefix))
-                return prefix + "." + f.spec.key;
+                return full(prefix, f.spec.key);
         return "";
     }
 
@@ -133,6 +133,13 @@ class descriptor {
     }
 
     const std::vector<field> &fields() const { return fields_; }
+
+    // A key's full name: prefix.suffix, or the suffix alone under the
+    // prefix "" (the platform's top-level keys: name, clock_mhz, ...).
+    static std::string full(const std::string &prefix, const std::string &suffix)
+    {
+        return prefix.empty() ? suffix : prefix + "." + suffix;
+    }
 
     const field *find(const std::string &suffix) const
     {
@@ -178,9 +185,10 @@ typename descriptor<T>::field int_field(const std::string &suffix, int64_t def, 
 
 template <class T>
 typename descriptor<T>::field bool_field(const std::string &suffix, bool def, const std::string &doc,
-                                         typename descriptor<T>::apply_fn apply)
+                                         typename descriptor<T>::apply_fn apply,
+                                         std::string c_field = "")
 {
-    return {key_bool(suffix, def, doc), "", std::move(apply), {}, {}};
+    return {key_bool(suffix, def, doc), std::move(c_field), std::move(apply), {}, {}};
 }
 
 template <class T>
@@ -200,9 +208,10 @@ typename descriptor<T>::field enum_field(const std::string &suffix, const std::s
 template <class T>
 typename descriptor<T>::field string_field(const std::string &suffix, const std::string &def,
                                            const std::string &doc,
-                                           typename descriptor<T>::apply_fn apply)
+                                           typename descriptor<T>::apply_fn apply,
+                                           std::string c_field = "")
 {
-    return {key_string(suffix, def, {}, doc), "", std::move(apply), {}, {}};
+    return {key_string(suffix, def, {}, doc), std::move(c_field), std::move(apply), {}, {}};
 }
 
 template <class F>

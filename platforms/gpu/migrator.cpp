@@ -6,7 +6,7 @@ namespace gmmu {
 
 migrator::migrator(sc_core::sc_module_name name, const migrator_params &params, memory &m,
                    std::vector<driver *> contexts, std::function<bool()> run_check)
-    : sc_module(name), unit("smmu"), reg_isock("reg_isock"), p(params), mem(m),
+    : sc_module(name), unit("smmu", params.smmu), reg_isock("reg_isock"), p(params), mem(m),
       ctx(std::move(contexts)), running(std::move(run_check)),
       rng(params.seed ? params.seed : 0x9E3779B97F4A7C15ull)
 {

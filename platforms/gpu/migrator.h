@@ -42,6 +42,7 @@ struct migrator_params {
     // the drivers' page tables).
     uint64_t cmdq_pa = 0x00800000, sync_pa = 0x00900000;
     unsigned cmdq_log2 = 6;
+    smmu_params smmu; // the SMMU unit (components/smmu_spec.h: migrate.smmu.*)
 };
 
 class migrator : public sc_core::sc_module, public stats_provider {

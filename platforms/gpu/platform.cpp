@@ -3,7 +3,10 @@
 #include "gmmu/components/cache_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/memory_spec.h"
+#include "gmmu/components/ptw_spec.h"
 #include "gmmu/components/rtl_plugin.h"
+#include "gmmu/components/sm_spec.h"
+#include "gmmu/gpu/driver_spec.h"
 #include "gmmu/gpu/outputs.h"
 
 #include "gmmu/sm_list.h"
@@ -134,23 +137,6 @@ std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string
     return g;
 }
 
-gmmu_pwc_config pwc_config_from(const config &c)
-{
-    gmmu_pwc_config pc{};
-    gmmu_pwc_kind kind = GMMU_PWC_NONE;
-    if (gmmu_pwc_kind_parse(c.s("ptw.pwc").c_str(), &kind) != GMMU_OK)
-        throw config_error("config key 'ptw.pwc': unknown page-walk cache '" + c.s("ptw.pwc") + "'");
-    gmmu_error err{};
-    gmmu_status st = c.i("ptw.pwc_bits") > 0
-                         ? gmmu_pwc_config_for_bits(kind, uint64_t(c.i("ptw.pwc_bits")), &pc, &err)
-                         : gmmu_pwc_config_default(kind, &pc);
-    if (st != GMMU_OK)
-        throw config_error("config key 'ptw.pwc_bits': " + std::string(err.msg[0] ? err.msg : "no geometry fits"));
-    if (gmmu_pwc_config_validate(&pc, &err) != GMMU_OK)
-        throw config_error("config key 'ptw.pwc': " + std::string(err.field) + ": " + err.msg);
-    return pc;
-}
-
 gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, workload &wl)
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
@@ -159,7 +145,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     mem->set_bytes_per_cycle(mc.bytes_per_cycle);
     mem->pause_when(&stop_signal); // a stop request ends the current slice at once
     drv = std::make_unique<driver>("driver", *mem);
-    const unsigned nctx = unsigned(c.i("contexts"));
+    const driver_config dc = driver_config_from(c); // gpu/driver_spec.h
+    const sm_config smc = sm_config_from(c);        // components/sm_spec.h
+    const unsigned nctx = dc.contexts;
     for (unsigned k = 1; k < nctx; k++) {
         // Context k: tables from 0x01000000 + k * 64 MiB, frames from 4 GiB + k TiB.
         const std::string nm = "driver" + std::to_string(k);
@@ -168,60 +156,19 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         ctx_checkers.push_back(std::make_unique<data_checker>());
         ctx_checkers.back()->salt = uint64_t(k) * 0x9E3779B97F4A7C15ull;
     }
-    const unsigned nsm = unsigned(c.i("sm.count"));
+    const unsigned nsm = smc.count;
     const bool bypass = c.b("mmu.bypass");
 
     if (!bypass) {
-        ptw_params wp;
-        wp.walkers = unsigned(c.i("ptw.walkers"));
-        wp.fixed_walk_cycles = unsigned(c.i("ptw.fixed_walk_latency"));
-        wp.set_accessed_dirty = c.b("ptw.set_accessed_dirty");
+        // The walker's keys and their C checkers: components/ptw_spec.h.
+        const ptw_config pc = ptw_config_from(c);
+        ptw_params wp = pc.params;
         wp.clock = clock;
-        wp.pwc = pwc_config_from(c);
-        wp.pwc_rtl = c.s("ptw.pwc_impl") == "rtl";
-        const bool cosim = c.b("ptw.cosim");
-        const bool pwc_twin = wp.pwc.kind == GMMU_PWC_TPC || wp.pwc.kind == GMMU_PWC_CPWC;
-        const bool sched_twin = c.s("ptw.scheduler") != "serial";
-        // ptw.cosim covers every block of the walker that has an RTL twin
-        wp.pwc_cosim = cosim && pwc_twin;
-        if (cosim && !pwc_twin && !sched_twin)
-            throw config_error("config key 'ptw.cosim': nothing to co-simulate: RTL twins exist for "
-                               "ptw.pwc=tpc or cpwc and ptw.scheduler=tree or pairwise");
-        if (wp.pwc_rtl && !pwc_twin)
-            throw config_error("config key 'ptw.pwc_impl': only ptw.pwc=tpc or cpwc have RTL twins");
         if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl()) {
             std::string why;
             load_rtl_plugin(&why);
             throw config_error("config key 'ptw.pwc_impl': " + why);
         }
-        wp.line_cache = c.i("ptw.line_cache.lines") > 0;
-        if (wp.line_cache) {
-            gmmu_line_cache_config_default(&wp.lc);
-            wp.lc.lines = uint32_t(c.i("ptw.line_cache.lines"));
-            wp.lc.ways = uint32_t(c.i("ptw.line_cache.ways"));
-            wp.lc.hit_cycles = uint32_t(c.i("ptw.line_cache.hit_cycles"));
-            wp.lc.miss_cycles = uint32_t(c.i("ptw.line_cache.miss_cycles"));
-            gmmu_error err{};
-            if (gmmu_line_cache_config_check(&wp.lc, &err) != GMMU_OK)
-                throw config_error("config key 'ptw.line_cache." + std::string(err.field) +
-                                   "': " + err.msg);
-        }
-        gmmu_ws_config_default(&wp.sched);
-        const std::string sched = c.s("ptw.scheduler");
-        wp.sched.variant = sched == "tree" ? GMMU_WS_TREE
-                           : sched == "pairwise" ? GMMU_WS_PAIRWISE : GMMU_WS_SERIAL;
-        wp.sched.mshrs = uint32_t(c.i("ptw.mshrs"));
-        wp.sched.scan_pass_cycles = uint32_t(c.i("ptw.scan_pass_cycles"));
-        if (wp.sched.variant != GMMU_WS_SERIAL) {
-            gmmu_error err{};
-            if (gmmu_ws_config_check(&wp.sched, &err) != GMMU_OK)
-                throw config_error("config key 'ptw." + std::string(err.field) + "': " + err.msg);
-        }
-        wp.sched_rtl = c.s("ptw.scheduler_impl") == "rtl";
-        wp.sched_cosim = cosim && sched_twin;
-        if (wp.sched_rtl && !sched_twin)
-            throw config_error("config key 'ptw.scheduler_impl': rtl needs ptw.scheduler=tree or "
-                               "pairwise (the serial walkers have no RTL twin in the platform)");
         if (wp.sched_rtl || wp.sched_cosim) {
             // Verilator fixed the RTL's parameters at build time
             std::string why;
@@ -229,10 +176,6 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                 throw config_error(std::string("config key 'ptw.scheduler_impl'") +
                                    (wp.sched_rtl ? "" : " (ptw.cosim=true)") + ": " + why);
         }
-        wp.rtl_fst = c.s("rtl.fst");
-        if (!wp.rtl_fst.empty() && !wp.pwc_rtl && !wp.pwc_cosim && !wp.sched_rtl && !wp.sched_cosim)
-            throw config_error("config key 'rtl.fst': no Verilated block runs in the walker "
-                               "(ptw.pwc_impl=rtl, ptw.scheduler_impl=rtl or ptw.cosim=true)");
         if (!wp.rtl_fst.empty()) {
             // The waveform files must be writable before the run starts.
             const bool pwc_twin = wp.pwc_rtl || wp.pwc_cosim;
@@ -252,11 +195,8 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
                     std::filesystem::remove(f);
             }
         }
-        wp.mismatch_cycles = unsigned(c.i("rtl.mismatch_cycles"));
         {
-            const std::filesystem::path f = c.s("rtl.mismatch_fst");
-            if (f.empty() || f.filename().empty())
-                throw config_error("config key 'rtl.mismatch_fst': expected a file name");
+            const std::filesystem::path f = wp.mismatch_fst;
             wp.mismatch_fst = f.is_absolute() ? f.string() : (std::filesystem::path(output_folder()) / f).string();
             std::error_code ec;
             const std::filesystem::path dir = std::filesystem::absolute(wp.mismatch_fst, ec).parent_path();
@@ -369,17 +309,14 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
             }
         }
     }
-    const std::string model = c.s("sm.model");
+    const std::string &model = smc.model;
     for (unsigned i = 0; i < nsm; i++) {
-        sm_params sp;
+        sm_params sp = smc.params; // components/sm_spec.h
         sp.id = i;
-        sp.warps = unsigned(c.i("sm.warps"));
-        sp.issue_width = unsigned(c.i("sm.issue_width"));
-        sp.compute_on_pipeline = c.b("sm.compute_on_pipeline");
         sp.bypass = bypass;
         sp.clock = clock;
         sp.asid = uint16_t(i % nctx);
-        if (c.i("migrate.interval_cycles") > 0)
+        if (dc.migrate)
             sp.page_in_flight = [this](uint16_t asid, uint64_t va) {
                 return migr && migr->in_flight(asid, va);
             };
@@ -405,13 +342,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     }
     for (unsigned k = 0; k < nctx; k++)
         wl.setup(driver_of(k), gmmu_log2_u64(uint64_t(c.i("page_size"))));
-    if (c.i("migrate.interval_cycles") > 0) {
-        migrator_params mp;
+    if (dc.migrate) {
+        migrator_params mp = dc.migration;
         mp.clock = clock;
-        mp.interval_cycles = unsigned(c.i("migrate.interval_cycles"));
-        mp.copy_cycles = unsigned(c.i("migrate.copy_cycles"));
-        mp.invalidate = c.b("migrate.invalidate");
-        mp.seed = uint64_t(c.i("migrate.seed"));
         std::vector<driver *> drivers;
         for (unsigned k = 0; k < nctx; k++)
             drivers.push_back(&driver_of(k));

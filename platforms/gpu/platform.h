@@ -95,6 +95,5 @@ std::vector<std::string> sm_model_names();
 // SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
 std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
                                               unsigned nsm);
-gmmu_pwc_config pwc_config_from(const config &c);
 
 } // namespace gmmu

@@ -239,6 +239,21 @@ static config_error checker_error(const std::string &prefix, const gmmu_error &e
 
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level)
 {
+    // The keys' own rules: sets = 0 means uniform sets of `ways`; the SMs
+    // sharing an instance divide sm.count (groups, if given, are checked
+    // where the platform forms them). Geometry limits are the C checker's.
+    const std::string k = prefix + ".";
+    if (c.i(k + "sets") == 0 && c.i(k + "ways") <= c.i(k + "entries") &&
+        c.i(k + "entries") % c.i(k + "ways") != 0)
+        throw config_error("config key '" + k + "entries': " + std::to_string(c.i(k + "entries")) +
+                           " is not a multiple of " + k + "ways (" + std::to_string(c.i(k + "ways")) +
+                           ")");
+    if (c.s(k + "groups").empty()) {
+        const int64_t sb = c.i(k + "shared_by"), n = c.i("sm.count");
+        if (sb > n || (sb > 0 && n % sb != 0))
+            throw config_error("config key '" + k + "shared_by': " + std::to_string(sb) +
+                               " SMs per instance must divide sm.count (" + std::to_string(n) + ")");
+    }
     tlb_params p;
     tlb_descriptor().apply(c, prefix, p);
     p.model.seed = 0x5eed0000ull + level;

@@ -1,4 +1,5 @@
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,15 +28,14 @@ namespace gmmu {
 // phase loads the same samples back.
 class random_sample : public workload {
   public:
-    random_sample(const config &c, uint64_t seed)
-        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
-          accesses(uint64_t(c.i("workload.accesses"))), seed(seed),
+    random_sample(const config &c, uint64_t seed) : random_sample(c, workload_config_from(c), seed) {}
+    random_sample(const config &c, const workload_config &w, uint64_t seed)
+        : base(w.base_va), bytes(w.region_bytes), accesses(w.accesses), seed(seed),
           sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
-          lanes_active(unsigned(c.i("workload.active_lanes"))),
-          scope(uint64_t(c.i("workload.tlb_scope"))), touched_only(c.s("workload.map") == "touched")
+          lanes_active(w.active_lanes), scope(w.tlb_scope), touched_only(w.map_touched)
     {
         elems = bytes / 8;
-        // workload.map=touched: the sample bound is config.cpp's (touched_max_samples).
+        // workload.map=touched: the sample bound is workload_spec.h's (touched_max_samples).
         if (scope == 0 || scope >= bytes)
             scope = bytes;
         scopes = (bytes + scope - 1) / scope;
@@ -169,10 +169,10 @@ class random_sample : public workload {
 // workload.passes read passes.
 class stream : public workload {
   public:
-    stream(const config &c, uint64_t)
-        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
-          passes(uint64_t(c.i("workload.passes"))), warps(unsigned(c.i("sm.warps"))),
-          lanes_active(unsigned(c.i("workload.active_lanes")))
+    stream(const config &c, uint64_t) : stream(c, workload_config_from(c)) {}
+    stream(const config &c, const workload_config &w)
+        : base(w.base_va), bytes(w.region_bytes), passes(w.passes), warps(unsigned(c.i("sm.warps"))),
+          lanes_active(w.active_lanes)
     {
         unsigned total = unsigned(c.i("sm.count")) * warps;
         slice = (bytes / total) & ~uint64_t(255);
@@ -257,7 +257,7 @@ class trace : public workload {
   public:
     trace(const config &c, uint64_t) : sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps")))
     {
-        path = c.s("workload.path");
+        path = workload_config_from(c).path; // gpu/workload_spec.h
         if (path.empty())
             throw config_error("config key 'workload.path': the trace workload needs a file "
                                "(--set workload.path=FILE)");

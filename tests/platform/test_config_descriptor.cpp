@@ -16,6 +16,14 @@
 #include "gmmu/components/fault_handler_spec.h"
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/memory_spec.h"
+#include "gmmu/components/ptw_spec.h"
+#include "gmmu/components/sm_core_spec.h"
+#include "gmmu/components/sm_spec.h"
+#include "gmmu/components/smmu_spec.h"
+#include "gmmu/gpu/driver_spec.h"
+#include "gmmu/gpu/platform_spec.h"
+#include "gmmu/gpu/workload_spec.h"
+#include "sim_run.h"
 #include "gmmu/gpu/config.h"
 #include "gmmu/gpu/tlb_config.h"
 
@@ -176,15 +184,25 @@ std::set<std::string> checker_fields(const std::string &file, const std::string 
     const std::string body = s.substr(open, end - open);
     std::set<std::string> out;
     static const std::regex call(R"(gmmu_error_set\(\s*err\s*,\s*([^;]*?),\s*")");
-    static const std::regex literal(R"xx("(\w+)")xx");
+    static const std::regex literal(R"xx("([\w.\[\]]+)")xx");
+    static const std::regex array_arg(R"(^\s*(\w+)\s*\[)");
     for (auto m = std::sregex_iterator(body.begin(), body.end(), call); m != std::sregex_iterator(); ++m) {
-        const std::string arg = (*m)[1];
+        std::string arg = (*m)[1];
+        // A field named by an array of names (stc.c's entries_field[j]): the
+        // literals of that array's definition in the file.
+        std::smatch a;
+        if (std::regex_search(arg, a, array_arg)) {
+            const size_t def = s.find(std::string(a[1]) + "[");
+            EXPECT_NE(def, std::string::npos) << file << ": " << a[1];
+            if (def != std::string::npos)
+                arg = s.substr(def, s.find(';', def) - def);
+        }
         for (auto l = std::sregex_iterator(arg.begin(), arg.end(), literal); l != std::sregex_iterator(); ++l)
             out.insert((*l)[1]);
     }
-    out.erase("config"); // a NULL config pointer, not a field
-    out.erase("cache");  // the same in cache.c
-    out.erase("fault_handler"); // and in fault_handler.c
+    // NULL pointers, not fields.
+    for (const char *ptr : {"config", "cache", "fault_handler", "cfg", "out", "ws", "lc", "sm", "ccws", "cpm", "ccache"})
+        out.erase(ptr);
     EXPECT_FALSE(out.empty()) << file << " " << function;
     return out;
 }
@@ -208,42 +226,63 @@ void expect_fields_map(const D &d, const std::string &prefix, const std::set<std
 
 } // namespace
 
-// Every key comes from a component's spec or from the flat rows of the groups
-// not yet given one; no key is in two specs, and a spec's key is in the schema.
-TEST(ComponentSpecTest, SpecKeysAreSchemaKeysAndOnlyUnspeccedGroupsHaveFlatRows)
+// The specs' keys (issue 42), each component's own, collected from the specs
+// themselves (not from the schema): every key in exactly one spec.
+static std::map<std::string, std::string> spec_keys()
 {
     std::map<std::string, std::string> owner; // key -> spec
     auto add = [&](const std::string &spec, const std::vector<gmmu::key_spec> &keys) {
-        for (auto &k : keys) {
+        for (auto &k : keys)
             EXPECT_TRUE(owner.emplace(k.key, spec).second) << k.key << " in two specs";
-            const gmmu::key_spec *s = schema_key(k.key);
-            ASSERT_NE(s, nullptr) << k.key;
-            EXPECT_EQ(s->def, k.def) << k.key;
-            EXPECT_EQ(s->doc, k.doc) << k.key;
-        }
     };
+    add("platform", gmmu::platform_config_keys(""));
+    add("platform", gmmu::platform_config_keys("sim"));
+    add("platform", gmmu::platform_config_keys("mmu"));
+    add("sm", gmmu::sm_config_keys());
+    add("sm_core", gmmu::sm_core_config_keys());
     add("tlb", gmmu::tlb_config_keys());
+    add("ptw", gmmu::ptw_config_keys());
     add("ldt", gmmu::ldt_config_keys());
     for (auto &l : gmmu::cache_levels())
         add("cache", gmmu::cache_config_keys(l.prefix));
-    add("fault_handler", gmmu::fault_handler_config_keys());
     add("memory", gmmu::memory_config_keys());
-    // The groups whose keys are still flat rows (platforms/gpu/config.cpp,
-    // sm_core_config.cpp, workloads): shrinks as components get specs.
-    const std::set<std::string> flat_groups = {"name", "clock_mhz", "page_size", "sim",      "sm",
-                                               "ptw",  "rtl",       "mmu",       "contexts",
-                                               "migrate", "workload"};
-    const std::set<std::string> spec_groups = {"l1_tlb", "l2_tlb", "l3_tlb", "picle", "l1_cache", "l2_cache",
-                                               "fault",  "memory"};
-    for (auto &s : gmmu::config_schema()) {
-        const std::string group = s.key.substr(0, s.key.find('.'));
-        if (owner.count(s.key)) {
-            EXPECT_TRUE(spec_groups.count(group)) << s.key;
-            continue;
+    add("driver", gmmu::driver_config_keys(""));
+    add("driver", gmmu::driver_config_keys("migrate"));
+    add("smmu", gmmu::smmu_config_keys("migrate.smmu", ""));
+    add("workload", gmmu::workload_config_keys());
+    add("fault_handler", gmmu::fault_handler_config_keys());
+    // Each workload's own keys, registered beside it (workloads/*.cpp).
+    add("workloads", gmmu::registered_config_keys());
+    return owner;
+}
+
+// The union of the specs' keys is exactly the schema, and exactly the keys
+// gmmu-sim --list-keys prints (and so docs/configs.md): no key outside a
+// spec, no spec key the config does not know; defaults and help the same.
+TEST(ComponentSpecTest, SpecKeysAreExactlyTheKeysGmmuSimKnows)
+{
+    const std::map<std::string, std::string> owner = spec_keys();
+    std::set<std::string> specs, schema, listed;
+    for (auto &[k, spec] : owner)
+        specs.insert(k);
+    for (auto &s : gmmu::config_schema())
+        EXPECT_TRUE(schema.insert(s.key).second) << s.key << " twice in the schema";
+    EXPECT_EQ(specs, schema);
+    SimRun r = run_gmmu_sim("--list-keys");
+    ASSERT_EQ(r.status, 0) << r.out;
+    static const std::regex row(R"(^\| `([^`]+)` \|)");
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        if (std::regex_search(line, m, row)) {
+            EXPECT_TRUE(listed.insert(m[1]).second) << m[1] << " listed twice";
         }
-        EXPECT_FALSE(spec_groups.count(group)) << s.key << ": a flat row in a group with a spec";
-        EXPECT_TRUE(flat_groups.count(group)) << s.key << ": a new group needs a spec";
     }
+    EXPECT_EQ(specs, listed);
+    EXPECT_GT(listed.size(), 170u) << "the parser reads --list-keys";
+    // Each key accepted with its spec's default.
+    for (auto &s : gmmu::config_schema())
+        EXPECT_EQ(gmmu::config::defaults().value(s.key), s.def) << s.key;
 }
 
 // Every field the C checkers can name maps to a key that exists (the LDT's
@@ -274,6 +313,42 @@ TEST(ComponentSpecTest, EveryCheckerFieldMapsToAKeyThatExists)
     EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "granularity_shift"),
               "fault.granularity_bytes");
     EXPECT_EQ(gmmu::fault_handler_descriptor().real_key_of("fault", "clock_mhz"), "clock_mhz");
+    // The walker: scheduler, page-walk caches (their geometry is what
+    // ptw.pwc_bits buys), line cache.
+    const auto &w = gmmu::ptw_descriptor();
+    const auto ws = checker_fields("models/src/walk_sched.c", "gmmu_status gmmu_ws_config_check");
+    EXPECT_TRUE(ws.count("retire_width")) << "the parser reads the checker";
+    expect_fields_map(w, "ptw", ws);
+    expect_fields_map(w, "ptw", checker_fields("models/src/walk_sched.c", "gmmu_status gmmu_ws_walkers_check"));
+    expect_fields_map(w, "ptw", checker_fields("models/src/pwc.c", "gmmu_status gmmu_pwc_config_validate"));
+    expect_fields_map(w, "ptw", checker_fields("models/src/pwc.c", "gmmu_status gmmu_pwc_config_for_bits"));
+    for (const char *kind : {"tpc", "stc", "uptc", "cpwc"})
+        expect_fields_map(w, "ptw", checker_fields("models/src/" + std::string(kind) + ".c",
+                                                   "gmmu_status gmmu_" + std::string(kind) + "_validate"));
+    EXPECT_TRUE(checker_fields("models/src/stc.c", "gmmu_status gmmu_stc_validate").count("stc.ways[2]"))
+        << "the parser reads the checker's array of field names";
+    expect_fields_map(w, "ptw", checker_fields("models/src/line_cache.c", "gmmu_status gmmu_line_cache_config_check"));
+    // Once named by concatenation as 'ptw.retire_width' and 'ptw.line_cache.' + field.
+    EXPECT_EQ(w.real_key_of("ptw", "retire_width"), "");
+    EXPECT_EQ(w.real_key_of("ptw", "ways"), "ptw.line_cache.ways");
+    EXPECT_EQ(w.real_key_of("ptw", "variant"), "ptw.scheduler");
+    EXPECT_EQ(w.real_key_of("ptw", "cpwc.l2_blocks"), "ptw.pwc_bits");
+    // The issue SM: its own checker and those of its throttle and compaction.
+    const auto &sc = gmmu::sm_core_descriptor();
+    const auto smf = checker_fields("models/src/sm_issue_config.c", "gmmu_status gmmu_sm_config_check");
+    EXPECT_TRUE(smf.count("inflight_max")) << "the parser reads the checker";
+    expect_fields_map(sc, "sm", smf);
+    expect_fields_map(sc, "sm", checker_fields("models/src/ccws.c", "gmmu_status gmmu_ccws_config_check"));
+    expect_fields_map(sc, "sm", checker_fields("models/src/tbc.c", "gmmu_status gmmu_cpm_config_check"));
+    EXPECT_EQ(sc.real_key_of("sm", "max_warps"), "sm.warps");
+    EXPECT_EQ(sc.real_key_of("sm", "counter_bits"), "sm.tbc.cpm_bits");
+    EXPECT_EQ(sc.real_key_of("sm", "pages"), "l1_tlb.entries");
+    EXPECT_EQ(sc.real_key_of("sm", "vta_ways"), "sm.ccws.vta_ways");
+    // Once named by concatenation: 'sm.' + field.
+    EXPECT_EQ(sc.real_key_of("sm", "inflight_max"), "");
+    // The SMMU's configuration cache.
+    expect_fields_map(gmmu::smmu_descriptor(), "migrate.smmu",
+                      checker_fields("models/src/smmu.c", "gmmu_status gmmu_smmu_ccache_create"));
 }
 
 // The fault handler's config: the link's paper costs, then the keys (0 keeps
@@ -387,4 +462,141 @@ TEST(ComponentSpecTest, MemorySpecAppliesItsKeys)
         gmmu::config::load("default", {"memory.latency_cycles=7", "memory.bytes_per_cycle=64"}));
     EXPECT_EQ(m.latency_cycles, 7u);
     EXPECT_EQ(m.bytes_per_cycle, 64u);
+}
+
+// The walker's keys fill ptw_params; its rules are the C models' checkers,
+// named by key.
+TEST(ComponentSpecTest, PtwSpecAppliesItsKeysAndNamesCheckerVerdictsByKey)
+{
+    const gmmu::ptw_config p = gmmu::ptw_config_from(gmmu::config::load(
+        "default", {"ptw.scheduler=tree", "ptw.mshrs=12", "ptw.scan_pass_cycles=3", "ptw.pwc=uptc",
+                    "ptw.pwc_bits=20000", "ptw.line_cache.lines=64", "ptw.line_cache.ways=8",
+                    "ptw.line_cache.hit_cycles=2", "ptw.line_cache.miss_cycles=0",
+                    "ptw.fixed_walk_latency=9", "ptw.set_accessed_dirty=true", "ptw.per_tlb=true",
+                    "rtl.mismatch_cycles=7", "rtl.mismatch_fst=x.fst"}));
+    EXPECT_EQ(p.params.sched.variant, GMMU_WS_TREE);
+    EXPECT_EQ(p.params.sched.mshrs, 12u);
+    EXPECT_EQ(p.params.sched.scan_pass_cycles, 3u);
+    EXPECT_EQ(p.params.walkers, 1u);
+    EXPECT_EQ(p.params.pwc.kind, GMMU_PWC_UPTC);
+    gmmu_pwc_config want{};
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_pwc_config_for_bits(GMMU_PWC_UPTC, 20000, &want, &err), GMMU_OK);
+    EXPECT_EQ(p.params.pwc.uptc.entries, want.uptc.entries);
+    EXPECT_TRUE(p.params.line_cache);
+    EXPECT_EQ(p.params.lc.lines, 64u);
+    EXPECT_EQ(p.params.lc.ways, 8u);
+    EXPECT_EQ(p.params.lc.hit_cycles, 2u);
+    EXPECT_EQ(p.params.lc.miss_cycles, 0u);
+    EXPECT_EQ(p.params.fixed_walk_cycles, 9u);
+    EXPECT_TRUE(p.params.set_accessed_dirty);
+    EXPECT_TRUE(p.per_tlb);
+    EXPECT_EQ(p.params.mismatch_cycles, 7u);
+    EXPECT_EQ(p.params.mismatch_fst, "x.fst");
+    EXPECT_FALSE(gmmu::ptw_config_from(gmmu::config::defaults()).params.line_cache);
+    for (const auto &[sets, key] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"ptw.scheduler=tree", "ptw.walkers=8"}, "config key 'ptw.walkers': walkers = 8"},
+             {{"ptw.line_cache.lines=6", "ptw.line_cache.ways=4"}, "config key 'ptw.line_cache.ways': lines (6)"},
+             {{"ptw.line_cache.lines=12", "ptw.line_cache.ways=4"}, "config key 'ptw.line_cache.lines': sets"},
+             {{"ptw.pwc=cpwc", "ptw.pwc_bits=10"}, "config key 'ptw.pwc_bits': 10 bits hold no CPWC"},
+             {{"ptw.cosim=true"}, "config key 'ptw.cosim': nothing to co-simulate"},
+             {{"rtl.mismatch_fst="}, "config key 'rtl.mismatch_fst': expected a file name"},
+         }) {
+        try {
+            gmmu::config::load("default", sets);
+            ADD_FAILURE() << key << ": accepted";
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
+}
+
+// The SMs', the driver's, the platform's and the workloads' specs fill what
+// their components are built from, and their rules name the key.
+TEST(ComponentSpecTest, SmDriverPlatformAndWorkloadSpecsApplyTheirKeys)
+{
+    const gmmu::config c = gmmu::config::load(
+        "default", {"sm.count=6", "sm.warps=16", "sm.issue_width=2", "sm.model=issue",
+                    "sm.warp_scheduler=tcws", "sm.tcws.epw=4", "sm.tcws.weight_d3=0", "sm.max_blocks=9",
+                    "sm.oplog_bytes=1024", "sm.overlap_cache_access=true", "l1_tlb.entries=64",
+                    "clock_mhz=1500", "page_size=2097152", "sim.quantum_ns=7", "name=x",
+                    "workload.base_va=0x200000", "workload.map=touched", "workload.accesses=3"});
+    const gmmu::sm_config s = gmmu::sm_config_from(c);
+    EXPECT_EQ(s.count, 6u);
+    EXPECT_EQ(s.params.warps, 16u);
+    EXPECT_EQ(s.params.issue_width, 2u);
+    EXPECT_EQ(s.model, "issue");
+    const gmmu_sm_config m = gmmu::sm_core_config_from(c);
+    EXPECT_EQ(m.max_warps, 16u);
+    EXPECT_EQ(m.issue_width, 2u);
+    EXPECT_EQ(m.throttle, GMMU_THROTTLE_TCWS);
+    EXPECT_EQ(m.order, GMMU_ORDER_GTO);
+    EXPECT_EQ(m.ccws.vta_entries, 4u);
+    EXPECT_EQ(m.ccws.vta_ways, 4u);
+    EXPECT_EQ(m.ccws.depth_weight[0], 1u);
+    EXPECT_EQ(m.ccws.depth_weight[3], 0u);
+    EXPECT_EQ(m.max_blocks, 9u);
+    EXPECT_EQ(m.oplog_bytes, 1024u);
+    EXPECT_TRUE(m.overlap_lines);
+    EXPECT_EQ(m.cpm.pages, 64u);
+    const gmmu::platform_config p = gmmu::platform_config_from(c);
+    EXPECT_EQ(p.name, "x");
+    EXPECT_EQ(p.clock_mhz, 1500u);
+    EXPECT_EQ(p.page_size, 2097152u);
+    EXPECT_EQ(p.quantum_ns, 7u);
+    EXPECT_FALSE(p.bypass);
+    const gmmu::workload_config w = gmmu::workload_config_from(c);
+    EXPECT_EQ(w.base_va, 0x200000u);
+    EXPECT_TRUE(w.map_touched);
+    EXPECT_EQ(w.accesses, 3u);
+    const gmmu::driver_config d = gmmu::driver_config_from(
+        gmmu::config::load("default", {"contexts=3", "migrate.interval_cycles=500", "migrate.copy_cycles=9",
+                                       "migrate.seed=5", "migrate.invalidate=false"}));
+    EXPECT_EQ(d.contexts, 3u);
+    EXPECT_TRUE(d.migrate);
+    EXPECT_EQ(d.migration.interval_cycles, 500u);
+    EXPECT_EQ(d.migration.copy_cycles, 9u);
+    EXPECT_EQ(d.migration.seed, 5u);
+    EXPECT_FALSE(d.migration.invalidate);
+    EXPECT_FALSE(gmmu::driver_config_from(gmmu::config::defaults()).migrate);
+    const gmmu::smmu_params sp = gmmu::smmu_params_from(
+        gmmu::config::load("default", {"migrate.smmu.cmd_cycles=3", "migrate.smmu.lookup_cycles=4",
+                                       "migrate.smmu.config_entries=0", "migrate.smmu.reg_cycles=5"}),
+        "migrate.smmu");
+    EXPECT_EQ(sp.cmd_cycles, 3u);
+    EXPECT_EQ(sp.lookup_cycles, 4u);
+    EXPECT_EQ(sp.config_entries, 0u);
+    EXPECT_EQ(sp.reg_cycles, 5u);
+    EXPECT_EQ(gmmu::driver_config_from(gmmu::config::load("default", {"migrate.smmu.cmd_cycles=7"}))
+                  .migration.smmu.cmd_cycles,
+              7u);
+    for (const auto &[sets, key] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"page_size=8192"}, "config key 'page_size': 8192 is not 4096"},
+             {{"mmu.bypass=true", "rtl.fst=x.fst"}, "config key 'rtl.fst': \"x.fst\" has no effect"},
+             {{"contexts=2", "sm.model=issue"}, "config key 'contexts': supported with sm.model=simple only"},
+             {{"sm.issue_cycles=2"}, "config key 'sm.issue_cycles': supported with sm.model=issue only"},
+             {{"workload.base_va=4097"}, "config key 'workload.base_va': not aligned"},
+             {{"workload.region_bytes=35184372088832"}, "config key 'workload.region_bytes': 35184372088832 bytes"},
+             {{"l1_tlb.entries=48"}, "config key 'l1_tlb.entries': 48 is not a multiple of l1_tlb.ways"},
+             {{"l1_tlb.entries=16", "l1_tlb.ways=32"}, "config key 'l1_tlb.ways': TLB ways 32 out of range"},
+             {{"l2_tlb.sets=40"}, "config key 'l2_tlb.sets': TLB sets 40"},
+         }) {
+        try {
+            gmmu::config::load("default", sets);
+            ADD_FAILURE() << key << ": accepted";
+        } catch (const gmmu::config_error &e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
+    // The issue SM's C checker, named by key.
+    gmmu::config b = gmmu::config::load("default", {"sm.model=issue", "sm.block_switch=true"});
+    try {
+        gmmu::sm_core_config_from(b);
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'sm.block_switch': block switching needs"),
+                  std::string::npos) << e.what();
+    }
 }
