@@ -162,11 +162,15 @@ double component_ns(rig &r, feature f, unsigned pages)
     gp.set_extension(&w);
     if (f == contexts)
         gp.set_extension(&cx);
+    gmmu::sched_sideband_ext sb; // what an SM with CCWS/TCWS attaches and clears per access
+    if (f == ccws)
+        gp.set_extension(&sb);
     sc_time d = SC_ZERO_TIME;
     auto one = [&] {
         gp.set_address(w.va[0]);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         d = SC_ZERO_TIME;
+        sb.clear();
         r.ini.isock->b_transport(gp, d);
     };
     for (int i = 0; i < 4; i++) // warm: every page filled, every fill arrived
@@ -186,6 +190,8 @@ double component_ns(rig &r, feature f, unsigned pages)
     gp.clear_extension(&w);
     if (f == contexts)
         gp.clear_extension(&cx);
+    if (f == ccws)
+        gp.clear_extension(&sb);
     return ns;
 }
 

@@ -4,6 +4,8 @@
 //   virtual addresses, an active mask, SM/warp/block/ASID, and per-lane data.
 //   Attached to a READ/WRITE generic payload. The L1 TLB fills pa[] and
 //   forwards the same payload downstream; memory then serves every lane.
+// sched_sideband_ext: beside warp_ext, only for an SM whose warp scheduler
+//   learns from TLB and L1 misses and victims (CCWS/TCWS).
 // xlate_ext: a batch of translation requests between TLB levels and the
 //   walker, carried by a payload with TLM_IGNORE_COMMAND.
 #pragma once
@@ -76,28 +78,46 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     // access's arrival at the TLB to their translation. A virtually indexed
     // L1 cache selects its set during that time (gmmu_cache_index_overlap).
     sc_core::sc_time xlate_time;
-    // For cache-conscious warp scheduling (the issue SM's CCWS), filled on
-    // the way back: some page missed the L1 TLB; some line missed the L1
-    // data cache; the first valid line that access evicted, and who had
-    // allocated it (block << 6 | warp of the access that did, or
-    // GMMU_CACHE_NO_OWNER).
-    bool tlb_miss = false;
-    bool l1_miss = false;
-    bool l1_victim = false;
-    uint64_t l1_victim_addr = 0;
-    uint32_t l1_victim_owner = 0;
-    // ... and for TLB-conscious scheduling (TCWS), from the L1 TLB: the
-    // deepest LRU depth among its hits, and the first valid entry a fill for
-    // this access evicted (its VA) with the owner whose miss had filled it.
-    uint32_t tlb_hit_depth = 0;
-    bool tlb_victim = false;
-    uint64_t tlb_victim_va = 0;
-    uint32_t tlb_victim_owner = 0;
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
     {
         *this = static_cast<const warp_ext &>(o);
+    }
+};
+
+// What one warp access tells a cache- or TLB-conscious warp scheduler (the
+// issue SM's CCWS, TA-CCWS, TCWS and TLB-aware compaction), filled on the way
+// back beside warp_ext by the L1 TLB and the SM's L1 data cache. Only an SM
+// whose scheduler reads it (gmmu_sm_needs_sideband) attaches it; without it
+// the TLB and cache skip this bookkeeping, so a machine without such a
+// scheduler pays nothing for it per access. The SM clears it before each access.
+struct sched_sideband_ext : tlm::tlm_extension<sched_sideband_ext> {
+    // CCWS: some page missed the L1 TLB; some line missed the L1 data cache;
+    // the first valid line that access evicted, and who had allocated it
+    // (block << 6 | warp of the access that did, or GMMU_CACHE_NO_OWNER).
+    bool tlb_miss = false;
+    bool l1_miss = false;
+    bool l1_victim = false;
+    uint64_t l1_victim_addr = 0;
+    uint32_t l1_victim_owner = 0;
+    // TCWS, from the L1 TLB: the deepest LRU depth among its hits, and the
+    // first valid entry a fill for this access evicted (its VA) with the
+    // owner whose miss had filled it.
+    uint32_t tlb_hit_depth = 0;
+    bool tlb_victim = false;
+    uint64_t tlb_victim_va = 0;
+    uint32_t tlb_victim_owner = 0;
+
+    void clear()
+    {
+        tlb_miss = l1_miss = l1_victim = tlb_victim = false;
+        tlb_hit_depth = 0;
+    }
+    tlm::tlm_extension_base *clone() const override { return new sched_sideband_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &o) override
+    {
+        *this = static_cast<const sched_sideband_ext &>(o);
     }
 };
 

@@ -172,6 +172,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     struct page_set {
         gmmu_coalesced c;
         warp_ext *w = nullptr;  // a warp payload
+        sched_sideband_ext *sb = nullptr; // L1, a warp payload whose SM's scheduler asks for it
         ctx_ext *cx = nullptr;  // a plain payload's resolved context (gmmu::smmu)
         uint64_t va = 0;        // a plain payload's address
         uint16_t asid = 0;
@@ -199,10 +200,12 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<uint32_t> page_order;
     std::vector<xlate_req> page_reqs;
     // TCWS: who brought each L1 entry in (gmmu/tcws_owners.h; owned, with
-    // track_owners), and the access being translated now.
+    // track_owners), and the access being translated now with its
+    // scheduler sideband (null: nobody reads the victim).
     void note_owners(const xlate_req &filled, unsigned shift);
     gmmu_tcws_owners *owners = nullptr;
     warp_ext *cur_warp = nullptr;
+    sched_sideband_ext *cur_sb = nullptr;
 
     tlb_params p;
     gmmu_tlb *t; // the model (gmmu_tlb_create), owned
