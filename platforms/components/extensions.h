@@ -6,8 +6,9 @@
 //   forwards the same payload downstream; memory then serves every lane.
 // sched_sideband_ext: beside warp_ext, only for an SM whose warp scheduler
 //   learns from TLB and L1 misses and victims (CCWS/TCWS).
-// xlate_ext: a batch of translation requests between TLB levels and the
-//   walker, carried by a payload with TLM_IGNORE_COMMAND.
+// xlate_ext: a batch of translation traffic between TLB levels, the walker
+//   and the PICLE/Valkyrie LDT, carried by a payload with TLM_IGNORE_COMMAND;
+//   its op says which of seven commands it is.
 #pragma once
 
 #include <array>
@@ -183,17 +184,25 @@ inline unsigned access_of(const xlate_req &r)
 }
 
 struct xlate_ext : tlm::tlm_extension<xlate_ext> {
-    // What the batch asks for. translate: the normal request down the
-    // hierarchy. The others are PICLE/Valkyrie side-band traffic:
-    // ldt_update (an L1 TLB's accesses by CU `cu`), ldt_evict (translations an
-    // L2 TLB evicted), prefetch (push translations into an L1 TLB), probe
-    // (ask a peer L1 TLB, without state change, whether it holds pages).
-    //
-    // invalidate: a page-table change travelling down the hierarchy (TLB
-    // shootdown registers, an SMMU command queue); each level drops what
-    // `inv` covers and forwards it, and the walker drops PWC entries,
-    // line-cache lines and walks in flight that it covers. reqs is empty.
-    enum class op_kind { translate, ldt_update, ldt_evict, prefetch, probe, invalidate };
+    // The command. Every receiver has one handler per command it accepts and
+    // answers TLM_COMMAND_ERROR_RESPONSE to the others (docs/architecture.md,
+    // "Unit of traffic"):
+    //   op               reqs                            from -> to (handler)
+    //   translate        pages; answers filled in        TLB -> next TLB (tlb::translate_batch),
+    //                                                     walker (ptw::on_translate)
+    //   translate_debug  the same, no state change and   TLB debug path -> next TLB
+    //                    no time                         (tlb::translate_dbg), walker (ptw::on_translate_debug)
+    //   invalidate       empty; `inv` says what          SMMU, TLB shootdown -> TLB (tlb::invalidate),
+    //                                                     walker (ptw::invalidate)
+    //   ldt_update       pages L1 TLB `cu` looked up     L1 TLB -> LDT (ldt_unit::on_update)
+    //   ldt_evict        translations an L2 TLB evicted  L2 TLB -> LDT (ldt_unit::on_evict)
+    //   prefetch         translations to fill            LDT -> L1 TLB (tlb_peer_link::on_prefetch)
+    //   probe            pages; hits filled in, no       L1 TLB `cu` -> LDT (ldt_unit::on_probe)
+    //                    state change                    -> peer L1 TLB (tlb_peer_link::on_probe)
+    // invalidate is a page-table change travelling down the hierarchy; each
+    // level drops what `inv` covers and forwards it, and the walker drops PWC
+    // entries, line-cache lines and walks in flight that it covers.
+    enum class op_kind { translate, translate_debug, ldt_update, ldt_evict, prefetch, probe, invalidate };
     op_kind op = op_kind::translate;
     unsigned cu = 0;
     struct inv_desc {
@@ -202,7 +211,6 @@ struct xlate_ext : tlm::tlm_extension<xlate_ext> {
         uint64_t va_lo = 0, va_hi = 0; // inclusive byte range (range, asid_range)
     } inv;
     std::vector<xlate_req> reqs;
-    bool debug = false; // debug translation: no state change, no timing
     tlm::tlm_extension_base *clone() const override { return new xlate_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
     {

@@ -113,6 +113,8 @@ class tlb : public sc_core::sc_module, public stats_provider {
     // down miss_isock: every level below and the walker (PWC, line cache,
     // walks in flight) drop it too.
     void invalidate(const xlate_ext::inv_desc &inv);
+    // xlate_ext translate: translate the batch (timed) and trace it.
+    void translate_batch(xlate_ext &x, sc_core::sc_time &delay);
     uint64_t invalidations_forwarded = 0;
     uint64_t sd_lo = 0, sd_hi = 0, shootdowns = 0;
 

@@ -71,6 +71,43 @@ TEST_F(TlbComponentTest, PlainPayloadIsTranslatedAsOneLaneWarp)
     EXPECT_EQ(gmmu_tlb_stats_of(l2.model())->misses, 1u);
 }
 
+// A TLB's xlate_ext commands each have their handler: translate_debug
+// answers without a fill, a walk counted or time; translate walks and fills;
+// probe answers from the model; the LDT unit's own commands are refused.
+TEST_F(TlbComponentTest, EachCommandHasItsHandlerAndTheLdtsOwnAreRefused)
+{
+    using op = gmmu::xlate_ext::op_kind;
+    auto send = [&](op o, sc_time &d) {
+        gmmu::xlate_ext x;
+        x.op = o;
+        x.reqs.resize(1);
+        x.reqs[0].va = base + 0x7008;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_IGNORE_COMMAND);
+        gp.set_extension(&x);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&x);
+        // the status, and the answer's PA (0: no answer)
+        return std::make_pair(gp.get_response_status(), x.reqs[0].done ? x.reqs[0].pa : 0);
+    };
+    const uint64_t pa = drv.translate(base + 0x7008);
+    nlohmann::json j;
+    sc_time d = SC_ZERO_TIME;
+    EXPECT_EQ(send(op::probe, d), std::make_pair(tlm::TLM_OK_RESPONSE, uint64_t(0))); // not held
+    EXPECT_EQ(send(op::translate_debug, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa));
+    EXPECT_EQ(d, SC_ZERO_TIME);
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 0u);
+    EXPECT_EQ(send(op::translate, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa));
+    EXPECT_EQ(d, sc_time(1 + 5 + 4 * mem_lat, SC_NS));
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 1u);
+    EXPECT_EQ(send(op::probe, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa)); // held now
+    for (op o : {op::ldt_update, op::ldt_evict})
+        EXPECT_EQ(send(o, d), std::make_pair(tlm::TLM_COMMAND_ERROR_RESPONSE, uint64_t(0))) << int(o);
+}
+
 TEST_F(TlbComponentTest, L2HitAvoidsTheWalk)
 {
     uint64_t v = 1;
