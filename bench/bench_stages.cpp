@@ -170,7 +170,8 @@ double component_ns(rig &r, feature f, unsigned pages)
         gp.set_address(w.va[0]);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         d = SC_ZERO_TIME;
-        sb.clear();
+        if (f == ccws)
+            sb.clear();
         r.ini.isock->b_transport(gp, d);
     };
     for (int i = 0; i < 4; i++) // warm: every page filled, every fill arrived
