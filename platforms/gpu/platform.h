@@ -71,6 +71,8 @@ class gpu_platform : public sc_core::sc_module {
     std::vector<std::unique_ptr<data_cache>> l1_caches; // per L1 TLB instance (per SM with mmu.bypass)
     std::unique_ptr<data_cache> l2_cache;               // shared, in front of the memory
     tlm::tlm_base_target_socket_b<> &data_target(const config &c);
+    // The TLB levels, walkers, data caches and LDTs, built and bound (platform.cpp).
+    void wire_translation(const config &c, unsigned nsm, unsigned nctx);
     // Extra components SM models or workloads add (fault handler, ...), kept alive here.
     std::vector<std::unique_ptr<sc_core::sc_module>> extras;
     data_checker checker;
