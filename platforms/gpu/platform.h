@@ -24,6 +24,7 @@
 #include "gmmu/gpu/tlb_config.h"
 #include "gmmu/gpu/driver.h"
 #include "gmmu/gpu/migrator.h"
+#include "gmmu/gpu/platform_build.h" // tlb_groups, tlb_parents, build_sm
 #include "gmmu/components/sm.h"
 #include "gmmu/gpu/workload.h"
 
@@ -93,9 +94,5 @@ using sm_factory = std::function<std::unique_ptr<sm_base>(
     const char *name, const sm_params &p, workload &wl, gpu_platform &gpu)>;
 bool register_sm_model(const std::string &name, sm_factory f);
 std::vector<std::string> sm_model_names();
-
-// SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
-std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
-                                              unsigned nsm);
 
 } // namespace gmmu

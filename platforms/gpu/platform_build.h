@@ -1,7 +1,8 @@
 // gmmu — what gpu_platform's constructor needs besides the components'
 // builders (beside each spec: build_memory, build_cache, ptw_builder,
 // build_tlb_level, build_ldt, build_smmu): the probes of the host a walker
-// runs on, the links between TLB levels, and the SM models by name. The
+// runs on, the SM groups of each TLB level and the links between levels (also
+// checked by config::validate), and the SM models by name. The
 // constructor only wires what these return.
 #pragma once
 
@@ -23,6 +24,10 @@ class gpu_platform;
 // files writable (rtl.fst), rtl.mismatch_fst resolved against gmmu-sim's
 // --out folder and not a folder. Errors are config_errors naming the key.
 void probe_walker_host(ptw_params &wp);
+
+// SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
+std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
+                                              unsigned nsm);
 
 // For each instance of a TLB level (lower_groups: the SM ids of each), the
 // index of the next level's instance that holds all of its SMs; a level

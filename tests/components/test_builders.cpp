@@ -44,4 +44,19 @@ TEST(Builders, BadKeyGivesTheSameOneLineErrorAsGmmuSim)
     EXPECT_EQ(r.out, "gmmu-sim: error: " + built + "\n");
 }
 
+// A rule between two TLB levels' groups is config validation, not the
+// platform constructor's: loading the config fails with it.
+TEST(Builders, TlbGroupsSplitAcrossLevelsFailWhenTheConfigIsValidated)
+{
+    std::string err;
+    try {
+        gmmu::config::from_text("{}", "t.json",
+                                {"sm.count=4", "l1_tlb.shared_by=2", "l2_tlb.enabled=true", "l2_tlb.groups=0;1-3"});
+    } catch (const gmmu::config_error &e) {
+        err = e.what();
+    }
+    EXPECT_EQ(err, "config key 'l2_tlb.groups': SMs sharing one l1_tlb instance must share one l2_tlb "
+                   "instance (SM 0 and 1 are split)");
+}
+
 } // namespace
