@@ -3,6 +3,7 @@
  * (docs/simt.md, "Barriers"). The data check's reference (workload
  * `kernel`) and the SM tests run it. */
 #include "gmmu/kernels.h"
+#include "gmmu/simt_stack.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,68 @@ typedef struct shword {
     uint32_t wphase, writer; /* phase and thread of the last write */
     uint32_t rphase, reader; /* phase and thread of reads (MANY: two or more) */
 } shword;
+
+/* Each thread's BRNZ outcomes, in order (kernels with a BAR only). */
+typedef struct outcomes {
+    uint8_t *bit;
+    size_t n, cap;
+} outcomes;
+
+static bool push_outcome(outcomes *o, bool taken)
+{
+    if (o->n == o->cap * 8u) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        uint8_t *b = realloc(o->bit, cap);
+        if (!b)
+            return false;
+        memset(b + o->cap, 0, cap - o->cap);
+        o->bit = b;
+        o->cap = cap;
+    }
+    if (taken)
+        o->bit[o->n / 8u] |= (uint8_t)(1u << (o->n % 8u));
+    o->n++;
+    return true;
+}
+
+/* Replay warp w's threads' recorded branch outcomes through the SIMT
+ * stack, as the SM runs them: the pc of the first BAR reached with only
+ * some lanes active, or NOBODY. */
+static uint32_t warp_bar_divergence(const gmmu_kernel *k, const uint32_t *ipdom, const outcomes *o)
+{
+    gmmu_simt_stack st;
+    size_t cur[GMMU_ISA_LANES] = {0};
+    gmmu_simt_reset(&st, 0xFFFFFFFFu, k->ninsns);
+    while (!gmmu_simt_done(&st)) {
+        const uint32_t pc = gmmu_simt_pc(&st), mask = gmmu_simt_mask(&st);
+        const gmmu_insn *in = &k->code[pc];
+        gmmu_status r;
+        if (in->op == GMMU_OP_BRNZ || in->op == GMMU_OP_JMP) {
+            uint32_t taken = mask;
+            if (in->op == GMMU_OP_BRNZ) {
+                taken = 0;
+                for (uint32_t l = 0; l < GMMU_ISA_LANES; l++) {
+                    if (!(mask & (1u << l)))
+                        continue;
+                    const outcomes *t = &o[l];
+                    if (cur[l] >= t->n)
+                        return NOBODY; /* cannot happen: the lanes' paths are recorded */
+                    if (t->bit[cur[l] / 8u] >> (cur[l] % 8u) & 1u)
+                        taken |= 1u << l;
+                    cur[l]++;
+                }
+            }
+            r = gmmu_simt_branch(&st, taken, (uint32_t)in->imm, ipdom[pc]);
+        } else {
+            if (in->op == GMMU_OP_BAR && mask != 0xFFFFFFFFu)
+                return pc;
+            r = gmmu_simt_step(&st);
+        }
+        if (r != GMMU_OK)
+            return NOBODY; /* deeper than the stack: the SM refuses it itself */
+    }
+    return NOBODY;
+}
 
 static gmmu_status stop(gmmu_kernel_ref_stop *why, gmmu_kernel_ref_kind kind, uint32_t pc, uint64_t va)
 {
@@ -38,8 +101,13 @@ gmmu_status gmmu_kernel_ref_block(const gmmu_kernel *k, uint32_t block, uint64_t
     uint64_t *steps = calloc(T, sizeof *steps);
     uint64_t *sh = calloc((size_t)shwords + 1, sizeof *sh);
     shword *st = calloc((size_t)shwords + 1, sizeof *st);
+    bool has_bar = false;
+    for (uint32_t i = 0; i < k->ninsns; i++)
+        has_bar = has_bar || k->code[i].op == GMMU_OP_BAR;
+    outcomes *oc = has_bar ? calloc(T, sizeof *oc) : NULL;
+    uint32_t *ipdom = has_bar ? malloc((size_t)k->ninsns * sizeof *ipdom) : NULL;
     gmmu_status rc = GMMU_OK;
-    if (!pc || !done || !steps || !sh || !st) {
+    if (!pc || !done || !steps || !sh || !st || (has_bar && (!oc || !ipdom))) {
         rc = gmmu_error_set(err, "kernel", "out of memory interpreting block %u", block);
         goto out;
     }
@@ -80,6 +148,10 @@ gmmu_status gmmu_kernel_ref_block(const gmmu_kernel *k, uint32_t block, uint64_t
                 if (op == GMMU_OP_BRNZ) {
                     if (a != 0)
                         pc[t] = (uint32_t)in->imm;
+                    if (oc && !push_outcome(&oc[t], a != 0)) {
+                        rc = gmmu_error_set(err, "kernel", "out of memory interpreting block %u", block);
+                        break;
+                    }
                 } else if (op == GMMU_OP_JMP) {
                     pc[t] = (uint32_t)in->imm;
                 } else if (gmmu_op_is_global(op)) {
@@ -161,7 +233,27 @@ gmmu_status gmmu_kernel_ref_block(const gmmu_kernel *k, uint32_t block, uint64_t
         if (rc != GMMU_OK || waiting == 0)
             break;
     }
+    /* The lanes of a warp may reach one BAR along different paths (an if
+     * inside a loop): the per-thread phases above cannot tell, the SIMT
+     * stack can. Replay each warp's recorded branches through it. */
+    if (rc == GMMU_OK && has_bar) {
+        rc = gmmu_kernel_ipdom(k, ipdom, err);
+        for (uint32_t w = 0; w < W && rc == GMMU_OK; w++) {
+            const uint32_t bar = warp_bar_divergence(k, ipdom, oc + (size_t)w * GMMU_ISA_LANES);
+            if (bar == NOBODY)
+                continue;
+            rc = stop(why, GMMU_REF_BAR_DIVERGENT, bar, 0);
+            gmmu_error_set(err, "kernel.code", "kernel '%.32s' instruction %u: bar in divergent code "
+                           "(block %u warp %u reaches it with only some lanes active)", k->name, bar,
+                           block, w);
+        }
+    }
 out:
+    if (oc)
+        for (uint32_t t = 0; t < T; t++)
+            free(oc[t].bit);
+    free(oc);
+    free(ipdom);
     free(pc);
     free(done);
     free(steps);

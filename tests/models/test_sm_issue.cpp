@@ -1352,6 +1352,24 @@ TEST(SmIssueTest, BarInDivergentCodeIsAnError)
     ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK);
     ASSERT_EQ(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_OK) << err.msg;
     EXPECT_EQ(gmmu_sm_run(r.sm, 1ull << 20, &r.end), GMMU_EINVAL);
+    // Every lane reaches the BAR once, at the same instruction, but even lanes
+    // in the loop's first trip and odd lanes in its second: the per-thread
+    // phases agree, the warp does not. The interpreter replays the lanes'
+    // branches through the SIMT stack and refuses it as the SM does.
+    auto loop = parse_kernel("kernel lp\nshared 64\ncode\n movi r6, 0\nl: andi r4, r3, 1\n"
+                             " xor r4, r4, r6\n brnz r4, s\n bar\ns: addi r6, r6, 1\n movi r7, 2\n"
+                             " sltu r8, r6, r7\n brnz r8, l\n");
+    EXPECT_EQ(gmmu_kernel_ref_block(loop.get(), 0, regs.data(), interp_word, &mem, 100, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_BAR_DIVERGENT);
+    EXPECT_EQ(why.pc, 4u);
+    EXPECT_NE(std::string(err.msg).find("only some lanes active"), std::string::npos) << err.msg;
+    SmRun r3;
+    r3.env.grid = 1;
+    e = r3.env.env();
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r3.sm, &err), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(r3.sm, loop.get(), 0, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_sm_run(r3.sm, 1ull << 20, &r3.end), GMMU_EINVAL);
     // Reconverged first (the if ends before the bar): fine for both.
     auto ok = parse_kernel("kernel cv\nshared 256\ncode\n andi r4, r3, 1\n brnz r4, 3\n"
                            " addi r5, r5, 1\n bar\n addi r5, r5, 1\n");

@@ -477,6 +477,10 @@ TEST(FaultsPlatformTest, SharedMemoryAndBarrierKernelPassesTheDataCheck)
          ":5: kernel 'b3' instruction 1 (sts): shared offset 8 is written and accessed by two threads"},
         {"kernel b4\nshared 64\ncode\n  lds r4, 7, 0\n", ":4: expected a register"},
         {"kernel b5\ncode\n  sts r4, r4, 0\n", ": kernel 'b5' instruction 0: shared memory access"},
+        {"kernel b6\nshared 64\ncode\n  movi r6, 0\nl: andi r4, r3, 1\n  xor r4, r4, r6\n"
+         "  brnz r4, s\n  bar\ns: addi r6, r6, 1\n  movi r7, 2\n  sltu r8, r6, r7\n  brnz r8, l\n",
+         ":8: kernel 'b6' instruction 4: bar in divergent code (block 0 warp 0 reaches it with only "
+         "some lanes active)"},
     };
     int i = 0;
     for (const auto &b : bad) {

@@ -179,7 +179,9 @@ const char *gmmu_kernel_op_name(gmmu_op op);
  * and a message naming the instruction for: a global access outside the
  * regions, a shared access outside 0..shared_bytes-1, a shared race between
  * two barriers, a BAR in divergent code (a warp whose lanes are not all at
- * the same BAR or all exited), a thread past max_steps. */
+ * the same BAR or all exited; or, for a kernel with a BAR, a warp that the
+ * SIMT stack, replaying its lanes' branch outcomes, brings to a BAR with
+ * only some lanes active), a thread past max_steps. */
 typedef enum gmmu_kernel_ref_kind {
     GMMU_REF_GLOBAL_OUTSIDE = 1,
     GMMU_REF_SHARED_OUTSIDE,
