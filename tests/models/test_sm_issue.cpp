@@ -1380,6 +1380,26 @@ TEST(SmIssueTest, BarInDivergentCodeIsAnError)
     expect_same(ref, r2.env, "reconverged");
 }
 
+// Shared memory under thread block compaction: a dynamic warp's lanes
+// address their own threads' words (registers through the home map).
+TEST(SmIssueTest, SharedMemoryUnderCompactionKeepsTheResults)
+{
+    auto k = parse_kernel("kernel tb\nwarps_per_block 2\ngrid 4\nshared 512\ncode\n"
+                          " shli r4, r2, 5\n add r4, r4, r3\n shli r5, r4, 3\n andi r6, r3, 1\n"
+                          " brnz r6, odd\n sts r5, r0, 0\n jmp join\nodd: addi r7, r0, 100\n"
+                          " sts r5, r7, 0\njoin: lds r8, r5, 0\n");
+    Snapshot ref = interpret(k.get());
+    for (const char *ws : {"tbc", "tlb-tbc"}) {
+        SmRun r;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        ASSERT_EQ(gmmu_warp_scheduler_parse(ws, &c), GMMU_OK);
+        run(r, c, k.get());
+        EXPECT_GT(r.sm->st.compactions, 0u) << ws;
+        EXPECT_EQ(r.sm->st.requests, 0u) << ws;
+        expect_same(ref, r.env, ws);
+    }
+}
+
 // Thread block compaction does not model BAR: refused at launch.
 TEST(SmIssueTest, BarUnderCompactionIsRefusedAtLaunch)
 {
