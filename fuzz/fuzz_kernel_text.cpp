@@ -5,12 +5,17 @@
 // warp driven through its control flow by input-chosen branch outcomes
 // keeps the reconvergence stack's invariants (every entry's lanes are a
 // subset of the entry waiting at its reconvergence pc, unless that is the
-// exit; the top is inside the code and has lanes).
+// exit; the top is inside the code and has lanes). A kernel small enough is
+// then run by the reference interpreter (gmmu_kernel_ref_block, block 0):
+// it ends, or stops with an error naming an instruction of the kernel
+// (shared accesses outside the array or racing, a bar in divergent code,
+// global accesses outside the regions, a runaway thread).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 extern "C" {
@@ -19,6 +24,23 @@ extern "C" {
 }
 
 namespace {
+
+// Global memory of the reference run: any word inside the kernel's regions.
+struct Mem {
+    const gmmu_kernel *k;
+    std::unordered_map<uint64_t, uint64_t> words;
+};
+
+uint64_t *word(void *ctx, uint64_t va, bool)
+{
+    auto *m = static_cast<Mem *>(ctx);
+    if (gmmu_kernel_region_of(m->k, va) < 0)
+        return nullptr;
+    auto it = m->words.find(va);
+    if (it == m->words.end())
+        it = m->words.emplace(va, gmmu_kernel_input_value(va)).first;
+    return &it->second;
+}
 
 [[noreturn]] void die(const char *what, const gmmu_kernel *k, uint32_t pc)
 {
@@ -100,12 +122,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         } else if (in.op == GMMU_OP_JMP) {
             r = gmmu_simt_branch(&s, mask, uint32_t(in.imm), ipdom[pc]);
         } else {
-            r = gmmu_simt_step(&s);
+            r = gmmu_simt_step(&s); // BAR too: one warp alone never waits
         }
         if (r == GMMU_ENOMEM)
             break; // too deeply nested: refused, as the SM would
         if (r != GMMU_OK)
             die("the stack refused a valid step", k.get(), pc);
+    }
+    // The reference interpreter on block 0 of a small kernel.
+    if (uint64_t(k->warps_per_block) * k->nregs <= 1024 && k->shared_bytes <= 65536) {
+        static std::vector<uint64_t> regs;
+        regs.assign(size_t(k->warps_per_block) * k->nregs * GMMU_ISA_LANES, 0);
+        Mem m{k.get(), {}};
+        gmmu_kernel_ref_stop why{};
+        const gmmu_status rs = gmmu_kernel_ref_block(k.get(), 0, regs.data(), word, &m, 256, &why, &err);
+        if (rs != GMMU_OK) {
+            if (rs != GMMU_EINVAL || why.kind < GMMU_REF_GLOBAL_OUTSIDE || why.kind > GMMU_REF_RUNAWAY ||
+                why.pc >= n || std::strncmp(err.msg, "kernel '", 8) != 0 ||
+                !std::strstr(err.msg, "instruction"))
+                die("the reference run stopped without naming an instruction", k.get(), why.pc);
+            if ((why.kind == GMMU_REF_SHARED_OUTSIDE || why.kind == GMMU_REF_SHARED_RACE) &&
+                !gmmu_op_is_shared(gmmu_op(k->code[why.pc].op)))
+                die("a shared-memory error at an instruction that is not lds/sts", k.get(), why.pc);
+            if (why.kind == GMMU_REF_BAR_DIVERGENT && k->code[why.pc].op != GMMU_OP_BAR)
+                die("a divergent-bar error at an instruction that is not bar", k.get(), why.pc);
+        }
     }
     return 0;
 }

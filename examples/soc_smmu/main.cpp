@@ -1,8 +1,8 @@
 // An SoC that programs gmmu's SMMU front end the way a driver programs an
 // Arm SMMUv3: through its registers, with a stream table, context
 // descriptors, a command queue and an event queue in the SoC's own memory.
-// No GPU-platform header is used; the memory target and the page tables are
-// the SoC's own.
+// No GPU-platform component is used (only the configuration and the walker's
+// host probe); the memory target and the page tables are the SoC's own.
 //
 // Two DMA engines (streams 1 and 2, each with its own address space) fill
 // buffers through virtual addresses. While they run, the driver migrates a
@@ -13,9 +13,18 @@
 // and the engine retries. At the end every word both engines wrote is read
 // back from the frames the final tables name, and a stray access by engine 2
 // is reported with its stream and address.
+//
+// The walker, its page-walk cache and the SMMU are configured through their
+// specs (gmmu/components/ptw_spec.h, smmu_spec.h), the same keys, defaults,
+// ranges and one-line errors as gmmu-sim's: the SoC's JSON object below, then
+// key=value arguments (`soc_smmu ptw.pwc=cpwc smmu.config_entries=4`); a bad
+// key or value prints its config error and exits 2. The SoC's SMMU keys live
+// under its own prefix, `smmu.*`, registered beside gmmu-sim's.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -23,9 +32,10 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include <gmmu/components/ptw.h>
-#include <gmmu/components/smmu.h>
+#include <gmmu/components/ptw_spec.h>
+#include <gmmu/components/smmu_spec.h>
 #include <gmmu/components/tlb.h>
+#include <gmmu/gpu/platform_build.h>
 
 extern "C" {
 #include <gmmu/smmu.h>
@@ -33,8 +43,28 @@ extern "C" {
 
 namespace {
 
+// The SoC's own keys: its SMMU's, from the SMMU's spec, under `smmu`.
+const bool soc_keys_registered =
+    gmmu::register_config_keys(gmmu::smmu_config_keys("smmu", "The SoC's SMMU"));
+
+// The SoC's configuration: the walker (ptw.*, its page-walk cache
+// ptw.pwc) and the SMMU (smmu.*); every other key keeps its default.
+const char *const soc_json = R"({
+  "ptw": {"walkers": 2, "pwc": "tpc"},
+  "smmu": {"config_entries": 16, "cmd_cycles": 8}
+})";
+
 using sc_core::sc_time;
 using sc_core::SC_NS;
+
+// The walker from ptw.* and rtl.*, with gmmu-sim's host checks first (the
+// RTL plugin for ptw.pwc_impl=rtl, writable waveform files).
+std::unique_ptr<gmmu::ptw> build_walker(const gmmu::config &c)
+{
+    gmmu::ptw_builder b(c, sc_time(1, SC_NS));
+    gmmu::probe_walker_host(b.cfg.params);
+    return b.build("walker");
+}
 using sc_core::SC_US;
 
 // The SoC's memory: 64 MiB, 15 ns per access, any number of initiators.
@@ -125,9 +155,12 @@ struct initiator : sc_core::sc_module {
 
 struct soc : sc_core::sc_module {
     ram mem{"mem"};
-    gmmu::smmu smmu{"smmu"};
+    // Built from the config by the components' builders (1 GHz).
+    std::unique_ptr<gmmu::smmu> smmu_unit;
+    gmmu::smmu &smmu;
     gmmu::tlb iotlb{"iotlb", iotlb_params()};
-    gmmu::ptw walker{"walker", gmmu::ptw_params{}};
+    std::unique_ptr<gmmu::ptw> walker_unit;
+    gmmu::ptw &walker;
     initiator cpu{"cpu"}, dma1{"dma1"}, dma2{"dma2"};
     sc_core::sc_signal<bool> evtq_irq{"evtq_irq"};
     uint64_t pool = 0x100000; // page-table frames
@@ -149,7 +182,9 @@ struct soc : sc_core::sc_module {
     }
 
     SC_HAS_PROCESS(soc);
-    explicit soc(sc_core::sc_module_name n) : sc_module(n)
+    soc(sc_core::sc_module_name n, const gmmu::config &c)
+        : sc_module(n), smmu_unit(gmmu::build_smmu(c, "smmu", sc_time(1, SC_NS), "smmu")), smmu(*smmu_unit),
+          walker_unit(build_walker(c)), walker(*walker_unit)
     {
         dma1.isock.bind(smmu.tsock); // port 0
         dma2.isock.bind(smmu.tsock); // port 1
@@ -332,9 +367,19 @@ struct soc : sc_core::sc_module {
 
 } // namespace
 
-int sc_main(int, char **)
+int sc_main(int argc, char **argv)
 {
-    soc top("soc");
+    (void)soc_keys_registered;
+    std::unique_ptr<soc> soc_top;
+    try {
+        const gmmu::config cfg =
+            gmmu::config::from_text(soc_json, "soc_smmu.json", std::vector<std::string>(argv + 1, argv + argc));
+        soc_top = std::make_unique<soc>("soc", cfg);
+    } catch (const gmmu::config_error &e) {
+        std::fprintf(stderr, "soc_smmu: %s\n", e.what());
+        return 2;
+    }
+    soc &top = *soc_top;
     sc_core::sc_start();
     nlohmann::json st;
     top.smmu.dump_stats(st);

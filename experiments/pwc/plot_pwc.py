@@ -14,6 +14,9 @@ import os
 import sys
 from collections import defaultdict
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import seedstats  # noqa: E402
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -117,6 +120,25 @@ def main():
       f"class I: {100 * avg(saving('cpwc'), cl[1]):.1f}%. Average L2-index hit rate over all "
       f"runs: TPC {100 * avg(h2('tpc'), all_n):.1f}%, CPWC {100 * avg(h2('cpwc'), all_n):.1f}% "
       "(the paper: 46.5% / 86.5%).")
+    w("")
+    # The headline figures per seed (each over that seed's streams x jitters),
+    # for the claim rules (experiments/claims.json): pwc.figures.json.
+    figs = {"cpwc_fewer_reads_pct_all": [], "cpwc_fewer_reads_pct_class23": [],
+            "tpc_l2_index_hit_rate_pct": [], "cpwc_l2_index_hit_rate_pct": []}
+    for sd in seeds:
+        cs = [(sd, j) for j in jits]
+        figs["cpwc_fewer_reads_pct_all"].append(100 * avg(saving("cpwc"), all_n, cs))
+        figs["cpwc_fewer_reads_pct_class23"].append(100 * avg(saving("cpwc"), ss23, cs))
+        figs["tpc_l2_index_hit_rate_pct"].append(100 * avg(h2("tpc"), all_n, cs))
+        figs["cpwc_l2_index_hit_rate_pct"].append(100 * avg(h2("cpwc"), all_n, cs))
+    os.makedirs(dst, exist_ok=True)
+    seedstats.write_figures(dst, "pwc", figs, seeds, note="per seed: the mean over its streams and jitters")
+    w("Over seeds (each seed's mean over streams and jitters; mean ± 95% interval over the "
+      f"{len(seeds)} seeds; the claims are judged by their rules in `experiments/claims.json`): "
+      f"CPWC fewer reads than TPC, all streams {seedstats.fmt(seedstats.summary(figs['cpwc_fewer_reads_pct_all']), 1)}%, "
+      f"classes II + III {seedstats.fmt(seedstats.summary(figs['cpwc_fewer_reads_pct_class23']), 1)}%; "
+      f"L2-index hit rate TPC {seedstats.fmt(seedstats.summary(figs['tpc_l2_index_hit_rate_pct']), 1)}%, "
+      f"CPWC {seedstats.fmt(seedstats.summary(figs['cpwc_l2_index_hit_rate_pct']), 1)}%.")
     w("")
     w("Class means (each over the class's streams x jitters x seeds):")
     w("")

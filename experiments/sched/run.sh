@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Page-walk scheduling experiment -> docs/results/sched.md and docs/results/sched.png.
 # Uses the already built $BUILD_DIR (default: build/ at the repository root).
-# Env: WARPS (warps per point, default 400), SEED (default 1).
+# Env: WARPS (warps per point, default 400), SEEDS (stream seeds, default 1,2,3,4,5).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,7 +18,14 @@ if ! "$py" -c 'import matplotlib' 2>/dev/null; then
 fi
 out=$root/docs/results
 mkdir -p "$out"
-csv=$build/sched.csv
-"$exe" --warps "${WARPS:-400}" --seed "${SEED:-1}" --out "$csv"
-"$py" "$here/plot_sched.py" "$csv" "$out"
+# One run per stream seed (SEEDS, default 1-5): the headline figures are
+# given over them; the detailed tables are the first seed's.
+seeds=${SEEDS:-1,2,3,4,5}
+csvs=""
+for seed in ${seeds//,/ }; do
+  csv=$build/sched_seed$seed.csv
+  "$exe" --warps "${WARPS:-400}" --seed "$seed" --out "$csv"
+  csvs=${csvs:+$csvs,}$csv
+done
+"$py" "$here/plot_sched.py" "$csvs" "$out" "$seeds"
 python3 "$root/scripts/page_provenance.py" stamp sched.md

@@ -9,6 +9,7 @@
 
 #define TEXT_REGION_BASE 0x100000000000ull
 #define TEXT_REGION_STRIDE 0x10000000ull /* 256 MiB: as the built-in kernels */
+#define TEXT_REGION_MAX (16ull << 30)    /* 16 GiB per region */
 #define MAX_LABELS 1024u
 #define MAX_LINE 512u
 
@@ -53,7 +54,8 @@ static const struct {
     {"shli", GMMU_OP_SHLI, "dai"},  {"shri", GMMU_OP_SHRI, "dai"},  {"andi", GMMU_OP_ANDI, "dai"},
     {"sfu", GMMU_OP_SFU, "dai"},    {"ld", GMMU_OP_LD, "dai"},      {"st", GMMU_OP_ST, "abi"},
     {"red", GMMU_OP_RED, "abi"},    {"sltu", GMMU_OP_SLTU, "dab"},  {"brnz", GMMU_OP_BRNZ, "at"},
-    {"jmp", GMMU_OP_JMP, "t"},
+    {"jmp", GMMU_OP_JMP, "t"},      {"lds", GMMU_OP_LDS, "dai"},    {"sts", GMMU_OP_STS, "abi"},
+    {"bar", GMMU_OP_BAR, ""},
 };
 
 const char *gmmu_kernel_op_name(gmmu_op op)
@@ -157,12 +159,20 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
     }
     if (strcmp(tok[0], "region") == 0) {
         if (n != 3 || (strcmp(tok[1], "input") && strcmp(tok[1], "output")) || !parse_u64(tok[2], &v) ||
-            v == 0 || v > TEXT_REGION_STRIDE)
-            return fail(p, "'region input|output BYTES' (1..268435456 bytes)%s", NULL);
+            v == 0 || v > TEXT_REGION_MAX)
+            return fail(p, "'region input|output BYTES' (1..17179869184 bytes: 16 GiB)%s", NULL);
         if (k->nregions >= GMMU_KERNEL_MAX_REGIONS)
             return fail(p, "more than 8 regions%s", NULL);
         gmmu_region *r = &k->region[k->nregions];
+        /* Region i at BASE + i * 256 MiB, or, after a larger region, at the
+         * next 256 MiB boundary past the previous one's end. */
         r->base = TEXT_REGION_BASE + (uint64_t)k->nregions * TEXT_REGION_STRIDE;
+        if (k->nregions) {
+            const gmmu_region *q = &k->region[k->nregions - 1];
+            uint64_t after = (q->base + q->bytes + TEXT_REGION_STRIDE - 1) & ~(TEXT_REGION_STRIDE - 1);
+            if (after > r->base)
+                r->base = after;
+        }
         r->bytes = (v + 0xFFFFull) & ~0xFFFFull;
         r->kind = strcmp(tok[1], "input") == 0 ? GMMU_REGION_INPUT : GMMU_REGION_OUTPUT;
         k->nregions++;

@@ -20,15 +20,18 @@ unsigned gmmu_op_nsrc(gmmu_op op)
     case GMMU_OP_ANDI:
     case GMMU_OP_SFU:
     case GMMU_OP_BRNZ:
+    case GMMU_OP_LDS:
     case GMMU_OP_LD: return 1;
     case GMMU_OP_ADD:
     case GMMU_OP_MUL:
     case GMMU_OP_XOR:
     case GMMU_OP_SLTU:
     case GMMU_OP_ST:
+    case GMMU_OP_STS:
     case GMMU_OP_RED: return 2;
     case GMMU_OP_MAD: return 3;
     case GMMU_OP_JMP:
+    case GMMU_OP_BAR:
     case GMMU_OP_COUNT: break;
     }
     return 0;
@@ -36,8 +39,11 @@ unsigned gmmu_op_nsrc(gmmu_op op)
 
 bool gmmu_op_has_dst(gmmu_op op)
 {
-    return op != GMMU_OP_ST && op != GMMU_OP_RED && !gmmu_op_is_branch(op) && op < GMMU_OP_COUNT;
+    return op != GMMU_OP_ST && op != GMMU_OP_RED && op != GMMU_OP_STS && op != GMMU_OP_BAR &&
+           !gmmu_op_is_branch(op) && op < GMMU_OP_COUNT;
 }
+
+bool gmmu_op_is_shared(gmmu_op op) { return op == GMMU_OP_LDS || op == GMMU_OP_STS; }
 
 bool gmmu_op_is_branch(gmmu_op op) { return op == GMMU_OP_BRNZ || op == GMMU_OP_JMP; }
 
@@ -54,7 +60,7 @@ unsigned gmmu_op_log_entries(gmmu_op op)
 
 gmmu_unit gmmu_op_unit(gmmu_op op)
 {
-    if (gmmu_op_is_global(op))
+    if (gmmu_op_is_global(op) || gmmu_op_is_shared(op))
         return GMMU_UNIT_LDST;
     if (op == GMMU_OP_SFU)
         return GMMU_UNIT_SFU;
@@ -259,6 +265,11 @@ gmmu_status gmmu_kernel_check(const gmmu_kernel *k, gmmu_error *err)
             if (in->src[s] >= k->nregs)
                 return gmmu_error_set(err, "kernel.code", "kernel '%.32s' instruction %u: source r%u >= nregs %u",
                                       k->name, i, in->src[s], k->nregs);
+        if (gmmu_op_is_shared((gmmu_op)in->op) && k->shared_bytes < 8)
+            return gmmu_error_set(err, "kernel.code",
+                                  "kernel '%.32s' instruction %u: shared memory access, but the kernel "
+                                  "declares %u B of shared memory (at least 8)",
+                                  k->name, i, k->shared_bytes);
     }
     bool branches = false;
     for (uint32_t i = 0; i < k->ninsns && !branches; i++)

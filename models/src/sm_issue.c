@@ -88,6 +88,42 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
     return TRY_ISSUED;
 }
 
+/* A block barrier (docs/simt.md, "Barriers"): the warp must be converged
+ * (every lane active; a BAR in divergent code stops the SM with
+ * GMMU_EINVAL). It takes a math slot, commits at issue and waits (at_bar)
+ * until every warp of the block that has not exited has issued a BAR. */
+static int issue_bar(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
+{
+    struct gmmu_sm_state *s = sm->s;
+    block_t *b = &s->blk[c];
+    warp_t *w = &b->w[wi];
+    uint32_t pc = gmmu_simt_pc(&w->simt), mask = gmmu_simt_mask(&w->simt);
+    if (mask != 0xFFFFFFFFu) {
+        s->failed = GMMU_EINVAL;
+        return TRY_NONE;
+    }
+    if (gmmu_simt_step(&w->simt) != GMMU_OK) {
+        s->failed = GMMU_EINVAL;
+        return TRY_NONE;
+    }
+    unit_left[GMMU_UNIT_MATH]--;
+    sm->st.issued++;
+    sm->st.issued_by_slot[b->slot * s->wpb + wi]++;
+    sm->st.committed++;
+    sm->st.active_lanes += LANES;
+    trace(sm, GMMU_SM_TR_ISSUE, now, c, wi, pc);
+    if (!gmmu_simt_done(&w->simt))
+        w->at_bar = 1;
+    gmmu_status st = gmmu_smi_warp_progress(sm, c, wi, now); /* a BAR at the end: done */
+    if (st != GMMU_OK) {
+        s->failed = st;
+        return TRY_NONE;
+    }
+    if (b->state != B_FREE)
+        gmmu_smi_bar_release(sm, c);
+    return TRY_ISSUED;
+}
+
 static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
 {
     struct gmmu_sm_state *s = sm->s;
@@ -106,6 +142,10 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         if (w->arrived) {
             sm->st.stall_sync++;
             sm->st.held_by_slot[b->slot * s->wpb + wi]++;
+            return TRY_NONE;
+        }
+        if (w->at_bar) {
+            sm->st.stall_bar++;
             return TRY_NONE;
         }
         if (w->idle || gmmu_simt_done(&w->simt))
@@ -127,6 +167,8 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         return TRY_LIMITED;
     if (gmmu_op_is_branch(op))
         return issue_branch(sm, c, wi, now, unit_left);
+    if (op == GMMU_OP_BAR)
+        return issue_bar(sm, c, wi, now, unit_left);
     unsigned nsrc = gmmu_op_nsrc(op);
     bool log_replay = replay && sm->cfg.scheme == GMMU_SCHEME_OPLOG;
     bool rq_replay = replay && sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE;
@@ -257,6 +299,7 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->slot_ctx);
     free(s->warps);
     free(s->regs);
+    free(s->shmem);
     free(s->pend_w);
     free(s->pend_r);
     free(s->olbuf);
@@ -323,6 +366,8 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->slot_ctx = malloc(s->nslots * sizeof *s->slot_ctx);
     s->warps = calloc(nw, sizeof *s->warps);
     s->regs = calloc(nw * s->nregs * LANES, sizeof *s->regs);
+    s->shwords = k->shared_bytes / 8u;
+    s->shmem = calloc((size_t)s->nctx * s->shwords + 1, sizeof *s->shmem);
     s->pend_w = calloc(nw * s->nregs, 1);
     s->pend_r = calloc(nw * s->nregs, sizeof *s->pend_r);
     s->olbuf = calloc((size_t)s->nctx * per * LANES + 1, sizeof *s->olbuf);
@@ -334,7 +379,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     s->order = malloc((size_t)s->nslots * s->wpb * sizeof *s->order + 1);
     s->last_ctx = NONE;
     s->last_warp = NONE;
-    if (!s->blk || !s->slot_ctx || !s->warps || !s->regs || !s->pend_w || !s->pend_r || !s->olbuf ||
+    if (!s->blk || !s->slot_ctx || !s->warps || !s->regs || !s->shmem || !s->pend_w || !s->pend_r || !s->olbuf ||
         !s->olused || !s->pool || !s->heap || !s->ipdom || !s->order) {
         free_state(s);
         sm->s = NULL;
@@ -346,6 +391,7 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
         b->slot = NONE;
         b->successor = NONE;
         b->w = s->warps + (size_t)c * s->wpb;
+        b->shm = s->shmem + (size_t)c * s->shwords;
         b->olctx.data = s->olbuf + (size_t)c * per * LANES;
         b->olctx.used = s->olused + (size_t)c * per;
         for (uint32_t wi = 0; wi < s->wpb; wi++) {
@@ -357,7 +403,16 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
     }
     st = gmmu_kernel_ipdom(k, s->ipdom, err);
     if (st == GMMU_OK && sm->cfg.compaction != GMMU_COMPACT_NONE) {
-        if (s->wpb > GMMU_TBC_MAX_WARPS) {
+        uint32_t bar = NONE;
+        for (uint32_t i = 0; i < k->ninsns && bar == NONE; i++)
+            if (k->code[i].op == GMMU_OP_BAR)
+                bar = i;
+        if (bar != NONE) {
+            st = gmmu_error_set(err, "compaction",
+                                "kernel '%.32s' instruction %u: bar (block barrier) under thread "
+                                "block compaction is not modelled; use lrr, gto, oldest or a throttle",
+                                k->name, bar);
+        } else if (s->wpb > GMMU_TBC_MAX_WARPS) {
             st = gmmu_error_set(err, "compaction",
                                 "kernel '%.32s' has %u warps per block; compaction handles at most %u",
                                 k->name, s->wpb, GMMU_TBC_MAX_WARPS);

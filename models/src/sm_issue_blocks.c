@@ -65,6 +65,7 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
         w->state = W_RUN;
         w->idle = 0;
         w->arrived = 0;
+        w->at_bar = 0;
         gmmu_rq_init_into(&w->rq, sm->cfg.replay_queue_entries, NULL);
         memset(w->pend_w, 0, s->nregs);
         memset(w->pend_r, 0, s->nregs * sizeof *w->pend_r);
@@ -76,6 +77,8 @@ static void block_init(gmmu_sm *sm, uint32_t c, uint32_t id)
             reg(w, 3)[l] = l;
         }
     }
+    if (s->shwords)
+        memset(b->shm, 0, (size_t)s->shwords * sizeof *b->shm);
     if (b->tbc) {
         gmmu_tbc_reset(b->tbc, s->wpb, sm->kernel->ninsns);
         for (uint32_t wi = 0; wi < s->wpb; wi++)
@@ -262,6 +265,7 @@ gmmu_status gmmu_smi_warp_progress(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_
         b->warps_done++;
         if (b->warps_done == s->wpb)
             return gmmu_smi_block_finish(sm, c, now);
+        gmmu_smi_bar_release(sm, c); /* an exited warp no longer holds the barrier */
     }
     if (b->state == B_DRAIN) {
         for (uint32_t i = 0; i < s->wpb; i++)
@@ -334,4 +338,23 @@ gmmu_status gmmu_smi_ev_ctx(gmmu_sm *sm, uint32_t c, uint64_t now)
         }
     }
     return GMMU_OK;
+}
+
+void gmmu_smi_bar_release(gmmu_sm *sm, uint32_t c)
+{
+    struct gmmu_sm_state *s = sm->s;
+    block_t *b = &s->blk[c];
+    bool any = false;
+    for (uint32_t i = 0; i < s->wpb; i++) {
+        if (b->w[i].state == W_DONE)
+            continue;
+        if (!b->w[i].at_bar)
+            return;
+        any = true;
+    }
+    if (!any)
+        return;
+    for (uint32_t i = 0; i < s->wpb; i++)
+        b->w[i].at_bar = 0;
+    sm->st.barriers++;
 }

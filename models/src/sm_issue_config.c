@@ -96,6 +96,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->opread_cycles = 1;
     c->alu_latency = 8;
     c->sfu_latency = 20;
+    c->shared_latency = 24;
     c->coalesce_cycles = 2;
     c->overlap_lines = true;
     c->inflight_max = 1024;

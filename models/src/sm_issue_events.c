@@ -38,6 +38,27 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     const gmmu_insn *in = &sm->kernel->code[f->pc];
     gmmu_op op = (gmmu_op)in->op;
     trace(sm, GMMU_SM_TR_OPREAD, now, f->ctx, f->warp, f->pc);
+    if (gmmu_op_is_shared(op)) {
+        /* Shared memory: accessed here, at operand read, in issue order for
+         * each warp; no translation, no request, no fault. */
+        uint64_t ba[LANES], bb[LANES];
+        const uint64_t *a = src_reg(b, f->warp, in->src[0], ba);
+        const uint64_t *d = op == GMMU_OP_STS ? src_reg(b, f->warp, in->src[1], bb) : bb;
+        for (uint32_t l = 0; l < LANES; l++) {
+            if (!(f->mask & (1u << l)))
+                continue;
+            uint64_t off = (a[l] + (uint64_t)in->imm) & ~7ull;
+            if (off >= (uint64_t)s->shwords * 8u)
+                return GMMU_EINVAL; /* outside the block's shared memory */
+            if (op == GMMU_OP_STS)
+                b->shm[off / 8u] = d[l];
+            else
+                f->res[l] = b->shm[off / 8u];
+        }
+        sm->st.shared_accesses++;
+        release_sources(w, in, f);
+        return ev_push(s, now + sm->cfg.shared_latency, EV_COMMIT, i, 0);
+    }
     if (!gmmu_op_is_global(op)) {
         uint64_t ba[LANES], bbb[LANES], bcc[LANES];
         unsigned n = gmmu_op_nsrc(op);

@@ -34,6 +34,7 @@ typedef struct warp_t {
     uint8_t state;
     uint8_t idle;          /* compaction: the slot holds no dynamic warp now */
     uint8_t arrived;       /* compaction: at the block's synchronisation point */
+    uint8_t at_bar;        /* issued a BAR: waits until the block's barrier releases */
     gmmu_replay_queue rq;
     uint8_t *pend_w;  /* per register: a write is pending */
     uint16_t *pend_r; /* per register: pending source reads */
@@ -50,6 +51,7 @@ typedef struct block_t {
     uint64_t ready;    /* OFFCHIP: faults resolved; SAVING/RESTORING: done */
     uint32_t successor;
     warp_t *w;
+    uint64_t *shm;     /* shared memory: kernel->shared_bytes / 8 words (LDS/STS) */
     gmmu_oplog_context olctx;
     /* Compaction (gmmu/tbc.h). Registers stay with their static warp;
      * home maps a dynamic warp's lanes to their threads' static warps. */
@@ -90,6 +92,8 @@ struct gmmu_sm_state {
     uint32_t *slot_ctx; /* NONE = empty */
     warp_t *warps;
     uint64_t *regs;
+    uint64_t *shmem;     /* every context's shared memory */
+    uint32_t shwords;    /* words of shared memory per block */
     uint8_t *pend_w;
     uint16_t *pend_r;
     uint64_t *olbuf;
@@ -242,6 +246,8 @@ gmmu_status gmmu_smi_block_finish(gmmu_sm *sm, uint32_t c, uint64_t now);
 gmmu_status gmmu_smi_warp_progress(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now);
 gmmu_status gmmu_smi_try_switch_out(gmmu_sm *sm, uint32_t c, uint64_t now);
 gmmu_status gmmu_smi_ev_ctx(gmmu_sm *sm, uint32_t c, uint64_t now);
+/* Release block c's barrier if every warp that has not exited waits at it. */
+void gmmu_smi_bar_release(gmmu_sm *sm, uint32_t c);
 
 /* sm_issue_tbc.c */
 gmmu_status gmmu_smi_tbc_progress(gmmu_sm *sm, uint32_t c, uint64_t now);

@@ -7,6 +7,7 @@
 // the l1_cache.* and l2_cache.* rows from here.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,13 @@ inline gmmu_cache_config cache_config_from(const config &c, const std::string &p
     if (!cc.vipt)
         cc.index_cycles = 0;
     return cc;
+}
+
+// A data cache's builder: the component from the level's keys.
+inline std::unique_ptr<data_cache> build_cache(const config &c, const std::string &prefix, bool write_allocate,
+                                               sc_core::sc_time clock, const char *name)
+{
+    return std::make_unique<data_cache>(name, cache_config_from(c, prefix, write_allocate), clock);
 }
 
 } // namespace gmmu

@@ -6,6 +6,7 @@
 // schema, --list-keys and docs/configs.md take the picle.* rows from here.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "gmmu/components/ldt_unit.h"
@@ -75,6 +76,17 @@ inline ldt_params ldt_params_from(const config &c, unsigned cus)
     if (gmmu_ldt_config_check(&p.model, &err) != GMMU_OK)
         throw ldt_descriptor().checker_error("picle", err.field, err.msg);
     return p;
+}
+
+// An LDT's builder: the unit from c's picle.* keys, tracking `cus` L1 TLBs
+// of pages of 2^page_shift bytes.
+inline std::unique_ptr<ldt_unit> build_ldt(const config &c, unsigned cus, unsigned page_shift,
+                                           sc_core::sc_time clock, const char *name = "ldt")
+{
+    ldt_params p = ldt_params_from(c, cus);
+    p.page_shift = page_shift;
+    p.clock = clock;
+    return std::make_unique<ldt_unit>(name, p);
 }
 
 } // namespace gmmu

@@ -4,6 +4,7 @@
 // --list-keys and docs/configs.md take the memory.* rows from here.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "gmmu/components/memory.h"
@@ -37,6 +38,16 @@ inline memory_config memory_config_from(const config &c)
 {
     memory_config m;
     memory_descriptor().apply(c, "memory", m);
+    return m;
+}
+
+// The memory's builder: the component from c's memory.* keys.
+inline std::unique_ptr<memory> build_memory(const config &c, sc_core::sc_time clock,
+                                            const char *name = "memory")
+{
+    const memory_config mc = memory_config_from(c);
+    auto m = std::make_unique<memory>(name, mc.latency_cycles, clock);
+    m->set_bytes_per_cycle(mc.bytes_per_cycle);
     return m;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -241,5 +242,15 @@ inline ptw_config ptw_config_from(const config &c)
                            "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
     return p;
 }
+
+// The walker's builder: the keys parsed and checked once (ptw_config_from),
+// then one walker per build(). Whoever builds it for a run checks first
+// what needs the host (the RTL plugin, writable waveform files: the GPU
+// platform's probe_walker_host, gpu/builders.h).
+struct ptw_builder {
+    ptw_config cfg;
+    ptw_builder(const config &c, sc_core::sc_time clock) : cfg(ptw_config_from(c)) { cfg.params.clock = clock; }
+    std::unique_ptr<ptw> build(const char *name) const { return std::make_unique<ptw>(name, cfg.params); }
+};
 
 } // namespace gmmu

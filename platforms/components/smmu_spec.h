@@ -7,6 +7,7 @@
 // from here.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,17 @@ inline smmu_params smmu_params_from(const config &c, const std::string &prefix)
         throw smmu_descriptor().checker_error(prefix, err.field, err.msg);
     gmmu_smmu_ccache_destroy(cc);
     return p;
+}
+
+// The SMMU's builder: the component from the keys under prefix (an SoC of
+// its own: a config from its JSON object or key=value pairs, see
+// examples/soc_smmu).
+inline std::unique_ptr<smmu> build_smmu(const config &c, const std::string &prefix,
+                                        sc_core::sc_time clock, const char *name = "smmu")
+{
+    smmu_params p = smmu_params_from(c, prefix);
+    p.clock = clock;
+    return std::make_unique<smmu>(name, p);
 }
 
 } // namespace gmmu

@@ -10,6 +10,7 @@
 #include "gmmu/components/sm_spec.h"
 #include "gmmu/components/smmu_spec.h"
 #include "gmmu/gpu/driver_spec.h"
+#include "gmmu/gpu/platform_build.h"
 #include "gmmu/gpu/platform_spec.h"
 #include "gmmu/gpu/workload_spec.h"
 
@@ -395,6 +396,21 @@ void config::validate() const
     }
     if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
+    if (!b("mmu.bypass")) {
+        // Each TLB level's SM groups, and the rule between two levels' groups
+        // (gpu/platform_build.cpp); the platform wires what these return.
+        std::vector<std::string> levels = {"l1_tlb"};
+        for (const char *k : {"l2_tlb", "l3_tlb"})
+            if (b(std::string(k) + ".enabled"))
+                levels.push_back(k);
+        std::vector<std::vector<unsigned>> lower;
+        for (size_t lv = 0; lv < levels.size(); lv++) {
+            auto g = tlb_groups(*this, levels[lv], unsigned(i("sm.count")));
+            if (lv)
+                tlb_parents(lower, g, levels[lv - 1], levels[lv]);
+            lower = std::move(g);
+        }
+    }
     if (b("picle.enabled") && !b("l2_tlb.enabled"))
         throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
     if (b("picle.enabled"))

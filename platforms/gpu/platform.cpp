@@ -4,19 +4,13 @@
 #include "gmmu/components/ldt_spec.h"
 #include "gmmu/components/memory_spec.h"
 #include "gmmu/components/ptw_spec.h"
-#include "gmmu/components/rtl_plugin.h"
 #include "gmmu/components/sm_spec.h"
 #include "gmmu/gpu/driver_spec.h"
-#include "gmmu/gpu/outputs.h"
-
-#include "gmmu/sm_list.h"
+#include "gmmu/gpu/platform_build.h"
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -65,89 +59,15 @@ nlohmann::json run_stats(const run_result &r, uint64_t seed)
     return j;
 }
 
-static std::vector<std::pair<std::string, sm_factory>> &sm_registry()
-{
-    static std::vector<std::pair<std::string, sm_factory>> r;
-    return r;
-}
-
-bool register_sm_model(const std::string &name, sm_factory f)
-{
-    sm_registry().emplace_back(name, std::move(f));
-    return true;
-}
-
-std::vector<std::string> sm_model_names()
-{
-    std::vector<std::string> n = {"simple"};
-    for (auto &r : sm_registry())
-        n.push_back(r.first);
-    return n;
-}
-
-std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
-                                              unsigned nsm)
-{
-    std::vector<std::vector<unsigned>> g;
-    const std::string spec = c.s(prefix + ".groups");
-    const std::string key = "config key '" + prefix + ".groups': ";
-    if (spec.empty()) {
-        unsigned k = unsigned(c.i(prefix + ".shared_by"));
-        if (k == 0 || k > nsm)
-            k = nsm;
-        for (unsigned s0 = 0; s0 < nsm; s0 += k) {
-            g.emplace_back();
-            for (unsigned s = s0; s < std::min(nsm, s0 + k); s++)
-                g.back().push_back(s);
-        }
-        return g;
-    }
-    std::vector<int> owner(nsm, -1);
-    std::stringstream groups(spec);
-    std::string grp;
-    while (std::getline(groups, grp, ';')) {
-        g.emplace_back();
-        std::stringstream items(grp);
-        std::string it;
-        while (std::getline(items, it, ',')) {
-            // ID or ID-ID, decimal ids (no sign: "-1" is no SM, not 2^32-1);
-            // the one SM-list rule is gmmu_sm_range_parse (models/src/sm_list.c).
-            uint32_t a = 0, b = 0;
-            if (gmmu_sm_range_parse(it.c_str(), &a, &b) != GMMU_OK)
-                throw config_error(key + "'" + it + "' is not an SM id or range");
-            if (b >= nsm)
-                throw config_error(key + "SM " + std::to_string(b) + " out of range 0.." +
-                                   std::to_string(nsm - 1));
-            for (unsigned s = a; s <= b; s++) {
-                if (s >= nsm)
-                    throw config_error(key + "SM " + std::to_string(s) + " out of range 0.." +
-                                       std::to_string(nsm - 1));
-                if (owner[s] >= 0)
-                    throw config_error(key + "SM " + std::to_string(s) + " is in two groups");
-                owner[s] = int(g.size() - 1);
-                g.back().push_back(s);
-            }
-        }
-        if (g.back().empty())
-            throw config_error(key + "empty group");
-    }
-    for (unsigned s = 0; s < nsm; s++)
-        if (owner[s] < 0)
-            throw config_error(key + "SM " + std::to_string(s) + " is in no group");
-    return g;
-}
-
 gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, workload &wl)
     : sc_module(name), cfg(c), clock(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
 {
-    const memory_config mc = memory_config_from(c); // components/memory_spec.h
-    mem = std::make_unique<memory>("memory", mc.latency_cycles, clock);
-    mem->set_bytes_per_cycle(mc.bytes_per_cycle);
+    mem = build_memory(c, clock); // components/memory_spec.h
     mem->pause_when(&stop_signal); // a stop request ends the current slice at once
     drv = std::make_unique<driver>("driver", *mem);
     const driver_config dc = driver_config_from(c); // gpu/driver_spec.h
     const sm_config smc = sm_config_from(c);        // components/sm_spec.h
-    const unsigned nctx = dc.contexts;
+    const unsigned nctx = dc.contexts, nsm = smc.count;
     for (unsigned k = 1; k < nctx; k++) {
         // Context k: tables from 0x01000000 + k * 64 MiB, frames from 4 GiB + k TiB.
         const std::string nm = "driver" + std::to_string(k);
@@ -156,160 +76,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         ctx_checkers.push_back(std::make_unique<data_checker>());
         ctx_checkers.back()->salt = uint64_t(k) * 0x9E3779B97F4A7C15ull;
     }
-    const unsigned nsm = smc.count;
     const bool bypass = c.b("mmu.bypass");
-
-    if (!bypass) {
-        // The walker's keys and their C checkers: components/ptw_spec.h.
-        const ptw_config pc = ptw_config_from(c);
-        ptw_params wp = pc.params;
-        wp.clock = clock;
-        if ((wp.pwc_rtl || wp.pwc_cosim) && !have_pwc_rtl()) {
-            std::string why;
-            load_rtl_plugin(&why);
-            throw config_error("config key 'ptw.pwc_impl': " + why);
-        }
-        if (wp.sched_rtl || wp.sched_cosim) {
-            // Verilator fixed the RTL's parameters at build time
-            std::string why;
-            if (!ws_rtl_geometry_ok(wp.sched, &why))
-                throw config_error(std::string("config key 'ptw.scheduler_impl'") +
-                                   (wp.sched_rtl ? "" : " (ptw.cosim=true)") + ": " + why);
-        }
-        if (!wp.rtl_fst.empty()) {
-            // The waveform files must be writable before the run starts.
-            const bool pwc_twin = wp.pwc_rtl || wp.pwc_cosim;
-            const bool sched_twin = wp.sched_rtl || wp.sched_cosim;
-            std::vector<std::string> files;
-            if (pwc_twin)
-                files.push_back(wp.rtl_fst);
-            if (sched_twin)
-                files.push_back(rtl_waveform_path(wp.rtl_fst, pwc_twin));
-            for (const std::string &f : files) {
-                const bool existed = std::filesystem::exists(f);
-                std::ofstream probe(f, std::ios::app);
-                if (!probe)
-                    throw config_error("config key 'rtl.fst': cannot write " + f);
-                probe.close();
-                if (!existed)
-                    std::filesystem::remove(f);
-            }
-        }
-        {
-            const std::filesystem::path f = wp.mismatch_fst;
-            wp.mismatch_fst = f.is_absolute() ? f.string() : (std::filesystem::path(output_folder()) / f).string();
-            std::error_code ec;
-            const std::filesystem::path dir = std::filesystem::absolute(wp.mismatch_fst, ec).parent_path();
-            // --out is created after the platform; any other folder must exist
-            if ((wp.pwc_cosim || wp.sched_cosim) && wp.mismatch_cycles && f.is_absolute() &&
-                !std::filesystem::is_directory(dir, ec))
-                throw config_error("config key 'rtl.mismatch_fst': no folder " + dir.string());
-            if (std::filesystem::is_directory(wp.mismatch_fst, ec))
-                throw config_error("config key 'rtl.mismatch_fst': " + wp.mismatch_fst +
-                                   " is a folder, expected a file name");
-        }
-        wparams = wp;
-
-        // TLB levels, innermost first; each instance serves a group of SMs.
-        std::vector<std::string> prefixes = {"l1_tlb"};
-        if (c.b("l2_tlb.enabled"))
-            prefixes.push_back("l2_tlb");
-        if (c.b("l3_tlb.enabled"))
-            prefixes.push_back("l3_tlb");
-        for (size_t lv = 0; lv < prefixes.size(); lv++) {
-            groups.push_back(tlb_groups(c, prefixes[lv], nsm));
-            tlb_params tp = tlb_params_from(c, prefixes[lv], unsigned(lv + 1));
-            // The simple SM sends whole warps: the TLB splits them by page. The issue
-            // SM sends one line per request and overlaps in its own model.
-            tp.overlap_cache_access =
-                lv == 0 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
-            tp.track_owners = lv == 0 && c.s("sm.model") == "issue" && c.s("sm.warp_scheduler") == "tcws";
-            std::vector<std::unique_ptr<tlb>> inst;
-            for (size_t k = 0; k < groups[lv].size(); k++) {
-                std::string nm = prefixes[lv];
-                if (lv == 0 || groups[lv].size() > 1)
-                    nm += std::to_string(k);
-                tp.cu = unsigned(k);
-                inst.push_back(std::make_unique<tlb>(nm.c_str(), tp));
-            }
-            if (lv == 0)
-                l1 = std::move(inst);
-            else
-                outer.push_back(std::move(inst));
-        }
-        // Bind each instance's misses to the next level's instance that holds
-        // all of its SMs (the walker after the last level).
-        auto level_inst = [&](size_t lv) -> std::vector<std::unique_ptr<tlb>> & {
-            return lv == 0 ? l1 : outer[lv - 1];
-        };
-        for (size_t lv = 0; lv < prefixes.size(); lv++) {
-            for (size_t k = 0; k < groups[lv].size(); k++) {
-                tlb &t = *level_inst(lv)[k];
-                if (lv + 1 == prefixes.size()) {
-                    // The walker: one shared, or one per last-level TLB instance.
-                    if (walkers.empty() || c.b("ptw.per_tlb")) {
-                        std::string nm = c.b("ptw.per_tlb") && groups[lv].size() > 1
-                                             ? "ptw" + std::to_string(walkers.size())
-                                             : "ptw";
-                        walkers.push_back(std::make_unique<ptw>(nm.c_str(), wparams));
-                        for (unsigned k = 0; k < nctx; k++)
-                            walkers.back()->set_root(uint16_t(k), driver_of(k).root());
-                    }
-                    t.miss_isock.bind(walkers.back()->tsock);
-                    continue;
-                }
-                const auto &mine = groups[lv][k];
-                size_t up = groups[lv + 1].size();
-                for (size_t u = 0; u < groups[lv + 1].size() && up == groups[lv + 1].size(); u++)
-                    if (std::find(groups[lv + 1][u].begin(), groups[lv + 1][u].end(), mine[0]) !=
-                        groups[lv + 1][u].end())
-                        up = u;
-                for (unsigned s : mine)
-                    if (std::find(groups[lv + 1][up].begin(), groups[lv + 1][up].end(), s) ==
-                        groups[lv + 1][up].end())
-                        throw config_error("config key '" + prefixes[lv + 1] +
-                                           ".groups': SMs sharing one " + prefixes[lv] +
-                                           " instance must share one " + prefixes[lv + 1] +
-                                           " instance (SM " + std::to_string(mine[0]) + " and " +
-                                           std::to_string(s) + " are split)");
-                t.miss_isock.bind(level_inst(lv + 1)[up]->tsock);
-            }
-        }
-        for (auto &t : l1)
-            t->isock.bind(data_target(c));
-        // The walkers' page-table reads: memory, or a data cache (ptw.via).
-        const std::string via = c.s("ptw.via");
-        for (size_t k = 0; k < walkers.size(); k++) {
-            if (via == "l2_cache")
-                walkers[k]->pt_isock.bind(l2_cache->pte_tsock);
-            else if (via == "l1_cache")
-                walkers[k]->pt_isock.bind(l1_caches.at(k)->pte_tsock); // walker k serves l1[k]
-            else
-                walkers[k]->pt_isock.bind(mem->tsock);
-        }
-        walker = walkers.front().get();
-
-        // PICLE / Valkyrie: an LDT unit beside each L2 instance.
-        if (c.b("picle.enabled")) {
-            ldt_params lp = ldt_params_from(c, unsigned(l1.size())); // components/ldt_spec.h
-            lp.page_shift = tlb_params_from(c, "l2_tlb", 2).model.page_shift;
-            lp.clock = clock;
-            for (size_t k = 0; k < outer[0].size(); k++) {
-                std::string nm = outer[0].size() > 1 ? "ldt" + std::to_string(k) : "ldt";
-                ldts.push_back(std::make_unique<ldt_unit>(nm.c_str(), lp));
-                outer[0][k]->ldt_isock.bind(ldts.back()->tsock);
-                for (auto &t : l1)
-                    ldts.back()->push_isock.bind(t->tsock);
-            }
-            for (size_t k = 0; k < l1.size(); k++) {
-                unsigned sm0 = groups[0][k][0];
-                for (size_t u = 0; u < groups[1].size(); u++)
-                    if (std::find(groups[1][u].begin(), groups[1][u].end(), sm0) != groups[1][u].end())
-                        l1[k]->ldt_isock.bind(ldts[u]->tsock);
-            }
-        }
-    }
-    const std::string &model = smc.model;
+    if (!bypass)
+        wire_translation(c, nsm, nctx);
     for (unsigned i = 0; i < nsm; i++) {
         sm_params sp = smc.params; // components/sm_spec.h
         sp.id = i;
@@ -317,21 +86,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
         sp.clock = clock;
         sp.asid = uint16_t(i % nctx);
         if (dc.migrate)
-            sp.page_in_flight = [this](uint16_t asid, uint64_t va) {
-                return migr && migr->in_flight(asid, va);
-            };
+            sp.page_in_flight = [this](uint16_t asid, uint64_t va) { return migr && migr->in_flight(asid, va); };
         const std::string nm = "sm" + std::to_string(i);
-        if (model == "simple") {
-            sms.push_back(std::make_unique<sm>(nm.c_str(), sp, wl, checker_of(sp.asid)));
-        } else {
-            sm_factory *f = nullptr;
-            for (auto &r : sm_registry())
-                if (r.first == model)
-                    f = &r.second;
-            if (!f)
-                throw config_error("config key 'sm.model': unknown SM model '" + model + "'");
-            sms.push_back((*f)(nm.c_str(), sp, wl, *this));
-        }
+        sms.push_back(build_sm(smc.model, nm.c_str(), sp, wl, checker_of(sp.asid), *this)); // gpu/platform_build.h
         if (bypass) {
             sms.back()->socket().bind(data_target(c));
             continue;
@@ -361,6 +118,73 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     }
 }
 
+// The translation path (mmu.bypass=false): the TLB levels, the walkers
+// behind the last level, the data caches in front of the memory and the
+// PICLE LDT units, each from its builder, bound level by level.
+void gpu_platform::wire_translation(const config &c, unsigned nsm, unsigned nctx)
+{
+    ptw_builder wb(c, clock);         // components/ptw_spec.h
+    probe_walker_host(wb.cfg.params); // gpu/platform_build.h
+    wparams = wb.cfg.params;
+    // TLB levels, innermost first; each instance serves a group of SMs.
+    std::vector<std::string> prefixes = {"l1_tlb"};
+    for (const char *p : {"l2_tlb", "l3_tlb"})
+        if (c.b(std::string(p) + ".enabled"))
+            prefixes.push_back(p);
+    for (size_t lv = 0; lv < prefixes.size(); lv++) {
+        groups.push_back(tlb_groups(c, prefixes[lv], nsm));
+        auto inst = build_tlb_level(c, prefixes[lv], unsigned(lv + 1), groups[lv].size()); // gpu/tlb_config.h
+        if (lv == 0)
+            l1 = std::move(inst);
+        else
+            outer.push_back(std::move(inst));
+    }
+    // Each instance's misses go to the next level's instance that holds
+    // all of its SMs; the last level's to a walker (one shared, or one
+    // per instance with ptw.per_tlb).
+    auto level = [&](size_t lv) -> std::vector<std::unique_ptr<tlb>> & { return lv ? outer[lv - 1] : l1; };
+    std::vector<std::vector<size_t>> parents;
+    for (size_t lv = 0; lv + 1 < prefixes.size(); lv++) {
+        parents.push_back(tlb_parents(groups[lv], groups[lv + 1], prefixes[lv], prefixes[lv + 1]));
+        for (size_t k = 0; k < groups[lv].size(); k++)
+            level(lv)[k]->miss_isock.bind(level(lv + 1)[parents[lv][k]]->tsock);
+    }
+    for (auto &t : level(prefixes.size() - 1)) {
+        if (walkers.empty() || wb.cfg.per_tlb) {
+            const bool many = wb.cfg.per_tlb && level(prefixes.size() - 1).size() > 1;
+            walkers.push_back(wb.build((many ? "ptw" + std::to_string(walkers.size()) : "ptw").c_str()));
+            for (unsigned k = 0; k < nctx; k++)
+                walkers.back()->set_root(uint16_t(k), driver_of(k).root());
+        }
+        t->miss_isock.bind(walkers.back()->tsock);
+    }
+    for (auto &t : l1)
+        t->isock.bind(data_target(c));
+    // The walkers' page-table reads: memory, or a data cache (ptw.via).
+    for (size_t k = 0; k < walkers.size(); k++) {
+        if (wb.cfg.via == "l2_cache")
+            walkers[k]->pt_isock.bind(l2_cache->pte_tsock);
+        else if (wb.cfg.via == "l1_cache")
+            walkers[k]->pt_isock.bind(l1_caches.at(k)->pte_tsock); // walker k serves l1[k]
+        else
+            walkers[k]->pt_isock.bind(mem->tsock);
+    }
+    walker = walkers.front().get();
+    // PICLE / Valkyrie: an LDT unit beside each L2 instance.
+    if (c.b("picle.enabled")) {
+        const unsigned page_shift = tlb_params_from(c, "l2_tlb", 2).model.page_shift;
+        for (size_t k = 0; k < outer[0].size(); k++) {
+            const std::string nm = outer[0].size() > 1 ? "ldt" + std::to_string(k) : "ldt";
+            ldts.push_back(build_ldt(c, unsigned(l1.size()), page_shift, clock, nm.c_str())); // components/ldt_spec.h
+            outer[0][k]->ldt_isock.bind(ldts.back()->tsock);
+            for (auto &t : l1)
+                ldts.back()->push_isock.bind(t->tsock);
+        }
+        for (size_t k = 0; k < l1.size(); k++)
+            l1[k]->ldt_isock.bind(ldts[parents[0][k]]->tsock);
+    }
+}
+
 // The data side's next target for one more L1 client: a new L1 data cache
 // (l1_cache.enabled) in front of the shared L2 data cache (l2_cache.enabled)
 // in front of the memory, skipping the levels that are off.
@@ -369,7 +193,7 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     tlm::tlm_base_target_socket_b<> *below = &mem->tsock;
     if (c.b("l2_cache.enabled")) {
         if (!l2_cache) {
-            l2_cache = std::make_unique<data_cache>("l2_cache", cache_config_from(c, "l2_cache", true), clock);
+            l2_cache = build_cache(c, "l2_cache", true, clock, "l2_cache"); // components/cache_spec.h
             l2_cache->isock.bind(mem->tsock);
         }
         below = &l2_cache->tsock;
@@ -377,8 +201,7 @@ tlm::tlm_base_target_socket_b<> &gpu_platform::data_target(const config &c)
     if (!c.b("l1_cache.enabled"))
         return *below;
     const std::string nm = "l1_cache" + std::to_string(l1_caches.size());
-    const gmmu_cache_config l1c = cache_config_from(c, "l1_cache", false); // components/cache_spec.h
-    l1_caches.push_back(std::make_unique<data_cache>(nm.c_str(), l1c, clock));
+    l1_caches.push_back(build_cache(c, "l1_cache", false, clock, nm.c_str()));
     l1_caches.back()->reports_to_warp = true;
     l1_caches.back()->isock.bind(*below);
     return l1_caches.back()->tsock;

@@ -24,6 +24,7 @@
 #include "gmmu/gpu/tlb_config.h"
 #include "gmmu/gpu/driver.h"
 #include "gmmu/gpu/migrator.h"
+#include "gmmu/gpu/platform_build.h" // tlb_groups, tlb_parents, build_sm
 #include "gmmu/components/sm.h"
 #include "gmmu/gpu/workload.h"
 
@@ -71,6 +72,8 @@ class gpu_platform : public sc_core::sc_module {
     std::vector<std::unique_ptr<data_cache>> l1_caches; // per L1 TLB instance (per SM with mmu.bypass)
     std::unique_ptr<data_cache> l2_cache;               // shared, in front of the memory
     tlm::tlm_base_target_socket_b<> &data_target(const config &c);
+    // The TLB levels, walkers, data caches and LDTs, built and bound (platform.cpp).
+    void wire_translation(const config &c, unsigned nsm, unsigned nctx);
     // Extra components SM models or workloads add (fault handler, ...), kept alive here.
     std::vector<std::unique_ptr<sc_core::sc_module>> extras;
     data_checker checker;
@@ -91,9 +94,5 @@ using sm_factory = std::function<std::unique_ptr<sm_base>(
     const char *name, const sm_params &p, workload &wl, gpu_platform &gpu)>;
 bool register_sm_model(const std::string &name, sm_factory f);
 std::vector<std::string> sm_model_names();
-
-// SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
-std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,
-                                              unsigned nsm);
 
 } // namespace gmmu

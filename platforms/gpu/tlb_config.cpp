@@ -277,4 +277,21 @@ tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned 
     return p;
 }
 
+std::vector<std::unique_ptr<tlb>> build_tlb_level(const config &c, const std::string &prefix,
+                                                  unsigned level, size_t instances)
+{
+    tlb_params tp = tlb_params_from(c, prefix, level);
+    // The simple SM sends whole warps: the TLB splits them by page. The issue
+    // SM sends one line per request and overlaps in its own model.
+    tp.overlap_cache_access = level == 1 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
+    tp.track_owners = level == 1 && c.s("sm.model") == "issue" && c.s("sm.warp_scheduler") == "tcws";
+    std::vector<std::unique_ptr<tlb>> inst;
+    for (size_t k = 0; k < instances; k++) {
+        const std::string nm = level == 1 || instances > 1 ? prefix + std::to_string(k) : prefix;
+        tp.cu = unsigned(k);
+        inst.push_back(std::make_unique<tlb>(nm.c_str(), tp));
+    }
+    return inst;
+}
+
 } // namespace gmmu

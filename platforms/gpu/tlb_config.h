@@ -2,6 +2,7 @@
 // shared by l1_tlb, l2_tlb and l3_tlb.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,11 @@ std::vector<key_spec> tlb_config_keys();
 // A TLB level's parameters from a validated config; errors of the C models'
 // checkers name the key that sets the field.
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);
+// A TLB level's builder: `instances` TLBs from the level's keys, named
+// prefix + index (L1, or a level of more than one instance) or prefix; the
+// L1 of the simple SM splits warps by page (sm.overlap_cache_access), the
+// L1 of an issue SM with TCWS tracks its warps' owners.
+std::vector<std::unique_ptr<tlb>> build_tlb_level(const config &c, const std::string &prefix,
+                                                  unsigned level, size_t instances);
 
 } // namespace gmmu

@@ -147,4 +147,137 @@ TEST(KernelTextTest, ParseLinesGivesEachInstructionsLine)
     EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_RED), "red");
 }
 
+// Shared memory and barriers: lds d, a, imm; sts a, b, imm; bar. Bad
+// operands name the line; a shared access without shared memory names the
+// instruction.
+TEST(KernelTextTest, SharedMemoryAndBarrierInstructions)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    ASSERT_EQ(parse("kernel s\nshared 64\ncode\n lds r5, r4, 8\n sts r4, r5, -8\n bar\n", k.get(), &err),
+              GMMU_OK)
+        << err.msg;
+    ASSERT_EQ(k->ninsns, 3u);
+    EXPECT_EQ(k->code[0].op, GMMU_OP_LDS);
+    EXPECT_EQ(k->code[0].dst, 5u);
+    EXPECT_EQ(k->code[0].src[0], 4u);
+    EXPECT_EQ(k->code[0].imm, 8);
+    EXPECT_EQ(k->code[1].op, GMMU_OP_STS);
+    EXPECT_EQ(k->code[1].src[0], 4u);
+    EXPECT_EQ(k->code[1].src[1], 5u);
+    EXPECT_EQ(k->code[1].imm, -8);
+    EXPECT_EQ(k->code[2].op, GMMU_OP_BAR);
+    EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_LDS), "lds");
+    EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_STS), "sts");
+    EXPECT_STREQ(gmmu_kernel_op_name(GMMU_OP_BAR), "bar");
+    EXPECT_TRUE(gmmu_op_is_shared(GMMU_OP_LDS));
+    EXPECT_FALSE(gmmu_op_is_global(GMMU_OP_STS));
+    EXPECT_FALSE(gmmu_op_has_dst(GMMU_OP_STS));
+    EXPECT_FALSE(gmmu_op_has_dst(GMMU_OP_BAR));
+    EXPECT_EQ(gmmu_op_unit(GMMU_OP_LDS), GMMU_UNIT_LDST);
+    EXPECT_EQ(gmmu_op_log_entries(GMMU_OP_STS), 0u);
+
+    struct Case {
+        std::string text, want;
+    } cases[] = {
+        {"kernel a\nshared 64\ncode\n  bar r1\n", "line 4: 'bar' takes 0 operands"},
+        {"kernel a\nshared 64\ncode\n  lds r1, r2\n", "line 4: 'lds' takes 3 operands"},
+        {"kernel a\nshared 64\ncode\n  sts r1, 8, 0\n", "line 4: expected a register"},
+        {"kernel a\nshared 64\ncode\n  lds r1, r2, x\n", "line 4: bad number 'x'"},
+        {"kernel a\nshared 64\ncode\n  sts r1, r2, 0, 1\n", "line 4: 'sts' takes 3 operands"},
+        {"kernel a\nregion input 17179869185\ncode\n", "line 2: 'region input|output BYTES'"},
+    };
+    for (const auto &c : cases) {
+        EXPECT_EQ(parse(c.text, k.get(), &err), GMMU_EINVAL) << c.text;
+        EXPECT_STREQ(err.field, "kernel.text") << c.text;
+        EXPECT_EQ(std::string(err.msg).rfind(c.want, 0), 0u) << err.msg << " | want " << c.want;
+    }
+    EXPECT_EQ(parse("kernel noshm\ncode\n addi r4, r4, 1\n lds r5, r4, 0\n", k.get(), &err), GMMU_EINVAL);
+    EXPECT_STREQ(err.field, "kernel.code");
+    EXPECT_NE(std::string(err.msg).find("instruction 1: shared memory access, but the kernel declares 0 B"),
+              std::string::npos)
+        << err.msg;
+}
+
+// Regions up to 16 GiB (footprints over 1 GiB, issue 44): small regions keep
+// their place at BASE + i x 256 MiB; one after a large region starts at the
+// next 256 MiB boundary past its end.
+TEST(KernelTextTest, RegionsOverOneGiB)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    ASSERT_EQ(parse("kernel big\nregion input 64\nregion input 3221225472\nregion output 100\n"
+                    "region output 17179869184\nregion input 8\ncode\n addi r4, r4, 1\n",
+                    k.get(), &err),
+              GMMU_OK)
+        << err.msg;
+    ASSERT_EQ(k->nregions, 5u);
+    const uint64_t base = k->region[0].base, mib256 = 256ull << 20;
+    EXPECT_EQ(k->region[1].base, base + mib256);
+    EXPECT_EQ(k->region[1].bytes, 3ull << 30);
+    EXPECT_EQ(k->region[2].base, base + mib256 + (3ull << 30));
+    EXPECT_EQ(k->region[3].base, base + 2 * mib256 + (3ull << 30));
+    EXPECT_EQ(k->region[3].bytes, 16ull << 30);
+    EXPECT_EQ(k->region[4].base, base + 2 * mib256 + (19ull << 30));
+    for (uint32_t i = 0; i + 1 < k->nregions; i++)
+        EXPECT_LE(k->region[i].base + k->region[i].bytes, k->region[i + 1].base) << i;
+    EXPECT_EQ(gmmu_kernel_region_of(k.get(), k->region[3].base + (16ull << 30) - 8), 3);
+    // Small regions: where they always were.
+    ASSERT_EQ(parse("kernel small\nregion input 64\nregion output 268435456\nregion output 8\ncode\n"
+                    " addi r4, r4, 1\n",
+                    k.get(), &err),
+              GMMU_OK);
+    EXPECT_EQ(k->region[1].base, base + mib256);
+    EXPECT_EQ(k->region[2].base, base + 2 * mib256);
+}
+
+// The reference interpreter: threads phase by phase between barriers; a
+// shared race, a shared access outside the array and a global access
+// outside the regions are errors naming the instruction.
+uint64_t *no_global(void *, uint64_t, bool) { return nullptr; }
+
+TEST(KernelTextTest, ReferenceInterpreterPhasesAndErrors)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    // Thread t stores t + 1 into its word, then reads thread t+1's word.
+    const std::string good = "kernel p\nwarps_per_block 2\nshared 512\ncode\n"
+                             " shli r4, r2, 5\n add r4, r4, r3\n shli r5, r4, 3\n addi r6, r4, 1\n"
+                             " sts r5, r6, 0\n bar\n addi r7, r5, 8\n andi r7, r7, 511\n lds r8, r7, 0\n";
+    ASSERT_EQ(parse(good, k.get(), &err), GMMU_OK) << err.msg;
+    std::vector<uint64_t> regs(2 * 16 * 32);
+    gmmu_kernel_ref_stop why{};
+    ASSERT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), no_global, nullptr, 1000, &why, &err),
+              GMMU_OK)
+        << err.msg;
+    for (uint32_t t = 0; t < 64; t++)
+        EXPECT_EQ(regs[((t / 32) * 16 + 8) * 32 + t % 32], (t + 1) % 64 + 1) << t;
+    // Without the barrier the neighbour's word is read in the phase it is written.
+    std::string racy = good;
+    racy.replace(racy.find(" bar\n"), 5, "");
+    ASSERT_EQ(parse(racy, k.get(), &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), no_global, nullptr, 1000, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_SHARED_RACE);
+    EXPECT_NE(std::string(err.msg).find("no bar between"), std::string::npos) << err.msg;
+    // Outside the shared array.
+    ASSERT_EQ(parse("kernel o\nshared 64\ncode\n lds r4, r3, 64\n", k.get(), &err), GMMU_OK);
+    EXPECT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), no_global, nullptr, 1000, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_SHARED_OUTSIDE);
+    EXPECT_EQ(why.pc, 0u);
+    EXPECT_EQ(why.va, 64u);
+    // Global memory outside the regions.
+    ASSERT_EQ(parse("kernel g\ncode\n addi r4, r4, 1\n ld r5, r3, 0\n", k.get(), &err), GMMU_OK);
+    EXPECT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), no_global, nullptr, 1000, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_GLOBAL_OUTSIDE);
+    EXPECT_EQ(why.pc, 1u);
+    // A runaway thread.
+    ASSERT_EQ(parse("kernel r\ncode\nl: addi r4, r4, 1\n brnz r4, l\n", k.get(), &err), GMMU_OK);
+    EXPECT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), no_global, nullptr, 1000, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_RUNAWAY);
+}
+
 } // namespace

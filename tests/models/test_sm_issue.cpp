@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <set>
 #include <memory>
@@ -558,50 +560,39 @@ const std::pair<const char *, uint32_t> kDivergentKernels[] = {
 // An independent reference: every thread run alone, one instruction at a
 // time, with its own pc (no warps, no stack). Kernels are race-free and
 // reductions commute, so memory and registers must equal the SM's.
+// Global memory of the reference run: words read keep their input value;
+// written ones (as the SM's memory holds them) are listed in `written`.
+struct InterpMem {
+    std::map<uint64_t, uint64_t> word;
+    std::set<uint64_t> written;
+};
+
+uint64_t *interp_word(void *ctx, uint64_t va, bool write)
+{
+    auto *m = static_cast<InterpMem *>(ctx);
+    auto it = m->word.find(va >> 3);
+    if (it == m->word.end())
+        it = m->word.emplace(va >> 3, gmmu_kernel_input_value(va)).first;
+    if (write)
+        m->written.insert(va >> 3);
+    return &it->second;
+}
+
 Snapshot interpret(const gmmu_kernel *k)
 {
     Snapshot out;
-    auto rd = [&](uint64_t va) {
-        auto it = out.mem.find(va >> 3);
-        return it == out.mem.end() ? gmmu_kernel_input_value(va) : it->second;
-    };
+    InterpMem mem;
     const uint32_t W = k->warps_per_block, R = k->nregs;
     for (uint32_t b = 0; b < k->grid_blocks; b++) {
         std::vector<uint64_t> regs((size_t)W * R * 32, 0);
-        for (uint32_t w = 0; w < W; w++)
-            for (uint32_t l = 0; l < 32; l++) {
-                auto r = [&](uint32_t i) -> uint64_t & { return regs[((size_t)w * R + i) * 32 + l]; };
-                r(0) = ((uint64_t)b * W + w) * 32 + l;
-                r(1) = b;
-                r(2) = w;
-                r(3) = l;
-                for (uint32_t pc = 0, steps = 0; pc < k->ninsns; steps++) {
-                    EXPECT_LT(steps, 1u << 20) << "runaway thread";
-                    if (steps >= 1u << 20)
-                        return out;
-                    const gmmu_insn &in = k->code[pc];
-                    auto op = (gmmu_op)in.op;
-                    uint64_t a = r(in.src[0]), bb = r(in.src[1]), c = r(in.src[2]);
-                    uint64_t va = (a + (uint64_t)in.imm) & ~7ull;
-                    pc++;
-                    if (op == GMMU_OP_BRNZ) {
-                        if (a != 0)
-                            pc = (uint32_t)in.imm;
-                    } else if (op == GMMU_OP_JMP) {
-                        pc = (uint32_t)in.imm;
-                    } else if (op == GMMU_OP_LD) {
-                        r(in.dst) = rd(va);
-                    } else if (op == GMMU_OP_ST) {
-                        out.mem[va >> 3] = bb;
-                    } else if (op == GMMU_OP_RED) {
-                        out.mem[va >> 3] = rd(va) + bb;
-                    } else {
-                        r(in.dst) = gmmu_op_alu(&in, a, bb, c);
-                    }
-                }
-            }
+        gmmu_error err{};
+        EXPECT_EQ(gmmu_kernel_ref_block(k, b, regs.data(), interp_word, &mem, 1u << 20, nullptr, &err),
+                  GMMU_OK)
+            << err.msg;
         out.regs[b] = regs;
     }
+    for (uint64_t w : mem.written)
+        out.mem[w] = mem.word.at(w);
     return out;
 }
 
@@ -1235,6 +1226,196 @@ TEST(SmIssueTest, CompactionRefusesThrottlesAndBadMatrices)
     ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK);
     EXPECT_NE(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_OK);
     EXPECT_STREQ(err.field, "compaction");
+}
+
+// ---- shared memory and barriers ------------------------------------------------
+
+std::unique_ptr<gmmu_kernel> parse_kernel(const std::string &text)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_parse(k.get(), text.data(), text.size(), &err), GMMU_OK) << err.msg;
+    return k;
+}
+
+std::unique_ptr<gmmu_kernel> shared_bar_kernel()
+{
+    std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/tests/kernels/shared_bar.gk");
+    std::stringstream b;
+    b << in.rdbuf();
+    return parse_kernel(b.str());
+}
+
+// A producer/consumer through shared memory across warps, a barrier per
+// phase inside a uniform loop: under four fault schemes (block switching
+// once) and two warp schedulers, with faults on 40% of the pages, the SM
+// ends with the reference interpreter's memory and registers. A BAR that
+// did not wait lets a warp read its neighbour's word before it is written.
+TEST(SmIssueTest, SharedMemoryAndBarriersMatchTheInterpreterUnderSchemesAndSchedulers)
+{
+    auto k = shared_bar_kernel();
+    ASSERT_EQ(k->shared_bytes, 1024u);
+    k->grid_blocks = 24; // more than the 16 resident: blocks can switch in
+    Snapshot ref = interpret(k.get());
+    const uint64_t seed = test_seed(0x5BA5ull);
+    const gmmu_fault_scheme schemes[] = {GMMU_SCHEME_STALL, GMMU_SCHEME_WD_COMMIT,
+                                         GMMU_SCHEME_REPLAY_QUEUE, GMMU_SCHEME_OPLOG};
+    for (auto sc : schemes)
+        for (auto order : {GMMU_ORDER_LRR, GMMU_ORDER_GTO})
+            for (bool sw : {false, true}) {
+                if (sw && (sc == GMMU_SCHEME_STALL || order == GMMU_ORDER_GTO))
+                    continue;
+                SmRun r;
+                r.env.seed = seed;
+                r.env.fault_pct = 40;
+                r.env.queue_pos = 1;
+                gmmu_sm_config c = cfg_for(sc, 32768);
+                c.order = order;
+                c.block_switch = sw;
+                c.switch_threshold = 0;
+                run(r, c, k.get());
+                const std::string what = std::string(gmmu_fault_scheme_name(sc)) +
+                                         (order == GMMU_ORDER_GTO ? "/gto" : "/lrr") +
+                                         (sw ? "+switch" : "") + " seed " + std::to_string(seed);
+                EXPECT_GT(r.sm->st.faults, 0u) << what;
+                // Per block 7 barriers (1, then 2 per round x 3 rounds) and
+                // per warp 11 shared accesses (sts, lds, 3 per round).
+                EXPECT_EQ(r.sm->st.barriers, 24u * 7u) << what;
+                EXPECT_EQ(r.sm->st.shared_accesses, 24u * 4u * (1u + 1u + 3u * 3u)) << what;
+                EXPECT_GT(r.sm->st.stall_bar, 0u) << what;
+                if (sw) {
+                    EXPECT_GT(r.sm->st.switch_outs, 0u) << what;
+                }
+                expect_same(ref, r.env, what);
+            }
+}
+
+// Shared memory is never translated: a kernel of shared accesses and
+// barriers alone sends no request to the TLB (env.translate), and its
+// results are the interpreter's.
+TEST(SmIssueTest, SharedMemoryIsNeverTranslated)
+{
+    auto k = parse_kernel("kernel sh\nwarps_per_block 2\ngrid 4\nshared 512\ncode\n"
+                          " shli r4, r2, 5\n add r4, r4, r3\n shli r5, r4, 3\n"
+                          " sts r5, r0, 0\n bar\n xor r6, r5, r5\n addi r6, r6, 8\n"
+                          " add r6, r6, r5\n andi r6, r6, 511\n lds r7, r6, 0\n");
+    Snapshot ref = interpret(k.get());
+    SmRun r;
+    r.env.fault_pct = 100;
+    run(r, cfg_for(GMMU_SCHEME_REPLAY_QUEUE), k.get());
+    EXPECT_EQ(r.sm->st.requests, 0u);
+    EXPECT_EQ(r.sm->st.faults, 0u);
+    EXPECT_EQ(r.sm->st.shared_accesses, 4u * 2u * 2u);
+    EXPECT_EQ(r.env.mem.size(), 0u);
+    expect_same(ref, r.env, "shared only");
+    // Lane l of warp 0 read thread l+1's r0; the last thread wraps to 0.
+    const auto &regs = r.env.regs.at(1); // block 1: r0 = 64 + thread
+    EXPECT_EQ(regs[(0 * 16 + 7) * 32 + 5], 64u + 6u);
+    EXPECT_EQ(regs[(1 * 16 + 7) * 32 + 31], 64u + 0u);
+}
+
+// A warp that exits does not hold its block's barrier: warp 0 leaves at
+// once, the others meet at the barrier and finish.
+TEST(SmIssueTest, ExitedWarpsDoNotHoldTheBarrier)
+{
+    auto k = parse_kernel("kernel ex\nwarps_per_block 3\ngrid 2\nshared 1024\ncode\n"
+                          " movi r4, 1\n sltu r4, r2, r4\n brnz r4, 12\n"
+                          " shli r5, r2, 5\n add r5, r5, r3\n shli r5, r5, 3\n sts r5, r0, 0\n"
+                          " bar\n xor r6, r5, r5\n addi r6, r6, 768\n xor r6, r6, r5\n lds r7, r6, 0\n");
+    Snapshot ref = interpret(k.get());
+    SmRun r;
+    run(r, cfg_for(GMMU_SCHEME_STALL), k.get());
+    EXPECT_EQ(r.sm->st.barriers, 2u);
+    expect_same(ref, r.env, "exit");
+}
+
+// A BAR in divergent code (docs/simt.md, "Barriers") is an error for the
+// interpreter (naming the instruction) and stops the SM (GMMU_EINVAL).
+TEST(SmIssueTest, BarInDivergentCodeIsAnError)
+{
+    auto k = parse_kernel("kernel dv\nshared 256\ncode\n andi r4, r3, 1\n brnz r4, 3\n bar\n"
+                          " addi r5, r5, 1\n");
+    std::vector<uint64_t> regs(16 * 32);
+    InterpMem mem;
+    gmmu_kernel_ref_stop why{};
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_ref_block(k.get(), 0, regs.data(), interp_word, &mem, 100, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_BAR_DIVERGENT);
+    EXPECT_EQ(why.pc, 2u);
+    EXPECT_NE(std::string(err.msg).find("instruction 2: bar in divergent code"), std::string::npos)
+        << err.msg;
+    SmRun r;
+    r.env.grid = 1;
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    gmmu_sm_env e = r.env.env();
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_sm_run(r.sm, 1ull << 20, &r.end), GMMU_EINVAL);
+    // Every lane reaches the BAR once, at the same instruction, but even lanes
+    // in the loop's first trip and odd lanes in its second: the per-thread
+    // phases agree, the warp does not. The interpreter replays the lanes'
+    // branches through the SIMT stack and refuses it as the SM does.
+    auto loop = parse_kernel("kernel lp\nshared 64\ncode\n movi r6, 0\nl: andi r4, r3, 1\n"
+                             " xor r4, r4, r6\n brnz r4, s\n bar\ns: addi r6, r6, 1\n movi r7, 2\n"
+                             " sltu r8, r6, r7\n brnz r8, l\n");
+    EXPECT_EQ(gmmu_kernel_ref_block(loop.get(), 0, regs.data(), interp_word, &mem, 100, &why, &err),
+              GMMU_EINVAL);
+    EXPECT_EQ(why.kind, GMMU_REF_BAR_DIVERGENT);
+    EXPECT_EQ(why.pc, 4u);
+    EXPECT_NE(std::string(err.msg).find("only some lanes active"), std::string::npos) << err.msg;
+    SmRun r3;
+    r3.env.grid = 1;
+    e = r3.env.env();
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r3.sm, &err), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(r3.sm, loop.get(), 0, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_sm_run(r3.sm, 1ull << 20, &r3.end), GMMU_EINVAL);
+    // Reconverged first (the if ends before the bar): fine for both.
+    auto ok = parse_kernel("kernel cv\nshared 256\ncode\n andi r4, r3, 1\n brnz r4, 3\n"
+                           " addi r5, r5, 1\n bar\n addi r5, r5, 1\n");
+    Snapshot ref = interpret(ok.get());
+    SmRun r2;
+    run(r2, cfg_for(GMMU_SCHEME_STALL), ok.get());
+    EXPECT_EQ(r2.sm->st.barriers, 1u);
+    expect_same(ref, r2.env, "reconverged");
+}
+
+// Shared memory under thread block compaction: a dynamic warp's lanes
+// address their own threads' words (registers through the home map).
+TEST(SmIssueTest, SharedMemoryUnderCompactionKeepsTheResults)
+{
+    auto k = parse_kernel("kernel tb\nwarps_per_block 2\ngrid 4\nshared 512\ncode\n"
+                          " shli r4, r2, 5\n add r4, r4, r3\n shli r5, r4, 3\n andi r6, r3, 1\n"
+                          " brnz r6, odd\n sts r5, r0, 0\n jmp join\nodd: addi r7, r0, 100\n"
+                          " sts r5, r7, 0\njoin: lds r8, r5, 0\n");
+    Snapshot ref = interpret(k.get());
+    for (const char *ws : {"tbc", "tlb-tbc"}) {
+        SmRun r;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        ASSERT_EQ(gmmu_warp_scheduler_parse(ws, &c), GMMU_OK);
+        run(r, c, k.get());
+        EXPECT_GT(r.sm->st.compactions, 0u) << ws;
+        EXPECT_EQ(r.sm->st.requests, 0u) << ws;
+        expect_same(ref, r.env, ws);
+    }
+}
+
+// Thread block compaction does not model BAR: refused at launch.
+TEST(SmIssueTest, BarUnderCompactionIsRefusedAtLaunch)
+{
+    auto k = shared_bar_kernel();
+    SmRun r;
+    r.env.grid = k->grid_blocks;
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_warp_scheduler_parse("tbc", &c), GMMU_OK);
+    gmmu_sm_env e = r.env.env();
+    ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_EINVAL);
+    EXPECT_NE(std::string(err.msg).find("instruction 6: bar (block barrier) under thread block "
+                                        "compaction is not modelled"),
+              std::string::npos)
+        << err.msg;
 }
 
 } // namespace

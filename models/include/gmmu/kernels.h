@@ -19,7 +19,16 @@
  * A target is an instruction index, or ninsns (exit). Lanes that diverge
  * reconverge at the branch's immediate post-dominator
  * (gmmu_kernel_ipdom, gmmu/simt_stack.h). Every instruction must be able to
- * reach the exit. */
+ * reach the exit.
+ *
+ * Shared memory (GMMU_OP_LDS/STS) is a per-block array of shared_bytes,
+ * zero at block start, addressed by byte offset (word aligned as global
+ * memory). GMMU_OP_BAR is the block barrier (__syncthreads): a warp waits
+ * there until every warp of its block that has not exited reaches a
+ * barrier. Between two barriers the race-freedom rule holds for shared
+ * memory too: no thread reads a shared word another thread writes, and no
+ * two threads write one shared word. A warp must reach a barrier converged
+ * (all its lanes active); docs/simt.md, "Barriers". */
 #ifndef GMMU_KERNELS_H
 #define GMMU_KERNELS_H
 
@@ -55,6 +64,10 @@ typedef enum gmmu_op {
     GMMU_OP_SLTU,     /* d = a < b (unsigned) ? 1 : 0 */
     GMMU_OP_BRNZ,     /* lanes with a != 0 go to imm, the others fall through (no result) */
     GMMU_OP_JMP,      /* all active lanes go to imm (no result) */
+    GMMU_OP_LDS,      /* d = shared[(a + imm) & ~7]       shared load: never translated */
+    GMMU_OP_STS,      /* shared[(a + imm) & ~7] = b       shared store (no result) */
+    GMMU_OP_BAR,      /* block barrier: wait for every non-exited warp of the block
+                         (docs/simt.md, "Barriers"); no operands, no result */
     GMMU_OP_COUNT
 } gmmu_op;
 
@@ -81,6 +94,10 @@ bool gmmu_op_is_global(gmmu_op op);
 unsigned gmmu_op_log_entries(gmmu_op op);
 /* BRNZ and JMP: resolved at issue, they take a math slot and write nothing. */
 bool gmmu_op_is_branch(gmmu_op op);
+/* LDS and STS: per-block shared memory, bytes 0..shared_bytes-1 of the
+ * block's own array (zero at block start). They take an ld/st slot but
+ * never translate, fault or reach the memory system. */
+bool gmmu_op_is_shared(gmmu_op op);
 gmmu_unit gmmu_op_unit(gmmu_op op);
 /* Result of a non-memory instruction for one lane. */
 uint64_t gmmu_op_alu(const gmmu_insn *in, uint64_t a, uint64_t b, uint64_t c);
@@ -103,7 +120,8 @@ typedef struct gmmu_kernel {
     uint32_t ninsns;
     uint32_t nregs;           /* 64-bit registers per thread (8 B x 32 lanes per warp each) */
     uint32_t warps_per_block;
-    uint32_t shared_bytes;    /* shared memory per block (occupancy and context size only) */
+    uint32_t shared_bytes;    /* shared memory per block: occupancy, context size, and the
+                                 array LDS/STS address (byte offsets 0..shared_bytes-1) */
     uint32_t grid_blocks;
     uint32_t nregions;
     gmmu_region region[GMMU_KERNEL_MAX_REGIONS];
@@ -150,6 +168,35 @@ gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len
                                     gmmu_error *err);
 /* An opcode's mnemonic in kernel files ("ld"), or "?". */
 const char *gmmu_kernel_op_name(gmmu_op op);
+/* The reference interpreter (models/src/kernel_ref.c): block `block` of k,
+ * one thread at a time with its own pc (no warps, no stack), phase by phase:
+ * every thread that has not exited runs to its next BAR or the exit, then
+ * the next phase starts. regs: warps_per_block x nregs x 32 words
+ * ([warp][reg][lane]), set up here as at block start and left final.
+ * word(ctx, va, write): the global word at va (8-aligned; write: ST or RED
+ * will change it), NULL outside the
+ * kernel's regions. max_steps: per thread. GMMU_EINVAL with *why filled
+ * and a message naming the instruction for: a global access outside the
+ * regions, a shared access outside 0..shared_bytes-1, a shared race between
+ * two barriers, a BAR in divergent code (a warp whose lanes are not all at
+ * the same BAR or all exited; or, for a kernel with a BAR, a warp that the
+ * SIMT stack, replaying its lanes' branch outcomes, brings to a BAR with
+ * only some lanes active), a thread past max_steps. */
+typedef enum gmmu_kernel_ref_kind {
+    GMMU_REF_GLOBAL_OUTSIDE = 1,
+    GMMU_REF_SHARED_OUTSIDE,
+    GMMU_REF_SHARED_RACE,
+    GMMU_REF_BAR_DIVERGENT,
+    GMMU_REF_RUNAWAY
+} gmmu_kernel_ref_kind;
+typedef struct gmmu_kernel_ref_stop {
+    gmmu_kernel_ref_kind kind;
+    uint32_t pc; /* the instruction */
+    uint64_t va; /* global VA or shared offset, where one applies */
+} gmmu_kernel_ref_stop;
+gmmu_status gmmu_kernel_ref_block(const gmmu_kernel *k, uint32_t block, uint64_t *regs,
+                                  uint64_t *(*word)(void *ctx, uint64_t va, bool write), void *ctx,
+                                  uint64_t max_steps, gmmu_kernel_ref_stop *why, gmmu_error *err);
 /* Region index holding va, or -1. */
 int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
 

@@ -142,6 +142,8 @@ typedef struct gmmu_sm_config {
     uint32_t opread_cycles;    /* issue -> operand read (1) */
     uint32_t alu_latency;      /* operand read -> commit, math (8) */
     uint32_t sfu_latency;      /* operand read -> commit, SFU (20) */
+    uint32_t shared_latency;   /* operand read -> commit, LDS/STS: shared memory is accessed
+                                  at operand read, never translated (24; docs/simt.md) */
     uint32_t coalesce_cycles;  /* operand read -> first request at the TLB (2) */
     bool overlap_lines;        /* true: each line of an instruction goes to the data side when
                                   its own translation is done (true); false: every line waits
@@ -336,6 +338,9 @@ typedef struct gmmu_sm_stats {
     uint64_t branches;          /* branch instructions issued (in issued and committed too) */
     uint64_t divergent_branches;/* branches whose active lanes split */
     uint32_t simt_peak_depth;   /* deepest reconvergence stack of any warp */
+    uint64_t barriers;          /* block barriers released (BAR; docs/simt.md) */
+    uint64_t stall_bar;         /* warp-cycles a warp waited at a block barrier */
+    uint64_t shared_accesses;   /* LDS/STS instructions executed (no translation) */
     uint64_t blocks_started, blocks_done;
     uint64_t switch_outs, restores, extra_blocks;
     uint32_t peak_extra_blocks; /* most blocks owned beyond the resident limit */

@@ -9,14 +9,17 @@
 // Data: input regions hold gmmu_kernel_input_value(va) (host-initialised),
 // output regions start at zero. Without workload.faults every page is mapped
 // before the run and the input data is written into GPU memory. With it the
-// data starts CPU-resident: this workload keeps it in a CPU-side store, maps
+// data starts CPU-resident: this workload is its CPU-side store (the initial
+// data, computed from the address: gmmu_kernel_input_value), maps
 // nothing up front, and is the fault handler's pager — a fault on an input
 // region maps the region and copies its CPU data in (a migration), a fault on
 // an output region only maps it (a first touch).
 //
-// Check: the kernel is also run by a plain functional interpreter, one
-// thread at a time with its own pc (no timing, no warps; the kernels are
-// race-free, so any order gives the same result).
+// Check: the kernel is also run by a plain functional interpreter
+// (gmmu_kernel_ref_block), one thread at a time with its own pc, a block's
+// threads phase by phase between barriers (no timing, no warps; the kernels
+// are race-free, shared memory between barriers too, so any order gives the
+// same result).
 // Every finished block's registers and, at the end, every word of every
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
@@ -108,7 +111,6 @@ class kernel_workload : public workload, public kernel_source, public pager {
             if (g.kind == GMMU_REGION_INPUT)
                 for (size_t w = 0; w < init.size(); w++)
                     init[w] = gmmu_kernel_input_value(g.base + 8 * w);
-            cpu.push_back(init);
             ref.push_back(std::move(init));
         }
         reference();
@@ -122,9 +124,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
         if (bypass) { // no MMU: the data lives at PA = VA, nothing is mapped
             gmmu_mem_ops ops = drv->mem_ops();
             for (uint32_t r = 0; r < k->nregions; r++)
-                for (size_t w = 0; w < cpu[r].size(); w++)
-                    if (cpu[r][w] != 0)
-                        ops.write64(ops.ctx, k->region[r].base + 8 * w, cpu[r][w]);
+                for (size_t w = 0; w < ref[r].size(); w++)
+                    if (cpu_word(r, w) != 0)
+                        ops.write64(ops.ctx, k->region[r].base + 8 * w, cpu_word(r, w));
             return;
         }
         if (!demand)
@@ -194,7 +196,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
             for (uint64_t pg = 0; pg < g.bytes; pg += 4096) {
                 const uint64_t pa = bypass ? g.base + pg : drv->translate(g.base + pg);
                 for (uint64_t w = pg / 8; w < (pg + 4096) / 8 && w < g.bytes / 8; w++) {
-                    uint64_t v = cpu[r][w]; // never made present: still the CPU copy
+                    uint64_t v = cpu_word(r, w); // never made present: still the CPU copy
                     if (pa != ~0ull)
                         ops.read64(ops.ctx, pa + (w * 8 - pg), &v);
                     chk.checked++;
@@ -241,7 +243,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
             for (uint64_t pg = lo; pg < hi; pg += 4096) {
                 const uint64_t pa = drv->translate(pg);
                 for (uint64_t a = pg; a < pg + 4096 && a < hi; a += 8)
-                    ops.write64(ops.ctx, pa + (a - pg), cpu[r][(a - g.base) / 8]);
+                    ops.write64(ops.ctx, pa + (a - pg), cpu_word(r, (a - g.base) / 8));
             }
         }
     }
@@ -279,22 +281,17 @@ class kernel_workload : public workload, public kernel_source, public pager {
         }
     }
 
-    // Functional interpreter: the expected final memory and registers.
-    // An access outside the regions names what wrote the kernel: the file's
-    // line and instruction, or the built-in kernel's key.
-    uint64_t *ref_word(uint64_t va, uint32_t pc)
+    // Functional interpreter: the expected final memory and registers
+    // (gmmu_kernel_ref_block: each thread alone with its own pc, a block's
+    // threads phase by phase between barriers). An error names what wrote
+    // the kernel: the file's line, or the built-in kernel's key.
+    static uint64_t *ref_word(void *ctx, uint64_t va, bool)
     {
-        int r = gmmu_kernel_region_of(k.get(), va);
-        if (r < 0 && !file.empty())
-            throw config_error(file + ":" + std::to_string(file_line[pc]) + ": kernel '" +
-                               std::string(k->name) + "' instruction " + std::to_string(pc) + " (" +
-                               gmmu_kernel_op_name(gmmu_op(k->code[pc].op)) + ") accesses VA " +
-                               hex(va) + ", outside its regions");
+        auto *self = static_cast<kernel_workload *>(ctx);
+        const int r = gmmu_kernel_region_of(self->k.get(), va);
         if (r < 0)
-            throw config_error("config key 'workload.kernel': kernel '" + std::string(k->name) +
-                               "' instruction " + std::to_string(pc) + " accesses VA " + hex(va) +
-                               ", outside its regions");
-        return &ref[size_t(r)][(va - k->region[r].base) / 8];
+            return nullptr;
+        return &self->ref[size_t(r)][(va - self->k->region[r].base) / 8];
     }
     void reference()
     {
@@ -302,56 +299,18 @@ class kernel_workload : public workload, public kernel_source, public pager {
         std::vector<uint64_t> regs(size_t(wpb) * nr * 32);
         reg_hash.assign(k->grid_blocks, 0);
         for (uint32_t b = 0; b < k->grid_blocks; b++) {
-            std::fill(regs.begin(), regs.end(), 0);
-            for (uint32_t w = 0; w < wpb; w++) {
-                uint64_t *R = &regs[size_t(w) * nr * 32];
-                for (uint32_t l = 0; l < 32; l++) {
-                    R[0 * 32 + l] = (uint64_t(b) * wpb + w) * 32 + l;
-                    R[1 * 32 + l] = b;
-                    R[2 * 32 + l] = w;
-                    R[3 * 32 + l] = l;
-                }
-                // Each thread alone, with its own pc: branches need no
-                // warps and no reconvergence stack here.
-                for (uint32_t l = 0; l < 32; l++) {
-                    uint64_t steps = 0;
-                    for (uint32_t pc = 0; pc < k->ninsns;) {
-                        if (++steps > (1ull << 32))
-                            throw config_error("config key 'workload.kernel': kernel '" +
-                                               std::string(k->name) + "' does not terminate");
-                        const uint32_t at = pc;
-                        const gmmu_insn &in = k->code[pc++];
-                        const gmmu_op op = gmmu_op(in.op);
-                        const unsigned ns = gmmu_op_nsrc(op);
-                        uint64_t a = ns > 0 ? R[in.src[0] * 32 + l] : 0;
-                        uint64_t bb = ns > 1 ? R[in.src[1] * 32 + l] : 0;
-                        uint64_t cc = ns > 2 ? R[in.src[2] * 32 + l] : 0;
-                        if (op == GMMU_OP_BRNZ) {
-                            if (a != 0)
-                                pc = uint32_t(in.imm);
-                        } else if (op == GMMU_OP_JMP) {
-                            pc = uint32_t(in.imm);
-                        } else if (op == GMMU_OP_LD) {
-                            R[in.dst * 32 + l] = *ref_word((a + uint64_t(in.imm)) & ~7ull, at);
-                        } else if (op == GMMU_OP_ST) {
-                            *ref_word((a + uint64_t(in.imm)) & ~7ull, at) = bb;
-                        } else if (op == GMMU_OP_RED) {
-                            *ref_word((a + uint64_t(in.imm)) & ~7ull, at) += bb;
-                        } else {
-                            R[in.dst * 32 + l] = gmmu_op_alu(&in, a, bb, cc);
-                        }
-                    }
-                }
+            gmmu_kernel_ref_stop why{};
+            gmmu_error err{};
+            if (gmmu_kernel_ref_block(k.get(), b, regs.data(), &kernel_workload::ref_word, this,
+                                      1ull << 32, &why, &err) != GMMU_OK) {
+                if (!file.empty() && why.kind != 0)
+                    throw config_error(file + ":" + std::to_string(file_line[why.pc]) + ": " + err.msg);
+                if (!file.empty())
+                    throw config_error(file + ": " + err.msg);
+                throw config_error("config key 'workload.kernel': " + std::string(err.msg));
             }
             reg_hash[b] = hash_regs(regs.data(), regs.size(), b);
         }
-    }
-
-    static std::string hex(uint64_t v)
-    {
-        char b[24];
-        std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-        return b;
     }
 
     std::unique_ptr<gmmu_kernel> k;
@@ -362,7 +321,14 @@ class kernel_workload : public workload, public kernel_source, public pager {
     unsigned nsm = 1, waves = 1;
     std::vector<unsigned> launched;
     uint64_t next_id = 0;
-    std::vector<std::vector<uint64_t>> cpu; // CPU-side store (initial data), per region
+    // The CPU-side store: the initial data, never changed by the GPU (a
+    // fault copies it in), so computed rather than kept: one host copy of a
+    // region (the reference) instead of two, for footprints over 1 GiB.
+    uint64_t cpu_word(uint32_t r, uint64_t w) const
+    {
+        const gmmu_region &g = k->region[r];
+        return g.kind == GMMU_REGION_INPUT ? gmmu_kernel_input_value(g.base + 8 * w) : 0;
+    }
     std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
     std::vector<uint64_t> reg_hash;         // reference final registers, per block
     driver *drv = nullptr;
