@@ -62,8 +62,13 @@ struct tlb_params {
     bool overlap_cache_access = false;
     // TCWS (L1 data path): remember which warp's miss filled each entry and
     // report, per warp access, evicted entries with that owner and the LRU
-    // depth of hits (warp_ext::tlb_*). Off: no bookkeeping.
+    // depth of hits (sched_sideband_ext::tlb_*). Off: no bookkeeping.
     bool track_owners = false;
+    // L1 data path of an SM whose warp scheduler reads the TLB's sideband
+    // (CCWS, TA-CCWS, TCWS, TLB-aware compaction: gmmu_sm_needs_sideband):
+    // fill the access's sched_sideband_ext. Off: the payload is never asked
+    // for one, which saves a call into the SystemC library per warp access.
+    bool sched_sideband = false;
     // Access-time model of model.lookup_cycles (gmmu_tlb_access_cycles),
     // applied by tlb_params_from; kept for the record.
     unsigned latency_model = 0, latency_step_cycles = 1, base_lookup_cycles = 1;

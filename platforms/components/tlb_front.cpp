@@ -25,7 +25,7 @@ bool tlb::gather_pages(tlm::tlm_generic_payload &gp, page_set &s)
     const unsigned shift = p.model.page_shift;
     s.write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
     s.w = gp.get_extension<warp_ext>();
-    s.sb = p.level == 1 && s.w ? gp.get_extension<sched_sideband_ext>() : nullptr;
+    s.sb = p.sched_sideband && s.w ? gp.get_extension<sched_sideband_ext>() : nullptr;
     s.va = gp.get_address();
     // A context resolved above (gmmu::smmu, from the stream's tables) decides
     // the address space of every payload, a warp's too: the warp's own asid

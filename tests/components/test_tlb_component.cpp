@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "gmmu/components/extensions.h"
 #include "gmmu/components/memory.h"
 #include "gmmu/components/ptw.h"
 #include "gmmu/components/tlb.h"
@@ -183,6 +184,60 @@ TEST_F(TlbComponentTest, UnmappedAndReadOnlyAccessesFault)
     EXPECT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d), tlm::TLM_OK_RESPONSE); // reading is allowed
     EXPECT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x0000900000000000ull, &v, 8, d),
               tlm::TLM_ADDRESS_ERROR_RESPONSE); // non-canonical
+}
+
+// The L1 TLB of an SM whose scheduler reads the sideband (sched_sideband)
+// reports its misses and hit depths into the access's sched_sideband_ext;
+// one without that parameter never looks for the extension, even when a
+// payload carries one (gather_pages asks the payload only when configured).
+TEST(TlbSidebandTest, OnlyAnL1WithSchedSidebandFillsTheAttachedSideband)
+{
+    const uint64_t base = 0x7f0000000000ull;
+    TestInitiator ini_on{"sb_ini_on"}, ini_off{"sb_ini_off"};
+    gmmu::memory mem{"sb_mem", 10, sc_time(1, SC_NS)};
+    gmmu::driver drv{"sb_drv", mem};
+    gmmu::tlb_params on_p = params(8, 8, 1, 1);
+    on_p.sched_sideband = true;
+    gmmu::tlb on{"sb_l1_on", on_p}, off{"sb_l1_off", params(8, 8, 1, 1)};
+    gmmu::ptw walker{"sb_ptw", gmmu::ptw_params{}};
+    ini_on.isock.bind(on.tsock);
+    ini_off.isock.bind(off.tsock);
+    on.isock.bind(mem.tsock);
+    off.isock.bind(mem.tsock);
+    on.miss_isock.bind(walker.tsock);
+    off.miss_isock.bind(walker.tsock);
+    walker.pt_isock.bind(mem.tsock);
+    walker.set_root(0, drv.root());
+    drv.map(base, 16 * 4096, 12);
+    sc_start(SC_ZERO_TIME);
+    gmmu::warp_ext ext;
+    ext.nlanes = 1;
+    ext.active = 1;
+    ext.va[0] = base;
+    gmmu::sched_sideband_ext sb;
+    auto read = [&](TestInitiator &ini) {
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_READ_COMMAND);
+        gp.set_address(ext.va[0]);
+        gp.set_data_ptr(nullptr);
+        gp.set_data_length(0);
+        gp.set_extension(&ext);
+        gp.set_extension(&sb);
+        sb.clear();
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_time d = SC_ZERO_TIME;
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&ext);
+        gp.clear_extension(&sb);
+        return gp.get_response_status();
+    };
+    ASSERT_EQ(read(ini_on), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(sb.tlb_miss); // the first touch misses
+    ASSERT_EQ(read(ini_on), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.tlb_miss); // now a hit
+    ASSERT_EQ(read(ini_off), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.tlb_miss); // a miss in the other L1, but it was not asked to report
+    EXPECT_EQ(gmmu_tlb_stats_of(off.model())->misses, 1u);
 }
 
 TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)
