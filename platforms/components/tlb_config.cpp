@@ -1,4 +1,4 @@
-#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/tlb_config.h"
 
 #include "gmmu/components/sm_core_spec.h"
 
