@@ -1,7 +1,8 @@
+// gmmu — the configuration class (components/config.h): the schema of the
+// keys a program knows, JSON configs, --set overrides, validation.
 #include "gmmu/components/config.h"
 
 #include <sys/stat.h>
-
 
 #include <algorithm>
 #include <cerrno>
