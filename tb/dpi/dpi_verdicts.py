@@ -32,11 +32,28 @@ def load(build_dir):
     return out, day
 
 
+def missed():
+    """{id: why} from tb/dpi/missed.txt: survivors the DPI benches are known to miss."""
+    out = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "missed.txt")) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            mid, sep, why = line.rstrip("\n").partition("|")
+            if not sep or not why:
+                raise SystemExit(f"tb/dpi/missed.txt:{n}: expected id|why")
+            out[mid] = why
+    return out
+
+
 def cell(verdicts, mid):
-    """The per-mutant cell: killed / survived / invalid (with its detail) or not run."""
+    """The per-mutant cell: killed / survived (with the known reason) / invalid, or not run."""
     if mid not in verdicts:
         return "not run"
     v, how = verdicts[mid]
+    why = missed().get(mid) if v == "survived" else None
+    if why:
+        return f"survived (missed: {why})"
     return v if v == "killed" else f"{v}: {how.replace('|', '/')}" if how else v
 
 
