@@ -2,9 +2,55 @@
 // handle kinds.
 #include "dpi_internal.h"
 
+#include <mutex>
+#include <unordered_set>
+
 #include <nlohmann/json.hpp>
 
 namespace gmmu_dpi_detail {
+
+namespace {
+// The live handles. A function-local static: handles made by other static
+// initialisers find it built; it is never destroyed, so a handle freed at
+// exit (an SV class's destructor, a C++ static) still finds it.
+struct registry {
+    std::mutex m;
+    std::unordered_set<const void *> live;
+};
+registry &handles()
+{
+    static registry *r = new registry; // deliberately never freed (see above)
+    return *r;
+}
+} // namespace
+
+void enroll(const handle *h)
+{
+    auto &r = handles();
+    std::lock_guard<std::mutex> g(r.m);
+    r.live.insert(h);
+}
+
+void withdraw(const handle *h)
+{
+    auto &r = handles();
+    std::lock_guard<std::mutex> g(r.m);
+    r.live.erase(h);
+}
+
+bool is_live(const void *h)
+{
+    auto &r = handles();
+    std::lock_guard<std::mutex> g(r.m);
+    return h && r.live.count(h) != 0;
+}
+
+size_t live_count()
+{
+    auto &r = handles();
+    std::lock_guard<std::mutex> g(r.m);
+    return r.live.size();
+}
 
 std::string &last_error()
 {

@@ -47,17 +47,25 @@ bool parse_bool(const kv &p);
 
 // ---- handles -----------------------------------------------------------------------
 
-inline constexpr uint32_t kMagic = 0x676d6d75u; // "gmmu"
-
 enum class kind { tlb, pwc, ws, walker };
 
 const char *kind_name(kind k);
 
+// Every handle alive is in a registry (a set of addresses, under a lock): a
+// chandle is dereferenced only after it is found there, so a freed, foreign
+// or forged handle gets an error, never a read of freed memory.
+struct handle;
+void enroll(const handle *h);
+void withdraw(const handle *h);
+bool is_live(const void *h);
+size_t live_count();
+
 struct handle {
-    uint32_t magic = kMagic;
     kind k;
-    explicit handle(kind kk) : k(kk) {}
-    virtual ~handle() { magic = 0; }
+    explicit handle(kind kk) : k(kk) { enroll(this); }
+    virtual ~handle() { withdraw(this); }
+    handle(const handle &) = delete;
+    handle &operator=(const handle &) = delete;
     // Counters by name (the C model's stats struct field names).
     virtual std::vector<std::pair<const char *, uint64_t>> stats() const = 0;
     virtual void reset_stats() = 0;
@@ -72,8 +80,8 @@ T *as(void *h, kind k, const char *fn)
         set_error(std::string(fn) + ": null handle");
         return nullptr;
     }
-    if (p->magic != kMagic) {
-        set_error(std::string(fn) + ": not a live gmmu handle");
+    if (!is_live(p)) {
+        set_error(std::string(fn) + ": not a live gmmu handle (freed, or not from gmmu_dpi)");
         return nullptr;
     }
     if (p->k != k) {

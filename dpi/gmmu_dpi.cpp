@@ -74,13 +74,15 @@ const char *gmmu_dpi_last_error(void) { return last_error().c_str(); }
 
 const char *gmmu_dpi_version(void) { return "gmmu_dpi 1"; }
 
+int gmmu_dpi_live_handles(void) { return int(live_count()); }
+
 void gmmu_dpi_free(void *h)
 {
     auto *p = static_cast<handle *>(h);
     if (!p)
         return;
-    if (p->magic != kMagic) {
-        set_error("gmmu_dpi_free: not a live gmmu handle");
+    if (!is_live(p)) {
+        set_error("gmmu_dpi_free: not a live gmmu handle (freed twice, or not from gmmu_dpi)");
         return;
     }
     delete p;
@@ -89,7 +91,7 @@ void gmmu_dpi_free(void *h)
 int gmmu_dpi_has_stat(void *h, const char *name)
 {
     auto *p = static_cast<handle *>(h);
-    if (!p || p->magic != kMagic || !name)
+    if (!p || !is_live(p) || !name)
         return 0;
     for (auto &s : p->stats())
         if (std::strcmp(s.first, name) == 0)
@@ -100,7 +102,7 @@ int gmmu_dpi_has_stat(void *h, const char *name)
 sv_u64 gmmu_dpi_stat(void *h, const char *name)
 {
     auto *p = static_cast<handle *>(h);
-    if (!p || p->magic != kMagic) {
+    if (!p || !is_live(p)) {
         set_error("gmmu_dpi_stat: not a live gmmu handle");
         return UINT64_MAX;
     }
@@ -121,7 +123,7 @@ const char *gmmu_dpi_stat_names(void *h)
     thread_local std::string names;
     names.clear();
     auto *p = static_cast<handle *>(h);
-    if (!p || p->magic != kMagic)
+    if (!p || !is_live(p))
         return "";
     for (auto &s : p->stats())
         names += (names.empty() ? "" : " ") + std::string(s.first);
@@ -131,7 +133,7 @@ const char *gmmu_dpi_stat_names(void *h)
 void gmmu_dpi_reset_stats(void *h)
 {
     auto *p = static_cast<handle *>(h);
-    if (p && p->magic == kMagic)
+    if (p && is_live(p))
         p->reset_stats();
 }
 

@@ -14,7 +14,10 @@ package gmmu_pkg;
   // ---- common ----------------------------------------------------------------
   import "DPI-C" function string gmmu_dpi_last_error();
   import "DPI-C" function string gmmu_dpi_version();
+  // A freed (or foreign) handle passed again gets an error, not a crash.
   import "DPI-C" function void gmmu_dpi_free(input chandle h);
+  // Handles alive now: 0 at the end of a testbench that freed what it made.
+  import "DPI-C" function int gmmu_dpi_live_handles();
   // A counter of the handle's model by name; all ones (and last_error set) if
   // the model has no such counter.
   import "DPI-C" function longint unsigned gmmu_dpi_stat(input chandle h, input string name);

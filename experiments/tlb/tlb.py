@@ -11,6 +11,12 @@ random-sample / hash-group sweeps over region sizes, plain and TLB-conscious
 (workload.tlb_scope 128 MiB and 2 GiB; a scope as large as the region is the
 plain run and is left out). Environment: SIZES_MIB, K80_WARPS, K80_ACCESSES,
 P100_WARPS, P100_ACCESSES (docs/tlb_probe.md), JOBS.
+
+Stage 3 runs the headline points once per seed (TLB_SEEDS, default 1-5;
+`--seed` sets the random indices of random-sample and hash-group): on the K80
+at 64 MiB and 16 GiB, plain and with both scopes at 16 GiB, and plain with
+the walkers' PTE reads through a 2 MiB L2 (`l2_cache.enabled=true`,
+`ptw.via=l2_cache`). They are linked as seeds/NAME/SEED.
 """
 import os
 import sys
@@ -21,6 +27,8 @@ import sweeplib  # noqa: E402
 GPUS = ["k80", "p100"]
 SCOPES = [0, 134217728, 2147483648]
 SIZES = "64 96 128 192 256 512 1024 1536 2048 3072 4096 8192 16384"
+SEEDS = [int(x) for x in os.environ.get("TLB_SEEDS", "1,2,3,4,5").split(",")]
+VIA_L2 = ["l2_cache.enabled=true", "ptw.via=l2_cache"]
 
 
 def main():
@@ -47,10 +55,25 @@ def main():
                         g, wl, ["sm.warps=" + warps, "workload.accesses=" + acc,
                                 "workload.region_bytes=%d" % b, "workload.tlb_scope=%d" % scope])
     rest = sweeplib.run_points(sim, "tlb-sweep", points)
+    # The headline points, once per seed (the K80's settings above).
+    k80 = ["sm.warps=" + env.get("K80_WARPS", "16"), "workload.accesses=" + env.get("K80_ACCESSES", "16")]
+    heads = {}
+    for wl in ["random-sample", "hash-group"]:
+        for mib, scope, via in [(64, 0, False), (16384, 0, False), (16384, 134217728, False),
+                                (16384, 2147483648, False), (64, 0, True), (16384, 0, True)]:
+            heads["%s_k80_%d_%d%s" % (wl, scope, mib, "_via_l2" if via else "")] = (
+                "k80", wl, k80 + ["workload.region_bytes=%d" % (mib << 20), "workload.tlb_scope=%d" % scope]
+                + (VIA_L2 if via else []))
+    seeded = sweeplib.run_points(sim, "tlb-seeds", heads, seeds=SEEDS)
     os.makedirs(work, exist_ok=True)
     for name, folder in list(probe.items()) + list(rest.items()):
         os.symlink(folder, os.path.join(work, name))
-    print("%.0f" % sweeplib.run_seconds(list(probe.values()) + list(rest.values())))
+    for name, folders in seeded.items():
+        os.makedirs(os.path.join(work, "seeds", name))
+        for sd, folder in zip(SEEDS, folders):
+            os.symlink(folder, os.path.join(work, "seeds", name, str(sd)))
+    allf = list(probe.values()) + list(rest.values()) + [f for fs in seeded.values() for f in fs]
+    print("%.0f" % sweeplib.run_seconds(allf))
 
 
 if __name__ == "__main__":

@@ -25,14 +25,17 @@ namespace gmmu {
 // karnagel-damon17's random sampling: every lane draws element indices from
 // its own linear congruential generator over a region of 8-byte elements. A
 // write phase stores the samples, then the generators restart and a read
-// phase loads the same samples back.
+// phase loads the same samples back; workload.phases=read runs the read
+// phase alone (loads of memory nothing stored: the data check expects a
+// value only after a store).
 class random_sample : public workload {
   public:
     random_sample(const config &c, uint64_t seed) : random_sample(c, workload_config_from(c), seed) {}
     random_sample(const config &c, const workload_config &w, uint64_t seed)
         : base(w.base_va), bytes(w.region_bytes), accesses(w.accesses), seed(seed),
           sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
-          lanes_active(w.active_lanes), scope(w.tlb_scope), touched_only(w.map_touched)
+          lanes_active(w.active_lanes), scope(w.tlb_scope), touched_only(w.map_touched),
+          first_phase(w.read_only ? 1 : 0)
     {
         elems = bytes / 8;
         // workload.map=touched: the sample bound is workload_spec.h's (touched_max_samples).
@@ -149,12 +152,13 @@ class random_sample : public workload {
     {
         reset_lcg(s, sm, warp);
         s.pass = 0;
-        s.phase = 0;
+        s.phase = first_phase;
     }
     uint64_t base, bytes, accesses, seed, elems;
     unsigned sms, warps, lanes_active;
     uint64_t scope, scopes;
     bool touched_only;
+    int first_phase; // 0: write, then read; 1: read only
     struct barrier {
         uint64_t step = ~0ull; // phase x scopes + pass
         uint64_t count = 0;    // warps that finished it
@@ -431,6 +435,9 @@ std::unique_ptr<workload> make_workload(const std::string &name, const config &c
 {
     if (cfg.s("workload.map") != "region" && name != "random-sample")
         throw config_error("config key 'workload.map': " + cfg.s("workload.map") +
+                           " applies to the random-sample workload only (this run's is " + name + ")");
+    if (cfg.s("workload.phases") != "write-read" && name != "random-sample")
+        throw config_error("config key 'workload.phases': " + cfg.s("workload.phases") +
                            " applies to the random-sample workload only (this run's is " + name + ")");
     if (cfg.b("workload.faults") && name != "kernel")
         throw config_error("config key 'workload.faults': demand paging applies to the kernel "

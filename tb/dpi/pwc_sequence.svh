@@ -80,13 +80,16 @@ class pwc_sequence;
       int unsigned i4 = i4s[$urandom % i4s.size()];
       int unsigned i3 = i3s[$urandom % i3s.size()];
       int unsigned i2 = i2s[$urandom % i2s.size()];
+      // a changed base: of the whole path, or of one level's table only
+      // (the leaf table moved while the upper ones stayed)
       bit v = pct(p_variant);
+      bit [2:0] vl = !v ? 3'b000 : pct(500) ? 3'b111 : 3'b001 << ($urandom % 3);
       longint unsigned noise = pct(100) ? longint'($urandom % 4096) : 0;
       it.fill_levels = pct(700) ? 3'b111 : 3'($urandom);
       it.fill_va = canon(i4, i3, i2, $urandom, $urandom);
-      it.fill_base_l3 = base_of(3, i4, 0, 0, v) | noise;
-      it.fill_base_l2 = base_of(2, i4, i3, 0, v) | noise;
-      it.fill_base_l1 = base_of(1, i4, i3, i2, v) | noise;
+      it.fill_base_l3 = base_of(3, i4, 0, 0, vl[2]) | noise;
+      it.fill_base_l2 = base_of(2, i4, i3, 0, vl[1]) | noise;
+      it.fill_base_l1 = base_of(1, i4, i3, i2, vl[0]) | noise;
     end
     it.inv_valid = pct(p_inv);
     if (it.inv_valid) begin

@@ -17,7 +17,13 @@
 # MUTATE_ONLY (run only mutants whose id matches this regex), MUTATE_HANG_S
 # (seconds before a mutant's run counts as a hang, 300), MUTATE_REPORT (the
 # Markdown report, docs/results/mutation_pwc.md; written only by a run of
-# every mutant).
+# every mutant), MUTATE_PAGE_ONLY=1 (run nothing: write the report again from
+# the last full run's results in the build dir, e.g. after tb/dpi/mutate.sh
+# has added its verdicts).
+#
+# The report has a "DPI bench" column: the verdict of the SystemVerilog class
+# benches (tb/dpi/mutate.sh, run first by `make mutate`) on the same mutant,
+# read from BUILD_DIR/tb/dpi/mutate (tb/dpi/dpi_verdicts.py).
 #
 # Score: caught / (mutants that build), per file, hangs NOT counted as
 # caught (they are listed with their timeout); mutants that do not build are
@@ -38,6 +44,13 @@ HANG_S=${MUTATE_HANG_S:-300} # a mutant whose bench has not finished by then is 
 REPORT=${MUTATE_REPORT:-$ROOT/docs/results/mutation_pwc.md}
 mkdir -p "$WORK"
 
+PAGE_ONLY=${MUTATE_PAGE_ONLY:-0}
+if [ "$PAGE_ONLY" = 1 ]; then
+  [ -f "$WORK/mutants.txt" ] && [ -f "$WORK/run_info" ] ||
+    { echo "mutate.sh: MUTATE_PAGE_ONLY=1 needs a full run's results in $WORK" >&2; exit 2; }
+fi
+
+if [ "$PAGE_ONLY" != 1 ]; then
 LIBMODELS=$(find "$BUILD_DIR" -name libgmmu_models.a 2>/dev/null | head -1)
 if [ -z "$LIBMODELS" ]; then
   cmake --build "$BUILD_DIR" --target gmmu_models >/dev/null
@@ -294,11 +307,19 @@ while IFS= read -r line; do
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
 done < "$WORK/mutants.txt"
 wait
+# what the page says of the run, kept for MUTATE_PAGE_ONLY
+if [ "$ONLY" = . ]; then printf '%s\n' "$(date +%F)" "$SECONDS" "$CYCLES" "$SEEDS" "$HANG_S" > "$WORK/run_info"; fi
+fi
 
-python3 - "$WORK" "$TARGET" "$ONLY" "$REPORT" "$CYCLES" "$SEEDS" "$HANG_S" "$SECONDS" <<'PY'
-import sys, os, re, datetime
+python3 - "$WORK" "$TARGET" "$ONLY" "$REPORT" "$CYCLES" "$SEEDS" "$HANG_S" "$BUILD_DIR" "$HERE/../dpi" <<'PY'
+import sys, os, re
 work, target, only, report = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
-cycles, seeds, hang_s, wall = sys.argv[5], sys.argv[6], sys.argv[7], int(sys.argv[8])
+cycles, seeds, hang_s, build = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
+sys.path.insert(0, sys.argv[9])
+import dpi_verdicts  # tb/dpi/dpi_verdicts.py: the DPI bench's column
+dpi, dpi_day = dpi_verdicts.load(build)
+if only == ".":  # the full run's own figures (MUTATE_PAGE_ONLY writes them again)
+    run_day, wall, cycles, seeds, hang_s = open(os.path.join(work, "run_info")).read().split("\n")[:5]
 per, rows, order = {}, [], []
 for l in open(os.path.join(work, "mutants.txt")):
     mid, f = l.split("\x1f")[:2]
@@ -335,16 +356,19 @@ if only == ".":
           "Score = caught / mutants that build; a run without a verdict after "
           f"{hang_s} s is a hang and is not counted as caught.",
           "",
-          "| file | mutants | built | caught | survived | hung | score |",
-          "|---|---|---|---|---|---|---|"]
+          "| file | mutants | built | caught | survived | hung | score | DPI bench killed |",
+          "|---|---|---|---|---|---|---|---|"]
     for f, d, built, score in summary:
         n = built + d['uncompilable']
-        md.append(f"| `{f}` | {n} | {built} | {d['caught']} | {d['survived']} | {d['hung']} | {score:.1f}% |")
+        ids = [r[1] for r in rows if ('cpwc.sv' if r[0].startswith('cpwc') else r[0]) == f]
+        md.append(f"| `{f}` | {n} | {built} | {d['caught']} | {d['survived']} | {d['hung']} | {score:.1f}% | "
+                  f"{dpi_verdicts.count(dpi, ids)} |")
     md += ["", f"Target {target:.0f}% per file: {'met' if ok else 'missed'}. "
-           f"Run of {datetime.date.today().isoformat()}, {wall} s wall.", "",
-           "| id | file | result | mutation | detail |", "|---|---|---|---|---|"]
+           f"Run of {run_day}, {wall} s wall.", "",
+           dpi_verdicts.paragraph(dpi, dpi_day, [r[1] for r in rows]), "",
+           "| id | file | result | mutation | detail | DPI bench |", "|---|---|---|---|---|---|"]
     for f, mid, res, what, how in rows:
-        md.append(f"| {mid} | `{f}` | {res} | {what} | {how.replace('|', '/')} |")
+        md.append(f"| {mid} | `{f}` | {res} | {what} | {how.replace('|', '/')} | {dpi_verdicts.cell(dpi, mid)} |")
     tmp = report + ".tmp"
     with open(tmp, "w") as fo:
         fo.write("\n".join(md) + "\n")

@@ -21,7 +21,13 @@
 #
 # Usage: BUILD_DIR=<cmake build dir> tb/sched/mutate.sh [mutant-id ...]
 #   WS_MUT_JOBS (default 2) mutants at once; WS_MUT_CYCLES (default 40000)
-#   cycles per seed, WS_MUT_SEEDS (default 4) seeds per mutant and geometry.
+#   cycles per seed, WS_MUT_SEEDS (default 4) seeds per mutant and geometry;
+#   WS_MUT_PAGE_ONLY=1 runs nothing and writes the report again from the last
+#   full run's results in the build folder (e.g. after tb/dpi/mutate.sh has
+#   added its verdicts).
+# The report has a "DPI bench" column: the verdict of the SystemVerilog class
+# benches (tb/dpi/mutate.sh, run first by `make mutate`) on the same mutant,
+# read from BUILD_DIR/tb/dpi/mutate (tb/dpi/dpi_verdicts.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -36,6 +42,10 @@ copt=${WS_MUT_COPT:--O0}   # C++ optimization of the Verilated mutants (compile 
 unroll=${WS_MUT_UNROLL:-4} # Verilator --unroll-count (64 = Verilator's default, full unrolling)
 hang_s=${WS_MUT_HANG_S:-600} # a mutant's run without a verdict by then is a hang (not a catch)
 report=${WS_MUT_REPORT:-$root/docs/results/mutation_walk_sched.md} # written by a run of every mutant
+page_only=${WS_MUT_PAGE_ONLY:-0}
+if [ "$page_only" = 1 ] && [ ! -f "$work/run_info" ]; then
+  echo "mutate.sh: WS_MUT_PAGE_ONLY=1 needs a full run's results in $work" >&2; exit 2
+fi
 [ -f "$models" ] || cmake --build "$build" --target gmmu_models >/dev/null
 [ -f "$models" ] || { echo "mutate.sh: $models missing (build gmmu_models first)" >&2; exit 1; }
 mkdir -p "$work"
@@ -139,6 +149,8 @@ build_model() {
 
 run_model() { timeout "$hang_s" "$1/obj/vsim" "$seeds" "$cycles" 0x6d757400 >"$1/run.log" 2>&1; }
 
+want=("$@")
+if [ "$page_only" != 1 ]; then
 # ---- the unmutated RTL must pass every configuration used (kept while the
 # ---- RTL, the bench and the settings are unchanged) ----
 stamp=$(cat "${rtl_files[@]}" "$here"/*.h "$here"/*.cpp "$models" | md5sum | cut -c1-16)"-$cycles-$seeds-$copt-$unroll"
@@ -148,7 +160,6 @@ base() {
   build_model "$d" "$root/rtl" "$1" && run_model "$d" && echo "$stamp" >"$d/stamp"
 }
 # the geometries of the selected mutants (all 8 for a full run)
-want=("$@")
 bkeys=()
 while IFS='|' read -r id key _; do
   if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $id "* ]]; then continue; fi
@@ -221,14 +232,23 @@ for line in "${lines[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 1; done
 done
 for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+# what the page says of the run, kept for WS_MUT_PAGE_ONLY
+if [ $# -eq 0 ]; then printf '%s\n' "$(date +%F)" "$((SECONDS - t_start))" "$cycles" "$seeds" "$hang_s" >"$work/run_info"; fi
+fi
 
 # Score: caught / mutants that build (a hang is listed, and is not a catch).
 # There is no list of "equivalent" mutants: paths the C rules make
 # unreachable are not in the RTL (the orphan slot state, see rtl/walk_sched.sv),
 # and the RTL asserts the invariant instead.
-python3 - "$work" "$report" "$seeds" "$cycles" "$hang_s" "$((SECONDS - t_start))" "$#" <<'PY' | tee "$work/summary.txt"
-import sys, os, datetime
-work, report, seeds, cycles, hang_s, wall, nargs = sys.argv[1:8]
+python3 - "$work" "$report" "$seeds" "$cycles" "$hang_s" "$((SECONDS - t_start))" "$#" "$build" "$here/../dpi" <<'PY' | tee "$work/summary.txt"
+import sys, os
+work, report, seeds, cycles, hang_s, wall, nargs, build = sys.argv[1:9]
+sys.path.insert(0, sys.argv[9])
+import dpi_verdicts  # tb/dpi/dpi_verdicts.py: the DPI bench's column
+dpi, dpi_day = dpi_verdicts.load(build)
+run_day = ""
+if nargs == "0":  # the full run's own figures (WS_MUT_PAGE_ONLY writes them again)
+    run_day, wall, cycles, seeds, hang_s = open(os.path.join(work, "run_info")).read().split("\n")[:5]
 rows, n = [], dict(caught=0, survived=0, hung=0, invalid=0)
 for line in open(os.path.join(work, "mutants.txt")):
     mid, cfg, what = line.split("|")[:3]
@@ -255,7 +275,8 @@ if nargs == "0":
           f"in lock-step with the C model ({seeds} seeds x {cycles} cycles at a 4-MSHR geometry; a survivor",
           "again at a 2-MSHR one). Score = caught / mutants that build; a run without a verdict after",
           f"{hang_s} s is a hang and is not counted as caught.", "",
-          "| file | mutants | built | caught | survived | hung | score |", "|---|---|---|---|---|---|---|",
+          "| file | mutants | built | caught | survived | hung | score | DPI bench killed |",
+          "|---|---|---|---|---|---|---|---|",
           ]
     for fname in sorted({r[1] for r in rows}) + ["all"]:
         fr = [r for r in rows if fname in ("all", r[1])]
@@ -263,11 +284,13 @@ if nargs == "0":
         b = c["caught"] + c["survived"] + c["hung"]
         label = "**all**" if fname == "all" else f"`{fname}`"
         md.append(f"| {label} | {len(fr)} | {b} | {c['caught']} | {c['survived']} | {c['hung']} | "
-                  f"{(100.0 * c['caught'] / b if b else 0.0):.1f}% |")
-    md += ["", f"Run of {datetime.date.today().isoformat()}, {wall} s wall.", "",
-           "| id | file | geometry | result | mutation | detail |", "|---|---|---|---|---|---|"]
+                  f"{(100.0 * c['caught'] / b if b else 0.0):.1f}% | {dpi_verdicts.count(dpi, [r[0] for r in fr])} |")
+    md += ["", f"Run of {run_day}, {wall} s wall.", "",
+           dpi_verdicts.paragraph(dpi, dpi_day, [r[0] for r in rows]), "",
+           "| id | file | geometry | result | mutation | detail | DPI bench |", "|---|---|---|---|---|---|---|"]
     for mid, fname, cfg, res, what, how in rows:
-        md.append(f"| {mid} | `{fname}` | {cfg} | {res} | {what} | {how.replace('|', '/')} |")
+        md.append(f"| {mid} | `{fname}` | {cfg} | {res} | {what} | {how.replace('|', '/')} | "
+                  f"{dpi_verdicts.cell(dpi, mid)} |")
     tmp = report + ".tmp"
     open(tmp, "w").write("\n".join(md) + "\n")
     os.replace(tmp, report)

@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,56 @@ TEST(FaultsPlatformTest, FaultFreeRunMapsEveryPageBeforeTheRun)
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(stats_of(*handler_of(gpu))["reports"], 0u);
     EXPECT_EQ(sm_sum(gpu)["faults"], 0u);
+}
+
+// ---- the seed: block placement and inputs (docs/faults_platform.md) ----------------
+
+std::vector<uint32_t> handed_out(uint64_t seed)
+{
+    gmmu::config cfg = cfg_of({"workload.kernel=stencil-like", "workload.grid_blocks=64"});
+    auto wl = gmmu::make_workload("kernel", cfg, seed);
+    auto *src = dynamic_cast<gmmu::kernel_source *>(wl.get());
+    std::vector<uint32_t> ids;
+    bool got = true;
+    for (unsigned sm = 0; got; sm = (sm + 1) % 4) {
+        uint32_t id = 0;
+        src->next_block(sm, &got, &id);
+        if (got)
+            ids.push_back(id);
+    }
+    return ids;
+}
+
+TEST(FaultsPlatformTest, SeedOneHandsBlocksOutInIdOrderOtherSeedsShuffleThem)
+{
+    std::vector<uint32_t> ids(64);
+    for (uint32_t b = 0; b < 64; b++)
+        ids[b] = b;
+    EXPECT_EQ(handed_out(1), ids); // first wave round robin, then in order
+    const std::vector<uint32_t> s2 = handed_out(2), s3 = handed_out(3);
+    EXPECT_NE(s2, ids);
+    EXPECT_NE(s3, ids);
+    EXPECT_NE(s2, s3);
+    std::vector<uint32_t> sorted = s2; // every block exactly once
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, ids);
+    EXPECT_EQ(handed_out(2), s2); // reproducible
+}
+
+TEST(FaultsPlatformTest, SeedChangesTheInputsAndTheRunStillMatchesItsReference)
+{
+    std::string hash[2];
+    for (int i = 0; i < 2; i++) {
+        const std::string d = outdir(std::string("seed") + (i ? "2" : "1"));
+        SimRun r = sim("--set sm.count=4 --set workload.kernel=histo-like --set workload.grid_blocks=24"
+                       " --set workload.faults=true --set sm.fault_scheme=replay-queue --quiet --seed " +
+                       std::string(i ? "2" : "1") + " --out " + d);
+        ASSERT_EQ(r.status, 0) << r.out; // the in-run data check passed
+        json k = load(d + "/kernel.json");
+        EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]);
+        hash[i] = k["memory_hash"].dump();
+    }
+    EXPECT_NE(hash[0], hash[1]); // other inputs, other histogram
 }
 
 // ---- a fault resolved and replayed ------------------------------------------------

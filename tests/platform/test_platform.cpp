@@ -39,6 +39,46 @@ TEST(PlatformTest, EveryTranslationMatchesAnIndependentWalk)
     EXPECT_GT(r.sim_time_ns, 0.0);
 }
 
+// workload.phases=read (issue 43, item 3): the read phase alone, the same
+// samples as write-read's read-back (EveryTranslationMatchesAnIndependentWalk
+// sees both phases: twice the translations), and no store; a measured
+// read-throughput kernel runs like this.
+TEST(PlatformTest, ReadPhaseAloneLoadsTheSamplesOnceWithoutStores)
+{
+    gmmu::config cfg = small_config({"workload.phases=read"});
+    auto wl = gmmu::make_workload("random-sample", cfg, 7);
+    gmmu::gpu_platform gpu("gpu", cfg, *wl);
+    uint64_t translated = 0, wrong = 0;
+    for (auto &l1 : gpu.l1)
+        l1->on_translate = [&](uint16_t, uint64_t va, uint64_t pa, bool) {
+            translated++;
+            wrong += gpu.drv->translate(va) != pa;
+        };
+    gmmu::run_result r = gpu.run();
+    ASSERT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_EQ(translated, 2u * 8 * 16 * 32); // every lane of every access, once
+    nlohmann::json j = gmmu::collect_stats();
+    uint64_t loads = 0, stores = 0;
+    for (const char *sm : {"sm0", "sm1"}) {
+        loads += j["gpu"][sm]["loads"].get<uint64_t>();
+        stores += j["gpu"][sm]["stores"].get<uint64_t>();
+    }
+    EXPECT_EQ(loads, 2u * 8 * 16);
+    EXPECT_EQ(stores, 0u);
+}
+
+TEST(PlatformTest, ReadPhaseAloneIsRefusedForOtherWorkloads)
+{
+    gmmu::config cfg = small_config({"workload.phases=read"});
+    try {
+        (void)gmmu::make_workload("stream", cfg, 1);
+        FAIL() << "stream accepted workload.phases=read";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'workload.phases'"), std::string::npos) << e.what();
+    }
+}
+
 TEST(PlatformTest, AliasedPageIsCaughtByTheDataCheck)
 {
     gmmu::config cfg = small_config({"sm.count=1", "sm.warps=1"});

@@ -7,7 +7,14 @@
 //   --workload kernel --set workload.kernel=lbm-like [--set workload.faults=true]
 //
 // Data: input regions hold gmmu_kernel_input_value(va) (host-initialised),
-// output regions start at zero. Without workload.faults every page is mapped
+// output regions start at zero.
+
+// Seed (`--seed`): the inputs and the block placement. Seed 1 (the default)
+// is the unseeded kernel: inputs gmmu_kernel_input_value(va), blocks handed
+// out in id order. Any other seed mixes it into every input word and
+// shuffles the order in which block ids are handed out (a Fisher-Yates
+// shuffle driven by splitmix64 from the seed), so which blocks share an SM
+// and run together changes; the reference run uses the same inputs. Without workload.faults every page is mapped
 // before the run and the input data is written into GPU memory. With it the
 // data starts CPU-resident: this workload is its CPU-side store (the initial
 // data, computed from the address: gmmu_kernel_input_value), maps
@@ -40,6 +47,7 @@
 
 #include "gmmu/gpu/sm_core_config.h"
 #include "gmmu/gpu/workload.h"
+#include "gmmu/rng.h"
 
 namespace gmmu {
 namespace {
@@ -78,7 +86,7 @@ uint64_t hash_regs(const uint64_t *r, size_t n, uint32_t block)
 
 class kernel_workload : public workload, public kernel_source, public pager {
   public:
-    kernel_workload(const config &c) : k(new gmmu_kernel)
+    kernel_workload(const config &c, uint64_t sd) : k(new gmmu_kernel), seed(sd)
     {
         if (c.s("sm.model") != "issue")
             throw config_error("config key 'sm.model': workload kernel needs sm.model=issue");
@@ -105,12 +113,22 @@ class kernel_workload : public workload, public kernel_source, public pager {
         waves = gmmu_sm_occupancy(&sc, k.get());
         launched.assign(nsm, 0);
         next_id = std::min<uint64_t>(k->grid_blocks, uint64_t(waves) * nsm);
+        order.resize(k->grid_blocks);
+        for (uint32_t b = 0; b < k->grid_blocks; b++)
+            order[b] = b;
+        if (seed != 1) {
+            uint64_t st = seed;
+            for (uint32_t i = k->grid_blocks; i > 1; i--) {
+                st += GMMU_SPLITMIX64_GAMMA;
+                std::swap(order[i - 1], order[gmmu_mix64(st) % i]);
+            }
+        }
         for (uint32_t r = 0; r < k->nregions; r++) {
             const gmmu_region &g = k->region[r];
             std::vector<uint64_t> init(g.bytes / 8, 0);
             if (g.kind == GMMU_REGION_INPUT)
                 for (size_t w = 0; w < init.size(); w++)
-                    init[w] = gmmu_kernel_input_value(g.base + 8 * w);
+                    init[w] = input_word(g.base + 8 * w);
             ref.push_back(std::move(init));
         }
         reference();
@@ -168,12 +186,12 @@ class kernel_workload : public workload, public kernel_source, public pager {
             uint64_t b = uint64_t(launched[sm]++) * nsm + sm;
             *got = b < k->grid_blocks;
             if (*got)
-                *id = uint32_t(b);
+                *id = order[b];
             return;
         }
         *got = next_id < k->grid_blocks;
         if (*got)
-            *id = uint32_t(next_id++);
+            *id = order[next_id++];
     }
     void block_done(unsigned sm, uint32_t id, const uint64_t *regs, uint32_t nw, uint32_t nr,
                     data_checker &chk) override
@@ -321,13 +339,20 @@ class kernel_workload : public workload, public kernel_source, public pager {
     unsigned nsm = 1, waves = 1;
     std::vector<unsigned> launched;
     uint64_t next_id = 0;
+    uint64_t seed = 1;
+    std::vector<uint32_t> order; // the n-th block handed out is order[n]
+    uint64_t input_word(uint64_t va) const
+    {
+        const uint64_t v = gmmu_kernel_input_value(va);
+        return seed == 1 ? v : gmmu_mix64(v ^ (seed * GMMU_SPLITMIX64_GAMMA));
+    }
     // The CPU-side store: the initial data, never changed by the GPU (a
     // fault copies it in), so computed rather than kept: one host copy of a
     // region (the reference) instead of two, for footprints over 1 GiB.
     uint64_t cpu_word(uint32_t r, uint64_t w) const
     {
         const gmmu_region &g = k->region[r];
-        return g.kind == GMMU_REGION_INPUT ? gmmu_kernel_input_value(g.base + 8 * w) : 0;
+        return g.kind == GMMU_REGION_INPUT ? input_word(g.base + 8 * w) : 0;
     }
     std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
     std::vector<uint64_t> reg_hash;         // reference final registers, per block
@@ -336,9 +361,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
     uint64_t run_mem_hash = 0xcbf29ce484222325ull, run_reg_hash = 0;
 };
 
-const bool registered = register_workload("kernel", [](const config &c, uint64_t) {
+const bool registered = register_workload("kernel", [](const config &c, uint64_t seed) {
     (void)keys_registered;
-    return std::unique_ptr<workload>(new kernel_workload(c));
+    return std::unique_ptr<workload>(new kernel_workload(c, seed));
 });
 
 } // namespace

@@ -171,14 +171,7 @@ class tlb_probe : public workload {
         for (uint64_t st : strides)
             sweep[st] = std::min(cap, dmax / st) * st;
         std::vector<probe_level> levels = probe_analyze(all_steps, &unresolved, &sweep);
-        nlohmann::json j;
-        j["levels"] = probe_levels_json(levels);
-        j["unresolved"] = probe_levels_json(unresolved);
-        j["method"] = {{"strides", strides},
-                       {"distance_max", dmax},
-                       {"elements_max", cap},
-                       {"points", points.size()},
-                       {"rise_threshold_cycles", tau_cycles}};
+        nlohmann::json j = probe_result_json(levels, unresolved, strides, dmax, cap, points.size(), tau_cycles);
         if (std::string e = write_output(out_dir, "tlb_probe.json", j.dump(2) + "\n"); !e.empty()) {
             error = "cannot write " + e;
             return false;

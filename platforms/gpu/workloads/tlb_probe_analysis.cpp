@@ -320,6 +320,22 @@ std::vector<probe_level> probe_analyze(const std::vector<probe_step> &steps_in,
     return levels;
 }
 
+nlohmann::json probe_result_json(const std::vector<probe_level> &levels,
+                                 const std::vector<probe_level> &unresolved,
+                                 const std::vector<uint64_t> &strides, uint64_t distance_max,
+                                 uint64_t elements_max, size_t points, double rise_threshold_cycles)
+{
+    nlohmann::json j;
+    j["levels"] = probe_levels_json(levels);
+    j["unresolved"] = probe_levels_json(unresolved);
+    j["method"] = {{"strides", strides},
+                   {"distance_max", distance_max},
+                   {"elements_max", elements_max},
+                   {"points", points},
+                   {"rise_threshold_cycles", rise_threshold_cycles}};
+    return j;
+}
+
 nlohmann::json probe_levels_json(const std::vector<probe_level> &levels)
 {
     nlohmann::json arr = nlohmann::json::array();
@@ -509,16 +525,9 @@ nlohmann::json probe_analyze_points(const std::vector<probe_point> &points_in, d
     }
     std::vector<probe_level> unresolved;
     std::vector<probe_level> levels = probe_analyze(steps, &unresolved, &sweep);
-    nlohmann::json j;
-    j["levels"] = probe_levels_json(levels);
-    j["unresolved"] = probe_levels_json(unresolved);
-    j["method"] = {{"strides", strides},
-                   {"distance_max", dmax},
-                   {"elements_max", nmax},
-                   {"points", points.size()},
-                   {"rise_threshold_cycles", tau_floor},
-                   {"noise_k", probe_noise_k},
-                   {"noise_window", probe_noise_window}};
+    nlohmann::json j = probe_result_json(levels, unresolved, strides, dmax, nmax, points.size(), tau_floor);
+    j["method"]["noise_k"] = probe_noise_k;
+    j["method"]["noise_window"] = probe_noise_window;
     return j;
 }
 

@@ -26,6 +26,7 @@ struct workload_config {
     std::string path;
     unsigned active_lanes = 32;
     bool map_touched = false; // workload.map=touched
+    bool read_only = false;   // workload.phases=read
 };
 
 inline const descriptor<workload_config> &workload_descriptor()
@@ -62,6 +63,13 @@ inline const descriptor<workload_config> &workload_descriptor()
                       "hints).",
                       [](W &w, const config &c, const std::string &k) {
                           w.map_touched = workload_descriptor().enum_value("map", c.s(k), k) == 1;
+                      }),
+        enum_field<W>("phases", "write-read", {{"write-read", 0}, {"read", 1}},
+                      "random-sample: a write phase that stores the samples, then a read phase that "
+                      "loads them back (write-read); or the read phase alone (read: 8-byte loads at "
+                      "random offsets of the region, as a measured read-throughput kernel runs).",
+                      [](W &w, const config &c, const std::string &k) {
+                          w.read_only = workload_descriptor().enum_value("phases", c.s(k), k) == 1;
                       }),
     });
     return d;

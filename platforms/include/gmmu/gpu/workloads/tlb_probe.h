@@ -88,6 +88,15 @@ std::vector<probe_level> probe_analyze(const std::vector<probe_step> &steps,
 
 nlohmann::json probe_levels_json(const std::vector<probe_level> &levels);
 
+// The body of tlb_probe.json, shared by the in-simulator probe and
+// gmmu-tlb-analyse: the levels, the unresolved steps, and the method (the
+// strides, the largest distance and element count, the points, the rise
+// threshold); a caller adds its own method fields.
+nlohmann::json probe_result_json(const std::vector<probe_level> &levels,
+                                 const std::vector<probe_level> &unresolved,
+                                 const std::vector<uint64_t> &strides, uint64_t distance_max,
+                                 uint64_t elements_max, size_t points, double rise_threshold_cycles);
+
 // ---- measured curves (gmmu-tlb-analyse) ----
 // Reads a chase CSV (docs/tlb_probe.md section 3: a header naming at least
 // run, stride_bytes, chain_length and cycles_per_access) and returns the
