@@ -13,7 +13,7 @@
 //                 the wrapper's bookkeeping and statistics
 // and the component again with each added feature on its own: MSHRs (4, a
 // blocking TLB), contexts (a resolved ctx_ext on every payload, as behind
-// gmmu::smmu), the CCWS/TCWS side band (track_owners) and large-page ways
+// gmmu::smmu), the CCWS/TCWS side band (track_owners, sched_sideband) and large-page ways
 // (a 2 MiB array beside the 4 KiB one). Each figure is the best of --reps
 // repetitions (5) of 200,000 accesses. Writes --out FILE (JSON) if given.
 //   gmmu-bench-stages [--out FILE] [--reps 1..50]
@@ -115,8 +115,10 @@ struct rig {
             p.mshr.ports = 32;
             p.mshr.mshrs = 4;
         }
-        if (f == ccws)
+        if (f == ccws) {
             p.track_owners = true;
+            p.sched_sideband = true;
+        }
         if (f == large_ways)
             p.model.large[0] = {21, 16, 16};
         return p;
@@ -162,11 +164,16 @@ double component_ns(rig &r, feature f, unsigned pages)
     gp.set_extension(&w);
     if (f == contexts)
         gp.set_extension(&cx);
+    gmmu::sched_sideband_ext sb; // what an SM with CCWS/TCWS attaches and clears per access
+    if (f == ccws)
+        gp.set_extension(&sb);
     sc_time d = SC_ZERO_TIME;
     auto one = [&] {
         gp.set_address(w.va[0]);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         d = SC_ZERO_TIME;
+        if (f == ccws)
+            sb.clear();
         r.ini.isock->b_transport(gp, d);
     };
     for (int i = 0; i < 4; i++) // warm: every page filled, every fill arrived
@@ -186,6 +193,8 @@ double component_ns(rig &r, feature f, unsigned pages)
     gp.clear_extension(&w);
     if (f == contexts)
         gp.clear_extension(&cx);
+    if (f == ccws)
+        gp.clear_extension(&sb);
     return ns;
 }
 

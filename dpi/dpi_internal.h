@@ -13,7 +13,7 @@
 
 #include <svdpi.h>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 
 extern "C" {
 #include "gmmu/coalescer.h"

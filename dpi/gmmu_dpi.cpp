@@ -10,7 +10,7 @@
 // Configuration comes from key strings ("entries=64 ways=4") or a JSON object
 // ('{"entries": 64}'). The TLB's keys are gmmu-sim's l1_tlb.* keys, parsed
 // and checked by gmmu-sim's own config class and TLB descriptor
-// (platforms/gpu/tlb_config.cpp); the other models' keys map onto their C
+// (platforms/components/tlb_config.cpp); the other models' keys map onto their C
 // config structs and are checked by the models' own validators. A bad
 // configuration returns a null handle; gmmu_dpi_last_error() says which key
 // and why. Nothing here aborts: every bad input is a status or a null.
@@ -21,7 +21,7 @@
 #include <string>
 
 #include "dpi_internal.h"
-#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/tlb_config.h"
 
 #ifdef GMMU_DPI_CHECK_PROTOTYPES
 // the prototypes Verilator derives from gmmu_pkg.sv (a mismatch does not compile)

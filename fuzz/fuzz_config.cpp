@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

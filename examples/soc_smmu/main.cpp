@@ -1,8 +1,8 @@
 // An SoC that programs gmmu's SMMU front end the way a driver programs an
 // Arm SMMUv3: through its registers, with a stream table, context
 // descriptors, a command queue and an event queue in the SoC's own memory.
-// No GPU-platform component is used (only the configuration and the walker's
-// host probe); the memory target and the page tables are the SoC's own.
+// It links the component library alone (gmmu::components, no GPU-platform
+// header or library); the memory target and the page tables are the SoC's own.
 //
 // Two DMA engines (streams 1 and 2, each with its own address space) fill
 // buffers through virtual addresses. While they run, the driver migrates a
@@ -18,8 +18,9 @@
 // specs (gmmu/components/ptw_spec.h, smmu_spec.h), the same keys, defaults,
 // ranges and one-line errors as gmmu-sim's: the SoC's JSON object below, then
 // key=value arguments (`soc_smmu ptw.pwc=cpwc smmu.config_entries=4`); a bad
-// key or value prints its config error and exits 2. The SoC's SMMU keys live
-// under its own prefix, `smmu.*`, registered beside gmmu-sim's.
+// key or value prints its config error and exits 2. The SoC registers the
+// keys of those specs (ptw.*, rtl.*, and its SMMU's under `smmu.*`); none of
+// gmmu-sim's other keys exists here.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,6 @@
 #include <gmmu/components/ptw_spec.h>
 #include <gmmu/components/smmu_spec.h>
 #include <gmmu/components/tlb.h>
-#include <gmmu/gpu/platform_build.h>
 
 extern "C" {
 #include <gmmu/smmu.h>
@@ -43,8 +43,11 @@ extern "C" {
 
 namespace {
 
-// The SoC's own keys: its SMMU's, from the SMMU's spec, under `smmu`.
+// The SoC's keys, from its components' specs: the walker's (ptw.*, rtl.*)
+// and its SMMU's under `smmu`. The SoC links the component library alone
+// (gmmu::components): no GPU-platform key exists here.
 const bool soc_keys_registered =
+    gmmu::register_config_keys(gmmu::ptw_config_keys()) &&
     gmmu::register_config_keys(gmmu::smmu_config_keys("smmu", "The SoC's SMMU"));
 
 // The SoC's configuration: the walker (ptw.*, its page-walk cache
@@ -57,8 +60,8 @@ const char *const soc_json = R"({
 using sc_core::sc_time;
 using sc_core::SC_NS;
 
-// The walker from ptw.* and rtl.*, with gmmu-sim's host checks first (the
-// RTL plugin for ptw.pwc_impl=rtl, writable waveform files).
+// The walker from ptw.* and rtl.*, with the host checks first (the RTL
+// plugin for ptw.pwc_impl=rtl, writable waveform files).
 std::unique_ptr<gmmu::ptw> build_walker(const gmmu::config &c)
 {
     gmmu::ptw_builder b(c, sc_time(1, SC_NS));

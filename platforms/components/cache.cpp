@@ -96,13 +96,16 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
     missed.clear();
     const uint32_t owner = w && w->warp < 64 && w->block < (1u << 26) ? (w->block << 6 | w->warp)
                                                                      : GMMU_CACHE_NO_OWNER;
+    // The scheduler sideband, when the warp's SM asked for it (CCWS).
+    sched_sideband_ext *sb =
+        w && reports_to_warp && !pte ? gp.get_extension<sched_sideband_ext>() : nullptr;
     for (uint64_t ln : lines) {
         gmmu_cache_result r;
         gmmu_cache_access_by(c, ln << shift, write, now, owner, &r);
-        if (w && reports_to_warp && !pte && r.evicted && !w->l1_victim) {
-            w->l1_victim = true;
-            w->l1_victim_addr = r.evicted_addr;
-            w->l1_victim_owner = r.evicted_owner;
+        if (sb && r.evicted && !sb->l1_victim) {
+            sb->l1_victim = true;
+            sb->l1_victim_addr = r.evicted_addr;
+            sb->l1_victim_owner = r.evicted_owner;
         }
         if (pte && !write)
             (r.hit ? pte_read_hits : pte_read_misses)++;
@@ -110,8 +113,8 @@ void data_cache::access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay, b
             ready = std::max(ready, r.ready > now + c->cfg.hit_cycles ? r.ready : ready);
         else
             missed.push_back(ln);
-        if (w && reports_to_warp && !pte && !r.hit)
-            w->l1_miss = true;
+        if (sb && !r.hit)
+            sb->l1_miss = true;
         if (r.writeback)
             write_back(r.writeback_addr, delay);
     }

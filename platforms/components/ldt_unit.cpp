@@ -41,62 +41,80 @@ void ldt_unit::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
+    // One handler per xlate_ext command the LDT unit accepts (extensions.h).
     switch (x->op) {
     case xlate_ext::op_kind::ldt_update:
-        for (auto &r : x->reqs) {
-            uint32_t cyc = 0;
-            gmmu_ldt_update(ldt, r.asid, r.va >> p.page_shift, x->cu, &cyc);
-        }
-        break; // off the L1's critical path: no delay added
-    case xlate_ext::op_kind::ldt_evict: {
-        // Copy: pushing re-enters the L1 TLBs, which may reuse payloads.
-        std::vector<xlate_req> evicted = x->reqs;
-        for (auto &r : evicted) {
-            uint32_t cus[1024], n = 0, cyc = 0;
-            if (gmmu_ldt_on_evict(ldt, r.asid, r.va >> p.page_shift, cus, 1024, &n, &cyc) != GMMU_OK)
-                continue;
-            sc_core::sc_time d = delay + p.clock * cyc;
-            for (uint32_t k = 0; k < n; k++)
-                push(cus[k], r, d);
-        }
+        on_update(*x);
         break;
-    }
-    case xlate_ext::op_kind::probe: {
-        if (!p.probe)
-            break;
-        sc_core::sc_time done = delay;
-        for (auto &r : x->reqs) {
-            probes++;
-            uint32_t peers[1024], n = 0;
-            if (gmmu_ldt_sharers(ldt, r.asid, r.va >> p.page_shift, x->cu, peers, 1024, &n) != GMMU_OK)
-                continue;
-            for (uint32_t k = 0; k < n && !r.done; k++) {
-                if (peers[k] >= push_isock.size())
-                    continue;
-                peers_probed++;
-                out_ext.op = xlate_ext::op_kind::probe;
-                out_ext.cu = peers[k];
-                out_ext.reqs.assign(1, r);
-                out_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-                sc_core::sc_time d = delay;
-                push_isock[peers[k]]->b_transport(out_gp, d);
-                if (out_ext.reqs[0].done && out_ext.reqs[0].fault == GMMU_FAULT_NONE) {
-                    r = out_ext.reqs[0];
-                    r.ready = delay + p.clock * (p.probe_cycles * (k + 1));
-                    if (r.ready > done)
-                        done = r.ready;
-                    probe_hits++;
-                }
-            }
-        }
-        delay = done;
+    case xlate_ext::op_kind::ldt_evict:
+        on_evict(*x, delay);
         break;
-    }
-    default:
+    case xlate_ext::op_kind::probe:
+        on_probe(*x, delay);
+        break;
+    case xlate_ext::op_kind::translate:
+    case xlate_ext::op_kind::translate_debug:
+    case xlate_ext::op_kind::invalidate:
+    case xlate_ext::op_kind::prefetch: // the TLBs' and walker's commands, not the LDT's
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ldt_unit::on_update(const xlate_ext &x)
+{
+    for (auto &r : x.reqs) {
+        uint32_t cyc = 0;
+        gmmu_ldt_update(ldt, r.asid, r.va >> p.page_shift, x.cu, &cyc);
+    }
+    // off the L1's critical path: no delay added
+}
+
+void ldt_unit::on_evict(const xlate_ext &x, const sc_core::sc_time &delay)
+{
+    // Copy: pushing re-enters the L1 TLBs, which may reuse payloads.
+    std::vector<xlate_req> evicted = x.reqs;
+    for (auto &r : evicted) {
+        uint32_t cus[1024], n = 0, cyc = 0;
+        if (gmmu_ldt_on_evict(ldt, r.asid, r.va >> p.page_shift, cus, 1024, &n, &cyc) != GMMU_OK)
+            continue;
+        sc_core::sc_time d = delay + p.clock * cyc;
+        for (uint32_t k = 0; k < n; k++)
+            push(cus[k], r, d);
+    }
+}
+
+void ldt_unit::on_probe(xlate_ext &x, sc_core::sc_time &delay)
+{
+    if (!p.probe)
+        return;
+    sc_core::sc_time done = delay;
+    for (auto &r : x.reqs) {
+        probes++;
+        uint32_t peers[1024], n = 0;
+        if (gmmu_ldt_sharers(ldt, r.asid, r.va >> p.page_shift, x.cu, peers, 1024, &n) != GMMU_OK)
+            continue;
+        for (uint32_t k = 0; k < n && !r.done; k++) {
+            if (peers[k] >= push_isock.size())
+                continue;
+            peers_probed++;
+            out_ext.op = xlate_ext::op_kind::probe;
+            out_ext.cu = peers[k];
+            out_ext.reqs.assign(1, r);
+            out_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+            sc_core::sc_time d = delay;
+            push_isock[peers[k]]->b_transport(out_gp, d);
+            if (out_ext.reqs[0].done && out_ext.reqs[0].fault == GMMU_FAULT_NONE) {
+                r = out_ext.reqs[0];
+                r.ready = delay + p.clock * (p.probe_cycles * (k + 1));
+                if (r.ready > done)
+                    done = r.ready;
+                probe_hits++;
+            }
+        }
+    }
+    delay = done;
 }
 
 const stat_table<ldt_unit> &ldt_unit::stats_table()

@@ -502,47 +502,60 @@ void ptw::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    if (x->op == xlate_ext::op_kind::invalidate) {
+    // One handler per xlate_ext command the walker accepts (extensions.h).
+    switch (x->op) {
+    case xlate_ext::op_kind::translate:
+        on_translate(*x, delay);
+        break;
+    case xlate_ext::op_kind::translate_debug:
+        on_translate_debug(*x);
+        break;
+    case xlate_ext::op_kind::invalidate:
         invalidate(x->inv);
-        gp.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
-    }
-    if (x->op != xlate_ext::op_kind::translate) {
+        break;
+    case xlate_ext::op_kind::ldt_update:
+    case xlate_ext::op_kind::ldt_evict:
+    case xlate_ext::op_kind::prefetch:
+    case xlate_ext::op_kind::probe: // PICLE/Valkyrie traffic never reaches a walker
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    if (x->debug) {
-        for (auto &r : x->reqs)
-            walk_debug(r);
-        gp.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
-    }
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ptw::on_translate(xlate_ext &x, sc_core::sc_time &delay)
+{
     batches++;
     if (ws) {
         std::vector<xlate_req *> reqs;
-        reqs.reserve(x->reqs.size());
-        for (auto &r : x->reqs)
+        reqs.reserve(x.reqs.size());
+        for (auto &r : x.reqs)
             reqs.push_back(&r);
         walk_batch_scheduled(reqs, delay);
     } else {
-        for (auto &r : x->reqs)
+        for (auto &r : x.reqs)
             walk_serial(r, delay);
     }
     sc_core::sc_time done = delay;
-    for (auto &r : x->reqs)
+    for (auto &r : x.reqs)
         if (r.ready > done)
             done = r.ready;
     delay = done;
-    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ptw::on_translate_debug(xlate_ext &x)
+{
+    for (auto &r : x.reqs)
+        walk_debug(r);
 }
 
 unsigned ptw::transport_dbg(int, tlm::tlm_generic_payload &gp)
 {
     auto *x = gp.get_extension<xlate_ext>();
-    if (!x)
+    if (!x || (x->op != xlate_ext::op_kind::translate &&
+               x->op != xlate_ext::op_kind::translate_debug))
         return 0;
-    for (auto &r : x->reqs)
-        walk_debug(r);
+    on_translate_debug(*x);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
     return 0;
 }

@@ -38,6 +38,8 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
         throw model_error(err.field, err.msg);
     }
     gp.set_extension(&ext);
+    if (gmmu_sm_needs_sideband(&cfg)) // CCWS/TCWS/TLB-aware TBC: ask the TLB and L1 for it
+        gp.set_extension(&sb);
     gp.set_data_ptr(nullptr);
     gp.set_data_length(0);
     gp.set_streaming_width(0);
@@ -57,6 +59,8 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
 sm_core::~sm_core()
 {
     gp.clear_extension(&ext);
+    if (gp.get_extension<sched_sideband_ext>())
+        gp.clear_extension(&sb);
     fgp.clear_extension(&fext);
     gmmu_sm_destroy(sm);
 }
@@ -118,8 +122,7 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
         ext.fault_mask = 0;
         ext.fault = GMMU_FAULT_NONE;
         ext.data_delay = sc_core::SC_ZERO_TIME;
-        ext.tlb_miss = ext.l1_miss = ext.l1_victim = ext.tlb_victim = false;
-        ext.tlb_hit_depth = 0;
+        sb.clear(); // attached or not: clearing costs less than asking
         gp.set_command(rq->write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
         gp.set_address(rq->va);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -135,22 +138,22 @@ gmmu_status sm_core::translate(const gmmu_sm_mem_req *rq, gmmu_sm_mem_resp *rs)
             rs->fault = false;
             rs->tlb_cycles = uint32_t(total - data);
             rs->data_cycles = uint32_t(data);
-            rs->tlb_miss = ext.tlb_miss;
-            rs->l1_miss = ext.l1_miss;
             for (unsigned l = 0; l < warp_ext::lanes; l++)
                 if (ext.active >> l & 1u) {
                     rs->l1_addr = ext.pa[l];
                     break;
                 }
-            rs->l1_victim = ext.l1_victim && ext.l1_victim_owner != GMMU_CACHE_NO_OWNER;
-            rs->l1_victim_addr = ext.l1_victim_addr;
-            rs->l1_victim_block = ext.l1_victim_owner >> 6;
-            rs->l1_victim_warp = ext.l1_victim_owner & 63u;
-            rs->tlb_hit_depth = ext.tlb_hit_depth;
-            rs->tlb_victim = ext.tlb_victim;
-            rs->tlb_victim_va = ext.tlb_victim_va;
-            rs->tlb_victim_block = ext.tlb_victim_owner >> 6;
-            rs->tlb_victim_warp = ext.tlb_victim_owner & 63u;
+            rs->tlb_miss = sb.tlb_miss; // all 0 when not attached (sb.clear above)
+            rs->l1_miss = sb.l1_miss;
+            rs->l1_victim = sb.l1_victim && sb.l1_victim_owner != GMMU_CACHE_NO_OWNER;
+            rs->l1_victim_addr = sb.l1_victim_addr;
+            rs->l1_victim_block = sb.l1_victim_owner >> 6;
+            rs->l1_victim_warp = sb.l1_victim_owner & 63u;
+            rs->tlb_hit_depth = sb.tlb_hit_depth;
+            rs->tlb_victim = sb.tlb_victim;
+            rs->tlb_victim_va = sb.tlb_victim_va;
+            rs->tlb_victim_block = sb.tlb_victim_owner >> 6;
+            rs->tlb_victim_warp = sb.tlb_victim_owner & 63u;
             tlb_cycles_sum += total - data;
             data_cycles_sum += data;
             return GMMU_OK;

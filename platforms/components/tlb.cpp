@@ -80,31 +80,44 @@ void tlb::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
+    // One handler per xlate_ext command a TLB accepts (extensions.h).
     switch (x->op) {
+    case xlate_ext::op_kind::translate:
+        translate_batch(*x, delay);
+        break;
+    case xlate_ext::op_kind::translate_debug:
+        translate_dbg(x->reqs); // debug requests take no time
+        break;
     case xlate_ext::op_kind::invalidate:
         invalidate(x->inv);
         break;
-    case xlate_ext::op_kind::translate:
-        if (x->debug) {
-            translate_dbg(x->reqs); // debug requests take no time
-        } else {
-            const sc_core::sc_time done = translate(x->reqs, delay);
-            trace_batch(x->reqs, delay, done);
-            delay = done;
-        }
+    case xlate_ext::op_kind::prefetch: // PICLE pushes from the LDT unit
+        peers.on_prefetch(*x);
         break;
-    default: // PICLE pushes, Valkyrie probes from peers
-        peers.receive(*x);
+    case xlate_ext::op_kind::probe: // Valkyrie probes from peers, through the LDT unit
+        peers.on_probe(*x);
         break;
+    case xlate_ext::op_kind::ldt_update:
+    case xlate_ext::op_kind::ldt_evict: // the LDT unit's commands, not a TLB's
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
     }
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void tlb::translate_batch(xlate_ext &x, sc_core::sc_time &delay)
+{
+    const sc_core::sc_time done = translate(x.reqs, delay);
+    trace_batch(x.reqs, delay, done);
+    delay = done;
 }
 
 unsigned tlb::transport_dbg(int, tlm::tlm_generic_payload &gp)
 {
     if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
         auto *x = gp.get_extension<xlate_ext>();
-        if (!x)
+        if (!x || (x->op != xlate_ext::op_kind::translate &&
+                   x->op != xlate_ext::op_kind::translate_debug))
             return 0;
         translate_dbg(x->reqs);
         gp.set_response_status(tlm::TLM_OK_RESPONSE);

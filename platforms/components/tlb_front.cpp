@@ -25,6 +25,7 @@ bool tlb::gather_pages(tlm::tlm_generic_payload &gp, page_set &s)
     const unsigned shift = p.model.page_shift;
     s.write = gp.get_command() == tlm::TLM_WRITE_COMMAND;
     s.w = gp.get_extension<warp_ext>();
+    s.sb = p.sched_sideband && s.w ? gp.get_extension<sched_sideband_ext>() : nullptr;
     s.va = gp.get_address();
     // A context resolved above (gmmu::smmu, from the stream's tables) decides
     // the address space of every payload, a warp's too: the warp's own asid
@@ -77,8 +78,9 @@ void tlb::make_requests(const page_set &s)
 }
 
 // The translation's outcome, written into the payload's extension (warp:
-// divergence, TLB miss and hit depth, faulting lanes; plain: the first
-// faulting byte). Returns the first faulting page's request, or null.
+// divergence, faulting lanes, and TLB miss and hit depth into its scheduler
+// sideband when attached; plain: the first faulting byte). Returns the first
+// faulting page's request, or null.
 const xlate_req *tlb::report_outcome(page_set &s)
 {
     uint32_t fault_lanes = 0;
@@ -92,11 +94,12 @@ const xlate_req *tlb::report_outcome(page_set &s)
     if (warp_ext *w = s.w) {
         w->page_divergence = s.c.npages;
         w->translated = true;
-        for (unsigned i = 0; i < s.c.npages && p.level == 1; i++) {
-            w->tlb_miss = w->tlb_miss || page_reqs[i].level_hit != 1;
-            if (page_reqs[i].level_hit == 1 && page_reqs[i].hit_depth > w->tlb_hit_depth)
-                w->tlb_hit_depth = page_reqs[i].hit_depth;
-        }
+        if (sched_sideband_ext *sb = s.sb)
+            for (unsigned i = 0; i < s.c.npages; i++) {
+                sb->tlb_miss = sb->tlb_miss || page_reqs[i].level_hit != 1;
+                if (page_reqs[i].level_hit == 1 && page_reqs[i].hit_depth > sb->tlb_hit_depth)
+                    sb->tlb_hit_depth = page_reqs[i].hit_depth;
+            }
         w->fault_mask = fault_lanes;
         w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
         w->fault_va = first_fault ? first_fault->va : 0;
@@ -196,6 +199,7 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
         return;
     make_requests(s);
     cur_warp = p.track_owners ? s.w : nullptr;
+    cur_sb = s.sb;
     if (use_mshr && !p.mshr.hits_under_miss && p.mshr.batch_issues_through) {
         // The next piece of the warp instruction just looked up continues its
         // batch (gmmu_tlb_mshr_continue_batch decides what that changes).
@@ -209,6 +213,7 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
     }
     const sc_core::sc_time t_done = translate_pages(page_reqs, delay);
     cur_warp = nullptr;
+    cur_sb = nullptr;
     trace_batch(page_reqs, delay, t_done);
     warp_accesses++;
     page_divergence_sum += s.c.npages;
@@ -351,11 +356,12 @@ void tlb::note_owners(const xlate_req &filled, unsigned shift)
     uint32_t owner = 0;
     const bool has_owner = gmmu_tcws_owner_of(cur_warp->block, cur_warp->warp, &owner);
     gmmu_tcws_victim v;
+    const bool reported = !cur_sb || cur_sb->tlb_victim; // nobody to tell, or told already
     if (gmmu_tcws_owners_fill(owners, fill_out.victims, fill_out.nvictims, filled.asid,
-                              filled.va >> shift, has_owner, owner, cur_warp->tlb_victim, &v)) {
-        cur_warp->tlb_victim = true;
-        cur_warp->tlb_victim_va = v.vpn << shift;
-        cur_warp->tlb_victim_owner = v.owner;
+                              filled.va >> shift, has_owner, owner, reported, &v)) {
+        cur_sb->tlb_victim = true;
+        cur_sb->tlb_victim_va = v.vpn << shift;
+        cur_sb->tlb_victim_owner = v.owner;
     }
 }
 

@@ -19,7 +19,6 @@ void tlb_peer_link::send(xlate_ext::op_kind op, sc_core::sc_time &delay)
 {
     ext.op = op;
     ext.cu = cu;
-    ext.debug = false;
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sock->b_transport(gp, delay);
 }
@@ -86,32 +85,31 @@ size_t tlb_peer_link::fill_from_peers(std::vector<xlate_req> &reqs, std::vector<
     return keep;
 }
 
-void tlb_peer_link::receive(xlate_ext &x)
+void tlb_peer_link::on_prefetch(xlate_ext &x)
+{
+    for (auto &r : x.reqs) {
+        if (r.page_shift < shift)
+            continue;
+        gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
+                         GMMU_TLB_FILL_PREFETCH | leaf_flags(r, shift), 0, nullptr);
+        prefetches_received++;
+    }
+}
+
+void tlb_peer_link::on_probe(xlate_ext &x)
 {
     const uint64_t page_mask = (1ull << shift) - 1;
-    if (x.op == xlate_ext::op_kind::prefetch) {
-        for (auto &r : x.reqs) {
-            if (r.page_shift < shift)
-                continue;
-            gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, r.pa >> shift, r.perms,
-                             GMMU_TLB_FILL_PREFETCH | leaf_flags(r, shift), 0, nullptr);
-            prefetches_received++;
-        }
-        return;
-    }
-    if (x.op == xlate_ext::op_kind::probe) {
-        for (auto &r : x.reqs) {
-            gmmu_tlb_entry e;
-            probes_answered++;
-            if (!gmmu_tlb_probe(t, r.asid, r.va >> shift, &e))
-                continue;
-            r.done = true;
-            r.fault = GMMU_FAULT_NONE;
-            r.pa = (e.ppn << shift) | (r.va & page_mask);
-            r.perms = e.perms;
-            r.page_shift = shift;
-            r.leaf_shift = e.leaf_shift;
-        }
+    for (auto &r : x.reqs) {
+        gmmu_tlb_entry e;
+        probes_answered++;
+        if (!gmmu_tlb_probe(t, r.asid, r.va >> shift, &e))
+            continue;
+        r.done = true;
+        r.fault = GMMU_FAULT_NONE;
+        r.pa = (e.ppn << shift) | (r.va & page_mask);
+        r.perms = e.perms;
+        r.page_shift = shift;
+        r.leaf_shift = e.leaf_shift;
     }
 }
 

@@ -81,7 +81,6 @@ sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_
         return done;
     // A TLB invalidation while the misses are out makes their fills stale.
     const uint64_t gen = gmmu_tlb_generation(t);
-    miss_ext.debug = false;
     miss_ext.op = xlate_ext::op_kind::translate;
     miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     miss_gp.set_address(miss_ext.reqs[0].va);
@@ -159,8 +158,7 @@ void tlb::translate_dbg(std::vector<xlate_req> &reqs)
     look_up(reqs, sc_core::SC_ZERO_TIME, true);
     if (miss_ext.reqs.empty())
         return;
-    miss_ext.debug = true;
-    miss_ext.op = xlate_ext::op_kind::translate;
+    miss_ext.op = xlate_ext::op_kind::translate_debug;
     miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     miss_gp.set_address(miss_ext.reqs[0].va);
     miss_isock->transport_dbg(miss_gp);
@@ -216,7 +214,6 @@ gmmu_status tlb::mshr_miss_cb(void *ctx, uint16_t asid, uint64_t vpn, uint64_t i
         q.write = false;
         self->miss_ext.reqs.assign(1, q);
         self->miss_ext.op = xlate_ext::op_kind::translate;
-        self->miss_ext.debug = false;
         self->miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time d =
             cycles_time(clk, self->batch_ask + self->p.model.lookup_cycles) - sc_core::sc_time_stamp();
@@ -261,7 +258,6 @@ sc_core::sc_time tlb::translate_mshr(std::vector<xlate_req> &reqs, const sc_core
     resolved.clear();
     if (!miss_ext.reqs.empty()) {
         miss_ext.op = xlate_ext::op_kind::translate;
-        miss_ext.debug = false;
         miss_gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         sc_core::sc_time d = delay + cycles_time(clk, batch_ask - batch_now + p.model.lookup_cycles);
         batches_down++;

@@ -25,7 +25,7 @@
 #include "gmmu/components/smmu.h"
 #include "gmmu/components/stats.h"
 #include "gmmu/components/timeline.h"
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/outputs.h"
 #include "gmmu/gpu/platform.h"
 #include "gmmu/gpu/workload.h"

@@ -6,6 +6,7 @@
 #include "gmmu/components/ptw_spec.h"
 #include "gmmu/components/sm_spec.h"
 #include "gmmu/gpu/driver_spec.h"
+#include "gmmu/gpu/outputs.h"
 #include "gmmu/gpu/platform_build.h"
 
 #include <algorithm>
@@ -124,7 +125,7 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
 void gpu_platform::wire_translation(const config &c, unsigned nsm, unsigned nctx)
 {
     ptw_builder wb(c, clock);         // components/ptw_spec.h
-    probe_walker_host(wb.cfg.params); // gpu/platform_build.h
+    probe_walker_host(wb.cfg.params, output_folder()); // components/ptw_spec.h
     wparams = wb.cfg.params;
     // TLB levels, innermost first; each instance serves a group of SMs.
     std::vector<std::string> prefixes = {"l1_tlb"};
@@ -133,7 +134,7 @@ void gpu_platform::wire_translation(const config &c, unsigned nsm, unsigned nctx
             prefixes.push_back(p);
     for (size_t lv = 0; lv < prefixes.size(); lv++) {
         groups.push_back(tlb_groups(c, prefixes[lv], nsm));
-        auto inst = build_tlb_level(c, prefixes[lv], unsigned(lv + 1), groups[lv].size()); // gpu/tlb_config.h
+        auto inst = build_tlb_level(c, prefixes[lv], unsigned(lv + 1), groups[lv].size()); // components/tlb_config.h
         if (lv == 0)
             l1 = std::move(inst);
         else

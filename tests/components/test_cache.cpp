@@ -117,4 +117,58 @@ TEST(CacheComponentConfig, BadGeometryIsReportedWithTheField)
     EXPECT_THROW(gmmu::data_cache("bad", c, sc_time(1, SC_NS)), sc_core::sc_report);
 }
 
+// The SM's L1 (reports_to_warp) reports its misses and victims for CCWS in
+// the access's sched_sideband_ext, and only when the access carries one: a
+// machine without such a scheduler attaches none and the cache writes nothing.
+TEST_F(CacheComponentTest, L1ReportsMissesAndVictimsOnlyIntoAnAttachedSchedulerSideband)
+{
+    l1.reports_to_warp = true;
+    gmmu::warp_ext ext;
+    ext.active = 1;
+    gmmu::sched_sideband_ext sb;
+    auto read = [&](uint64_t addr, bool with_sb) {
+        ext.va[0] = ext.pa[0] = addr;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_READ_COMMAND);
+        gp.set_address(addr);
+        gp.set_data_ptr(nullptr);
+        gp.set_data_length(0);
+        gp.set_extension(&ext);
+        if (with_sb)
+            gp.set_extension(&sb);
+        sb.clear();
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_time d = SC_ZERO_TIME;
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&ext);
+        if (with_sb)
+            gp.clear_extension(&sb);
+        return gp.get_response_status();
+    };
+    // 1 KiB, 2 ways, 128-B lines: 4 sets; 0x0, 0x200 and 0x400 share set 0.
+    ext.block = 3;
+    ext.warp = 5;
+    ASSERT_EQ(read(0x0, true), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(sb.l1_miss);
+    EXPECT_FALSE(sb.l1_victim); // an empty way
+    ASSERT_EQ(read(0x0, true), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.l1_miss); // a hit
+    ASSERT_EQ(read(0x200, false), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.l1_miss); // a miss, but nobody asked
+    EXPECT_EQ(l1.model().st.read_misses, 2u);
+    ext.block = 4;
+    ext.warp = 6;
+    ASSERT_EQ(read(0x400, true), tlm::TLM_OK_RESPONSE); // evicts the LRU line 0x0
+    EXPECT_TRUE(sb.l1_miss);
+    EXPECT_TRUE(sb.l1_victim);
+    EXPECT_EQ(sb.l1_victim_addr, 0x0u);
+    EXPECT_EQ(sb.l1_victim_owner, 3u << 6 | 5u); // block << 6 | warp of the access that filled it
+    // A cache that is not an SM's L1 (an L2) never reports, sideband or not.
+    l1.reports_to_warp = false;
+    ASSERT_EQ(read(0x600, true), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.l1_miss);
+    EXPECT_FALSE(sb.l1_victim);
+    EXPECT_EQ(l1.model().st.read_misses, 4u);
+}
+
 } // namespace

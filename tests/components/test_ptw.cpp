@@ -146,6 +146,52 @@ TEST_F(PtwTest, DataPayloadIsRejected)
     EXPECT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0, &v, 8, d), tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 
+// The walker's xlate_ext commands each have their handler: translate (timed
+// walks, counted), translate_debug (the same answer, no walk counted, no
+// time); the PICLE/Valkyrie commands are not a walker's and are refused
+// without touching the requests.
+TEST_F(PtwTest, EachCommandHasItsHandlerAndForeignOnesAreRefused)
+{
+    using op = gmmu::xlate_ext::op_kind;
+    build(1);
+    drv.map(0x10000000, 4096, 12);
+    auto send = [&](op o, gmmu::xlate_ext &x, sc_time &d) {
+        x.op = o;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_IGNORE_COMMAND);
+        gp.set_extension(&x);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&x);
+        return gp.get_response_status();
+    };
+    const uint64_t va = 0x10000123;
+    nlohmann::json j;
+    sc_time d = SC_ZERO_TIME;
+    gmmu::xlate_ext x = requests({va});
+    EXPECT_EQ(send(op::translate_debug, x, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(x.reqs[0].fault, GMMU_FAULT_NONE);
+    EXPECT_EQ(x.reqs[0].pa, drv.translate(va));
+    EXPECT_EQ(d, SC_ZERO_TIME);
+    walker->dump_stats(j);
+    EXPECT_EQ(j["walks"], 0u);
+    x = requests({va});
+    EXPECT_EQ(send(op::translate, x, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(x.reqs[0].pa, drv.translate(va));
+    EXPECT_EQ(d, sc_time(4 * 25, SC_NS));
+    walker->dump_stats(j);
+    EXPECT_EQ(j["walks"], 1u);
+    for (op o : {op::ldt_update, op::ldt_evict, op::prefetch, op::probe}) {
+        x = requests({va});
+        d = SC_ZERO_TIME;
+        EXPECT_EQ(send(o, x, d), tlm::TLM_COMMAND_ERROR_RESPONSE) << int(o);
+        EXPECT_FALSE(x.reqs[0].done) << int(o);
+        EXPECT_EQ(d, SC_ZERO_TIME) << int(o);
+    }
+    walker->dump_stats(j);
+    EXPECT_EQ(j["walks"], 1u);
+}
+
 TEST_F(PtwTest, SetsAccessedAndDirtyWhenConfigured)
 {
     gmmu::ptw_params p;

@@ -1,4 +1,4 @@
-// The SMMU front end (platforms/components/smmu.h) in an SoC: a device, the
+// The SMMU front end (platforms/include/gmmu/components/smmu.h) in an SoC: a device, the
 // SMMU programmed through its registers with a stream table, context
 // descriptors and queues in memory, a TLB and a walker behind it. Each test
 // drives it the way a driver would: tables and commands in memory, register

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "gmmu/components/extensions.h"
 #include "gmmu/components/memory.h"
 #include "gmmu/components/ptw.h"
 #include "gmmu/components/tlb.h"
@@ -69,6 +70,43 @@ TEST_F(TlbComponentTest, PlainPayloadIsTranslatedAsOneLaneWarp)
     EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->hits, 1u);
     EXPECT_EQ(gmmu_tlb_stats_of(l1.model())->misses, 1u);
     EXPECT_EQ(gmmu_tlb_stats_of(l2.model())->misses, 1u);
+}
+
+// A TLB's xlate_ext commands each have their handler: translate_debug
+// answers without a fill, a walk counted or time; translate walks and fills;
+// probe answers from the model; the LDT unit's own commands are refused.
+TEST_F(TlbComponentTest, EachCommandHasItsHandlerAndTheLdtsOwnAreRefused)
+{
+    using op = gmmu::xlate_ext::op_kind;
+    auto send = [&](op o, sc_time &d) {
+        gmmu::xlate_ext x;
+        x.op = o;
+        x.reqs.resize(1);
+        x.reqs[0].va = base + 0x7008;
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_IGNORE_COMMAND);
+        gp.set_extension(&x);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&x);
+        // the status, and the answer's PA (0: no answer)
+        return std::make_pair(gp.get_response_status(), x.reqs[0].done ? x.reqs[0].pa : 0);
+    };
+    const uint64_t pa = drv.translate(base + 0x7008);
+    nlohmann::json j;
+    sc_time d = SC_ZERO_TIME;
+    EXPECT_EQ(send(op::probe, d), std::make_pair(tlm::TLM_OK_RESPONSE, uint64_t(0))); // not held
+    EXPECT_EQ(send(op::translate_debug, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa));
+    EXPECT_EQ(d, SC_ZERO_TIME);
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 0u);
+    EXPECT_EQ(send(op::translate, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa));
+    EXPECT_EQ(d, sc_time(1 + 5 + 4 * mem_lat, SC_NS));
+    walker.dump_stats(j);
+    EXPECT_EQ(j["walks"], 1u);
+    EXPECT_EQ(send(op::probe, d), std::make_pair(tlm::TLM_OK_RESPONSE, pa)); // held now
+    for (op o : {op::ldt_update, op::ldt_evict})
+        EXPECT_EQ(send(o, d), std::make_pair(tlm::TLM_COMMAND_ERROR_RESPONSE, uint64_t(0))) << int(o);
 }
 
 TEST_F(TlbComponentTest, L2HitAvoidsTheWalk)
@@ -146,6 +184,60 @@ TEST_F(TlbComponentTest, UnmappedAndReadOnlyAccessesFault)
     EXPECT_EQ(ini.warp(tlm::TLM_READ_COMMAND, ext, d), tlm::TLM_OK_RESPONSE); // reading is allowed
     EXPECT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x0000900000000000ull, &v, 8, d),
               tlm::TLM_ADDRESS_ERROR_RESPONSE); // non-canonical
+}
+
+// The L1 TLB of an SM whose scheduler reads the sideband (sched_sideband)
+// reports its misses and hit depths into the access's sched_sideband_ext;
+// one without that parameter never looks for the extension, even when a
+// payload carries one (gather_pages asks the payload only when configured).
+TEST(TlbSidebandTest, OnlyAnL1WithSchedSidebandFillsTheAttachedSideband)
+{
+    const uint64_t base = 0x7f0000000000ull;
+    TestInitiator ini_on{"sb_ini_on"}, ini_off{"sb_ini_off"};
+    gmmu::memory mem{"sb_mem", 10, sc_time(1, SC_NS)};
+    gmmu::driver drv{"sb_drv", mem};
+    gmmu::tlb_params on_p = params(8, 8, 1, 1);
+    on_p.sched_sideband = true;
+    gmmu::tlb on{"sb_l1_on", on_p}, off{"sb_l1_off", params(8, 8, 1, 1)};
+    gmmu::ptw walker{"sb_ptw", gmmu::ptw_params{}};
+    ini_on.isock.bind(on.tsock);
+    ini_off.isock.bind(off.tsock);
+    on.isock.bind(mem.tsock);
+    off.isock.bind(mem.tsock);
+    on.miss_isock.bind(walker.tsock);
+    off.miss_isock.bind(walker.tsock);
+    walker.pt_isock.bind(mem.tsock);
+    walker.set_root(0, drv.root());
+    drv.map(base, 16 * 4096, 12);
+    sc_start(SC_ZERO_TIME);
+    gmmu::warp_ext ext;
+    ext.nlanes = 1;
+    ext.active = 1;
+    ext.va[0] = base;
+    gmmu::sched_sideband_ext sb;
+    auto read = [&](TestInitiator &ini) {
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_READ_COMMAND);
+        gp.set_address(ext.va[0]);
+        gp.set_data_ptr(nullptr);
+        gp.set_data_length(0);
+        gp.set_extension(&ext);
+        gp.set_extension(&sb);
+        sb.clear();
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_time d = SC_ZERO_TIME;
+        ini.isock->b_transport(gp, d);
+        gp.clear_extension(&ext);
+        gp.clear_extension(&sb);
+        return gp.get_response_status();
+    };
+    ASSERT_EQ(read(ini_on), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(sb.tlb_miss); // the first touch misses
+    ASSERT_EQ(read(ini_on), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.tlb_miss); // now a hit
+    ASSERT_EQ(read(ini_off), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(sb.tlb_miss); // a miss in the other L1, but it was not asked to report
+    EXPECT_EQ(gmmu_tlb_stats_of(off.model())->misses, 1u);
 }
 
 TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)

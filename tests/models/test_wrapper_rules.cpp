@@ -108,6 +108,22 @@ TEST(WarpSchedulerParse, CompactionUsesTheAgeBasedPriority)
     EXPECT_EQ(c.throttle, GMMU_THROTTLE_NONE);
 }
 
+// Which schedulers make the SM ask its L1 TLB and data cache for the
+// CCWS/TCWS sideband (sched_sideband_ext): exactly those that read it, the
+// throttles (VTAs probed on misses, victims) and TLB-aware compaction (TLB
+// hits and victims); plain orders and plain TBC do not pay for it.
+TEST(WarpSchedulerParse, OnlyThrottlesAndTlbAwareCompactionNeedTheSideband)
+{
+    for (const char *name : {"ccws", "ta-ccws", "tcws", "tlb-tbc"}) {
+        const gmmu_sm_config c = scheduled(name);
+        EXPECT_TRUE(gmmu_sm_needs_sideband(&c)) << name;
+    }
+    for (const char *name : {"lrr", "gto", "oldest", "tbc"}) {
+        const gmmu_sm_config c = scheduled(name);
+        EXPECT_FALSE(gmmu_sm_needs_sideband(&c)) << name;
+    }
+}
+
 TEST(WarpSchedulerParse, UnknownNamesAreRefusedAndLeaveTheConfig)
 {
     for (const char *bad : {"", "GTO", "ccws ", "round-robin"}) {

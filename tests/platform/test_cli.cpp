@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
 
 #include "sim_run.h"

@@ -1,5 +1,5 @@
-// The TLB levels' keys come from one descriptor (gpu/descriptor.h,
-// gpu/tlb_config.cpp): same keys and ranges at every level, C checker
+// The TLB levels' keys come from one descriptor (components/descriptor.h,
+// components/tlb_config.cpp): same keys and ranges at every level, C checker
 // verdicts named by real keys, enum text checked by the descriptor. The
 // component specs (issue 42; components/*_spec.h) cover their groups' keys,
 // and every field a C checker can name maps to a key that exists.
@@ -24,8 +24,8 @@
 #include "gmmu/gpu/platform_spec.h"
 #include "gmmu/gpu/workload_spec.h"
 #include "sim_run.h"
-#include "gmmu/gpu/config.h"
-#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/config.h"
+#include "gmmu/components/tlb_config.h"
 
 namespace {
 

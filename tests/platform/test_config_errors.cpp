@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/platform.h"
 #include "gmmu/gpu/workload.h"
 

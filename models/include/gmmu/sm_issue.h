@@ -189,6 +189,15 @@ gmmu_status gmmu_sm_config_check(const gmmu_sm_config *c, gmmu_error *err);
  * scores are 16-bit counters. TA-CCWS adds nothing to CCWS's state (its
  * weights are shifts of the increment). */
 uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c);
+/* Whether c's warp scheduler reads the TLB and L1 sideband of translated
+ * requests (gmmu_sm_mem_resp's tlb_miss, l1_miss, l1_victim*, tlb_hit_depth
+ * and tlb_victim*): a lost-locality throttle or TLB-aware compaction does.
+ * Without one, translate may leave those fields 0 (the platform's SM does
+ * not ask its TLB and cache for them). */
+static inline bool gmmu_sm_needs_sideband(const gmmu_sm_config *c)
+{
+    return c->throttle != GMMU_THROTTLE_NONE || c->compaction == GMMU_COMPACT_TLB_TBC;
+}
 /* Page divergence of one warp memory instruction: the distinct 4 KiB pages
  * among the addresses of the lanes in mask (pichai-asplos14's measure). */
 uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask);

@@ -15,7 +15,7 @@
 #include <array>
 #include <cmath>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
 
 namespace gmmu {

@@ -6,7 +6,7 @@
 // pattern on the first visit of every word, loads it back afterwards.
 #include <array>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
 
 namespace gmmu {

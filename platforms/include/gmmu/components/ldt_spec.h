@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gmmu/components/ldt_unit.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

@@ -1,4 +1,4 @@
-// gmmu — the TLB levels' configuration: one descriptor (gpu/descriptor.h)
+// gmmu — the TLB levels' configuration: one descriptor (components/descriptor.h)
 // shared by l1_tlb, l2_tlb and l3_tlb.
 #pragma once
 
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "gmmu/components/tlb.h"
-#include "gmmu/gpu/config.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/config.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

@@ -48,6 +48,12 @@ class ldt_unit : public sc_core::sc_module, public stats_provider {
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     void push(unsigned cu, const xlate_req &r, const sc_core::sc_time &delay);
+    // xlate_ext handlers: ldt_update (record CU x.cu's pages), ldt_evict
+    // (push evicted translations to the CUs that used them), probe (ask the
+    // sharers' L1 TLBs for x.cu's misses; hits written back into x.reqs).
+    void on_update(const xlate_ext &x);
+    void on_evict(const xlate_ext &x, const sc_core::sc_time &delay);
+    void on_probe(xlate_ext &x, sc_core::sc_time &delay);
 
     ldt_params p;
     gmmu_ldt *ldt = nullptr; // the model (gmmu_ldt_create), owned

@@ -2,16 +2,16 @@
 //
 // A TLB with an LDT unit bound (components/ldt_unit.h) tells it what it
 // does and asks it for peers' translations; this class is that link, kept
-// out of the translation core. The TLB calls four hooks:
+// out of the translation core. The TLB calls three hooks:
 //   note_access     L1: the pages of every data-path access (ldt_update);
 //   note_evictions  shared level: the entries a fill evicted (ldt_evict);
 //   fill_from_peers L1: Valkyrie — ask the peer L1s for this batch's misses
 //                   before the next level; answers they hold are filled here;
-//   receive         side-band traffic arriving at this TLB: PICLE pushes
-//                   (prefetch fills) and peers' probes (answered from the
-//                   model without changing it).
-// With no LDT unit bound, bound() is false and the TLB calls none of them
-// except receive (which only a bound LDT unit sends). The decisions (what a
+// and hands it the two xlate_ext commands the LDT unit sends to a TLB:
+//   on_prefetch     PICLE pushes (prefetch fills);
+//   on_probe        peers' probes (answered from the model without changing it).
+// With no LDT unit bound, bound() is false and the TLB calls no hook (and no
+// LDT unit sends it a command). The decisions (what a
 // push installs, which probe answer may be filled) are the TLB model's
 // (gmmu_tlb_fill_plan, gmmu_tlb_needs_walk); this class moves the traffic.
 #pragma once
@@ -51,7 +51,8 @@ class tlb_peer_link {
     size_t fill_from_peers(std::vector<xlate_req> &reqs, std::vector<size_t> &idx,
                            std::vector<xlate_req> &misses, sc_core::sc_time at,
                            sc_core::sc_time &done);
-    void receive(xlate_ext &x);
+    void on_prefetch(xlate_ext &x);
+    void on_probe(xlate_ext &x);
 
     uint64_t prefetches_received = 0, probes_answered = 0, probe_fills = 0;
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

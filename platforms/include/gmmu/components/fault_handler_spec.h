@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gmmu/components/fault_handler.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

@@ -116,6 +116,7 @@ class sm_core : public sm_base {
     tlm_utils::tlm_quantumkeeper qk;
     tlm::tlm_generic_payload gp, fgp;
     warp_ext ext;
+    sched_sideband_ext sb; // on gp only when the scheduler reads it (gmmu_sm_needs_sideband)
     fault_ext fext;
     struct dmi_entry {
         uint64_t vpn = ~0ull;

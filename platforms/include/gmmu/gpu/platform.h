@@ -20,8 +20,8 @@
 #include "gmmu/components/memory.h"
 #include "gmmu/components/ptw.h"
 #include "gmmu/components/tlb.h"
-#include "gmmu/gpu/config.h"
-#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/config.h"
+#include "gmmu/components/tlb_config.h"
 #include "gmmu/gpu/driver.h"
 #include "gmmu/gpu/migrator.h"
 #include "gmmu/gpu/platform_build.h" // tlb_groups, tlb_parents, build_sm

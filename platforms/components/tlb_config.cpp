@@ -1,4 +1,6 @@
-#include "gmmu/gpu/tlb_config.h"
+#include "gmmu/components/tlb_config.h"
+
+#include "gmmu/components/sm_core_spec.h"
 
 extern "C" {
 #include "gmmu/tlb.h"
@@ -285,6 +287,10 @@ std::vector<std::unique_ptr<tlb>> build_tlb_level(const config &c, const std::st
     // SM sends one line per request and overlaps in its own model.
     tp.overlap_cache_access = level == 1 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
     tp.track_owners = level == 1 && c.s("sm.model") == "issue" && c.s("sm.warp_scheduler") == "tcws";
+    if (level == 1 && c.s("sm.model") == "issue") { // the SM attaches the sideband when its scheduler reads it
+        const gmmu_sm_config sc = sm_core_config_from(c);
+        tp.sched_sideband = gmmu_sm_needs_sideband(&sc);
+    }
     std::vector<std::unique_ptr<tlb>> inst;
     for (size_t k = 0; k < instances; k++) {
         const std::string nm = level == 1 || instances > 1 ? prefix + std::to_string(k) : prefix;

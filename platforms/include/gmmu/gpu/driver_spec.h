@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "gmmu/components/smmu_spec.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 #include "gmmu/gpu/migrator.h"
 
 namespace gmmu {

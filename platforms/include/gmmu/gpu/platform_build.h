@@ -1,7 +1,6 @@
 // gmmu — what gpu_platform's constructor needs besides the components'
-// builders (beside each spec: build_memory, build_cache, ptw_builder,
-// build_tlb_level, build_ldt, build_smmu): the probes of the host a walker
-// runs on, the SM groups of each TLB level and the links between levels (also
+// builders (beside each spec: build_memory, build_cache, ptw_builder with
+// probe_walker_host, build_tlb_level, build_ldt, build_smmu): the SM groups of each TLB level and the links between levels (also
 // checked by config::validate), and the SM models by name. The
 // constructor only wires what these return.
 #pragma once
@@ -12,18 +11,12 @@
 
 #include "gmmu/components/ptw.h"
 #include "gmmu/components/sm.h"
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
 
 namespace gmmu {
 
 class gpu_platform;
-
-// What a walker needs of the host, checked before the run: the RTL plugin
-// for Verilated twins and the geometries it was built with, the waveform
-// files writable (rtl.fst), rtl.mismatch_fst resolved against gmmu-sim's
-// --out folder and not a folder. Errors are config_errors naming the key.
-void probe_walker_host(ptw_params &wp);
 
 // SM groups of a TLB level: `groups` string, else runs of `shared_by` SMs (0 = all).
 std::vector<std::vector<unsigned>> tlb_groups(const config &c, const std::string &prefix,

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "gmmu/components/warp_source.h"
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 #include "gmmu/gpu/driver.h"
 
 namespace gmmu {

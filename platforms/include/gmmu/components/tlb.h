@@ -62,8 +62,13 @@ struct tlb_params {
     bool overlap_cache_access = false;
     // TCWS (L1 data path): remember which warp's miss filled each entry and
     // report, per warp access, evicted entries with that owner and the LRU
-    // depth of hits (warp_ext::tlb_*). Off: no bookkeeping.
+    // depth of hits (sched_sideband_ext::tlb_*). Off: no bookkeeping.
     bool track_owners = false;
+    // L1 data path of an SM whose warp scheduler reads the TLB's sideband
+    // (CCWS, TA-CCWS, TCWS, TLB-aware compaction: gmmu_sm_needs_sideband):
+    // fill the access's sched_sideband_ext. Off: the payload is never asked
+    // for one, which saves a call into the SystemC library per warp access.
+    bool sched_sideband = false;
     // Access-time model of model.lookup_cycles (gmmu_tlb_access_cycles),
     // applied by tlb_params_from; kept for the record.
     unsigned latency_model = 0, latency_step_cycles = 1, base_lookup_cycles = 1;
@@ -113,6 +118,8 @@ class tlb : public sc_core::sc_module, public stats_provider {
     // down miss_isock: every level below and the walker (PWC, line cache,
     // walks in flight) drop it too.
     void invalidate(const xlate_ext::inv_desc &inv);
+    // xlate_ext translate: translate the batch (timed) and trace it.
+    void translate_batch(xlate_ext &x, sc_core::sc_time &delay);
     uint64_t invalidations_forwarded = 0;
     uint64_t sd_lo = 0, sd_hi = 0, shootdowns = 0;
 
@@ -172,6 +179,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     struct page_set {
         gmmu_coalesced c;
         warp_ext *w = nullptr;  // a warp payload
+        sched_sideband_ext *sb = nullptr; // L1, a warp payload whose SM's scheduler asks for it
         ctx_ext *cx = nullptr;  // a plain payload's resolved context (gmmu::smmu)
         uint64_t va = 0;        // a plain payload's address
         uint16_t asid = 0;
@@ -199,10 +207,12 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::vector<uint32_t> page_order;
     std::vector<xlate_req> page_reqs;
     // TCWS: who brought each L1 entry in (gmmu/tcws_owners.h; owned, with
-    // track_owners), and the access being translated now.
+    // track_owners), and the access being translated now with its
+    // scheduler sideband (null: nobody reads the victim).
     void note_owners(const xlate_req &filled, unsigned shift);
     gmmu_tcws_owners *owners = nullptr;
     warp_ext *cur_warp = nullptr;
+    sched_sideband_ext *cur_sb = nullptr;
 
     tlb_params p;
     gmmu_tlb *t; // the model (gmmu_tlb_create), owned

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gmmu/components/sm.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

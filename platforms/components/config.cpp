@@ -1,25 +1,8 @@
-#include "gmmu/gpu/config.h"
-#include "gmmu/gpu/tlb_config.h"
-#include "gmmu/gpu/workload.h"
-#include "gmmu/components/cache_spec.h"
-#include "gmmu/components/ldt_spec.h"
-#include "gmmu/components/memory_spec.h"
-#include "gmmu/components/fault_handler_spec.h"
-#include "gmmu/components/ptw_spec.h"
-#include "gmmu/components/sm_core_spec.h"
-#include "gmmu/components/sm_spec.h"
-#include "gmmu/components/smmu_spec.h"
-#include "gmmu/gpu/driver_spec.h"
-#include "gmmu/gpu/platform_build.h"
-#include "gmmu/gpu/platform_spec.h"
-#include "gmmu/gpu/workload_spec.h"
+// gmmu — the configuration class (components/config.h): the schema of the
+// keys a program knows, JSON configs, --set overrides, validation.
+#include "gmmu/components/config.h"
 
 #include <sys/stat.h>
-
-extern "C" {
-#include "gmmu/cache.h"
-#include "gmmu/tlb.h"
-}
 
 #include <algorithm>
 #include <cerrno>
@@ -63,37 +46,51 @@ key_spec key_string(const std::string &k, const std::string &def, std::vector<st
     return key_spec{k, key_type::string, def, 0, 0, false, std::move(choices), doc};
 }
 
+// The program's schema (install_config_schema): gmmu-sim's, when the GPU
+// platform library is linked (gpu/config_schema.cpp); none for a program
+// built from components alone, which registers its components' keys.
+static config_schema_def &installed_schema()
+{
+    static config_schema_def def;
+    return def;
+}
+static unsigned &installed_generation()
+{
+    static unsigned gen = 0;
+    return gen;
+}
+
+bool install_config_schema(config_schema_def def)
+{
+    installed_schema() = std::move(def);
+    installed_generation()++;
+    return true;
+}
+
 const std::vector<key_spec> &config_schema()
 {
     static std::vector<key_spec> all;
     static size_t extras_seen = ~size_t(0);
-    if (extras_seen == extra_keys().size())
+    static unsigned gen_seen = ~0u;
+    if (extras_seen == extra_keys().size() && gen_seen == installed_generation())
         return all;
-    // Every component's spec, in the order of --list-keys (the sort below
-    // groups them), then the keys workloads registered.
-    all.clear();
-    for (const std::vector<key_spec> &part :
-         {platform_config_keys(""), platform_config_keys("sim"), sm_config_keys(), sm_core_config_keys(),
-          ptw_config_keys(), ldt_config_keys(), cache_config_keys("l1_cache"), cache_config_keys("l2_cache"),
-          memory_config_keys(), platform_config_keys("mmu"), driver_config_keys(""),
-          driver_config_keys("migrate"), smmu_config_keys("migrate.smmu", "The migrator's SMMU"),
-          workload_config_keys(), tlb_config_keys(),
-          fault_handler_config_keys()})
-        all.insert(all.end(), part.begin(), part.end());
+    // The installed schema's keys, then the keys registered beside their
+    // components (workloads, an SoC's own), grouped by top-level key in the
+    // installed schema's order (stable: each group keeps its order).
+    const config_schema_def &def = installed_schema();
+    all = def.keys ? def.keys() : std::vector<key_spec>{};
     for (auto &k : extra_keys())
         all.push_back(k);
-    std::stable_sort(all.begin(), all.end(), [](const key_spec &a, const key_spec &b) {
+    std::stable_sort(all.begin(), all.end(), [&def](const key_spec &a, const key_spec &b) {
         auto top = [](const std::string &k) { return k.substr(0, k.find('.')); };
-        static const std::vector<std::string> order = {"name", "clock_mhz", "page_size", "sim",
-                                                       "sm", "l1_tlb", "l2_tlb", "l3_tlb",
-                                                       "ptw", "memory", "mmu", "workload"};
         auto rank = [&](const std::string &k) {
-            auto it = std::find(order.begin(), order.end(), top(k));
-            return it - order.begin();
+            auto it = std::find(def.group_order.begin(), def.group_order.end(), top(k));
+            return it - def.group_order.begin();
         };
         return rank(a.key) < rank(b.key);
     });
     extras_seen = extra_keys().size();
+    gen_seen = installed_generation();
     return all;
 }
 
@@ -384,56 +381,10 @@ void config::set(const std::string &key, const std::string &value)
 void config::validate() const
 {
     check_tree(j, "");
-    // Every component's spec: its keys' rules, the rules between them and
-    // other components' keys, and its C model's own checkers.
-    platform_config_from(*this); // page_size, mmu.bypass (gpu/platform_spec.h)
-    sm_config_from(*this);       // components/sm_spec.h
-    driver_config_from(*this);   // contexts, migrate.* (gpu/driver_spec.h)
-    for (size_t lv = 0; lv < tlb_levels().size(); lv++) {
-        const std::string &k = tlb_levels()[lv].prefix;
-        if (!spec_of(k + ".enabled") || b(k + ".enabled"))
-            tlb_params_from(*this, k, unsigned(lv + 1)); // gpu/tlb_config.cpp
-    }
-    if (b("l3_tlb.enabled") && !b("l2_tlb.enabled"))
-        throw config_error("config key 'l3_tlb.enabled': an L3 TLB needs l2_tlb.enabled");
-    if (!b("mmu.bypass")) {
-        // Each TLB level's SM groups, and the rule between two levels' groups
-        // (gpu/platform_build.cpp); the platform wires what these return.
-        std::vector<std::string> levels = {"l1_tlb"};
-        for (const char *k : {"l2_tlb", "l3_tlb"})
-            if (b(std::string(k) + ".enabled"))
-                levels.push_back(k);
-        std::vector<std::vector<unsigned>> lower;
-        for (size_t lv = 0; lv < levels.size(); lv++) {
-            auto g = tlb_groups(*this, levels[lv], unsigned(i("sm.count")));
-            if (lv)
-                tlb_parents(lower, g, levels[lv - 1], levels[lv]);
-            lower = std::move(g);
-        }
-    }
-    if (b("picle.enabled") && !b("l2_tlb.enabled"))
-        throw config_error("config key 'picle.enabled': PICLE needs a shared L2 TLB (l2_tlb.enabled)");
-    if (b("picle.enabled"))
-        ldt_params_from(*this, 1); // the LDT's own checker (the CU count is checked when built)
-    if (s("l1_cache.indexing") == "vipt" && b("l1_cache.enabled")) {
-        gmmu_cache_config cc;
-        gmmu_cache_config_default(&cc);
-        cc.bytes = uint64_t(i("l1_cache.bytes"));
-        cc.ways = uint32_t(i("l1_cache.ways"));
-        cc.vipt = true;
-        gmmu_error err{};
-        if (gmmu_cache_vipt_check(&cc, gmmu_log2_u64(uint64_t(i("page_size"))), &err) != GMMU_OK)
-            throw config_error("config key 'l1_cache.indexing': vipt needs l1_cache.bytes / "
-                               "l1_cache.ways <= page_size (" + std::to_string(i("page_size")) +
-                               "): " + err.msg + "; raise l1_cache.ways or use pipt");
-    }
-    // Each data cache's geometry and latencies: the C model's own checker.
-    if (b("l1_cache.enabled"))
-        cache_config_from(*this, "l1_cache", false);
-    if (b("l2_cache.enabled"))
-        cache_config_from(*this, "l2_cache", true);
-    ptw_config_from(*this);      // components/ptw_spec.h
-    workload_config_from(*this); // gpu/workload_spec.h
+    // The rules between components' keys, and each spec's own checks
+    // (gmmu-sim's: gpu/config_schema.cpp).
+    if (installed_schema().rules)
+        installed_schema().rules(*this);
 }
 
 static size_t line_of(const std::string &text, size_t byte)

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "gmmu/components/sm_core.h"
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 
 namespace gmmu {
 

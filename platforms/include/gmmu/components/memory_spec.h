@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gmmu/components/memory.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

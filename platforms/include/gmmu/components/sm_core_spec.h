@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 extern "C" {
 #include "gmmu/sm_issue.h"

@@ -57,7 +57,8 @@ class data_cache : public sc_core::sc_module, public stats_provider {
 
     const gmmu_cache &model() const { return *c; }
     // The first cache on a warp's path (an SM's L1): it reports its misses
-    // and victims in warp_ext (l1_miss, l1_victim*) for warp scheduling.
+    // and victims in the access's sched_sideband_ext (l1_miss, l1_victim*),
+    // when its SM attached one, for warp scheduling.
     bool reports_to_warp = false;
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "gmmu/components/ptw.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 
@@ -243,10 +243,16 @@ inline ptw_config ptw_config_from(const config &c)
     return p;
 }
 
+// What a walker needs of the host, checked before the run: the RTL plugin
+// for Verilated twins and the geometries it was built with, the waveform
+// files writable (rtl.fst), rtl.mismatch_fst resolved against out_dir (the
+// run's output folder: gmmu-sim's --out) and not a folder. Errors are
+// config_errors naming the key (components/ptw_host.cpp).
+void probe_walker_host(ptw_params &wp, const std::string &out_dir = ".");
+
 // The walker's builder: the keys parsed and checked once (ptw_config_from),
 // then one walker per build(). Whoever builds it for a run checks first
-// what needs the host (the RTL plugin, writable waveform files: the GPU
-// platform's probe_walker_host, gpu/builders.h).
+// what needs the host (probe_walker_host).
 struct ptw_builder {
     ptw_config cfg;
     ptw_builder(const config &c, sc_core::sc_time clock) : cfg(ptw_config_from(c)) { cfg.params.clock = clock; }

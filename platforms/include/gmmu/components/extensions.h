@@ -4,8 +4,11 @@
 //   virtual addresses, an active mask, SM/warp/block/ASID, and per-lane data.
 //   Attached to a READ/WRITE generic payload. The L1 TLB fills pa[] and
 //   forwards the same payload downstream; memory then serves every lane.
-// xlate_ext: a batch of translation requests between TLB levels and the
-//   walker, carried by a payload with TLM_IGNORE_COMMAND.
+// sched_sideband_ext: beside warp_ext, only for an SM whose warp scheduler
+//   learns from TLB and L1 misses and victims (CCWS/TCWS).
+// xlate_ext: a batch of translation traffic between TLB levels, the walker
+//   and the PICLE/Valkyrie LDT, carried by a payload with TLM_IGNORE_COMMAND;
+//   its op says which of seven commands it is.
 #pragma once
 
 #include <array>
@@ -76,28 +79,46 @@ struct warp_ext : tlm::tlm_extension<warp_ext> {
     // access's arrival at the TLB to their translation. A virtually indexed
     // L1 cache selects its set during that time (gmmu_cache_index_overlap).
     sc_core::sc_time xlate_time;
-    // For cache-conscious warp scheduling (the issue SM's CCWS), filled on
-    // the way back: some page missed the L1 TLB; some line missed the L1
-    // data cache; the first valid line that access evicted, and who had
-    // allocated it (block << 6 | warp of the access that did, or
-    // GMMU_CACHE_NO_OWNER).
-    bool tlb_miss = false;
-    bool l1_miss = false;
-    bool l1_victim = false;
-    uint64_t l1_victim_addr = 0;
-    uint32_t l1_victim_owner = 0;
-    // ... and for TLB-conscious scheduling (TCWS), from the L1 TLB: the
-    // deepest LRU depth among its hits, and the first valid entry a fill for
-    // this access evicted (its VA) with the owner whose miss had filled it.
-    uint32_t tlb_hit_depth = 0;
-    bool tlb_victim = false;
-    uint64_t tlb_victim_va = 0;
-    uint32_t tlb_victim_owner = 0;
 
     tlm::tlm_extension_base *clone() const override { return new warp_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
     {
         *this = static_cast<const warp_ext &>(o);
+    }
+};
+
+// What one warp access tells a cache- or TLB-conscious warp scheduler (the
+// issue SM's CCWS, TA-CCWS, TCWS and TLB-aware compaction), filled on the way
+// back beside warp_ext by the L1 TLB and the SM's L1 data cache. Only an SM
+// whose scheduler reads it (gmmu_sm_needs_sideband) attaches it; without it
+// the TLB and cache skip this bookkeeping, so a machine without such a
+// scheduler pays nothing for it per access. The SM clears it before each access.
+struct sched_sideband_ext : tlm::tlm_extension<sched_sideband_ext> {
+    // CCWS: some page missed the L1 TLB; some line missed the L1 data cache;
+    // the first valid line that access evicted, and who had allocated it
+    // (block << 6 | warp of the access that did, or GMMU_CACHE_NO_OWNER).
+    bool tlb_miss = false;
+    bool l1_miss = false;
+    bool l1_victim = false;
+    uint64_t l1_victim_addr = 0;
+    uint32_t l1_victim_owner = 0;
+    // TCWS, from the L1 TLB: the deepest LRU depth among its hits, and the
+    // first valid entry a fill for this access evicted (its VA) with the
+    // owner whose miss had filled it.
+    uint32_t tlb_hit_depth = 0;
+    bool tlb_victim = false;
+    uint64_t tlb_victim_va = 0;
+    uint32_t tlb_victim_owner = 0;
+
+    void clear()
+    {
+        tlb_miss = l1_miss = l1_victim = tlb_victim = false;
+        tlb_hit_depth = 0;
+    }
+    tlm::tlm_extension_base *clone() const override { return new sched_sideband_ext(*this); }
+    void copy_from(const tlm::tlm_extension_base &o) override
+    {
+        *this = static_cast<const sched_sideband_ext &>(o);
     }
 };
 
@@ -163,17 +184,25 @@ inline unsigned access_of(const xlate_req &r)
 }
 
 struct xlate_ext : tlm::tlm_extension<xlate_ext> {
-    // What the batch asks for. translate: the normal request down the
-    // hierarchy. The others are PICLE/Valkyrie side-band traffic:
-    // ldt_update (an L1 TLB's accesses by CU `cu`), ldt_evict (translations an
-    // L2 TLB evicted), prefetch (push translations into an L1 TLB), probe
-    // (ask a peer L1 TLB, without state change, whether it holds pages).
-    //
-    // invalidate: a page-table change travelling down the hierarchy (TLB
-    // shootdown registers, an SMMU command queue); each level drops what
-    // `inv` covers and forwards it, and the walker drops PWC entries,
-    // line-cache lines and walks in flight that it covers. reqs is empty.
-    enum class op_kind { translate, ldt_update, ldt_evict, prefetch, probe, invalidate };
+    // The command. Every receiver has one handler per command it accepts and
+    // answers TLM_COMMAND_ERROR_RESPONSE to the others (docs/architecture.md,
+    // "Unit of traffic"):
+    //   op               reqs                            from -> to (handler)
+    //   translate        pages; answers filled in        TLB -> next TLB (tlb::translate_batch),
+    //                                                     walker (ptw::on_translate)
+    //   translate_debug  the same, no state change and   TLB debug path -> next TLB
+    //                    no time                         (tlb::translate_dbg), walker (ptw::on_translate_debug)
+    //   invalidate       empty; `inv` says what          SMMU, TLB shootdown -> TLB (tlb::invalidate),
+    //                                                     walker (ptw::invalidate)
+    //   ldt_update       pages L1 TLB `cu` looked up     L1 TLB -> LDT (ldt_unit::on_update)
+    //   ldt_evict        translations an L2 TLB evicted  L2 TLB -> LDT (ldt_unit::on_evict)
+    //   prefetch         translations to fill            LDT -> L1 TLB (tlb_peer_link::on_prefetch)
+    //   probe            pages; hits filled in, no       L1 TLB `cu` -> LDT (ldt_unit::on_probe)
+    //                    state change                    -> peer L1 TLB (tlb_peer_link::on_probe)
+    // invalidate is a page-table change travelling down the hierarchy; each
+    // level drops what `inv` covers and forwards it, and the walker drops PWC
+    // entries, line-cache lines and walks in flight that it covers.
+    enum class op_kind { translate, translate_debug, ldt_update, ldt_evict, prefetch, probe, invalidate };
     op_kind op = op_kind::translate;
     unsigned cu = 0;
     struct inv_desc {
@@ -182,7 +211,6 @@ struct xlate_ext : tlm::tlm_extension<xlate_ext> {
         uint64_t va_lo = 0, va_hi = 0; // inclusive byte range (range, asid_range)
     } inv;
     std::vector<xlate_req> reqs;
-    bool debug = false; // debug translation: no state change, no timing
     tlm::tlm_extension_base *clone() const override { return new xlate_ext(*this); }
     void copy_from(const tlm::tlm_extension_base &o) override
     {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gmmu/components/smmu.h"
-#include "gmmu/gpu/descriptor.h"
+#include "gmmu/components/descriptor.h"
 
 namespace gmmu {
 

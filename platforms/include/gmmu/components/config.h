@@ -1,10 +1,13 @@
-// gmmu — platform configuration: a schema of every key (type, range,
-// default, doc), named JSON configs in platforms/configs/, and --set
-// overrides with dotted keys. Every error names the key (and file:line for
+// gmmu — configuration: a schema of every key (type, range, default, doc),
+// named JSON configs in platforms/configs/, and --set overrides with dotted
+// keys. The schema is the program's: the one it installs
+// (install_config_schema; gmmu-sim's is gpu/config_schema.cpp, linked with
+// gmmu_gpu) and the keys registered beside components (register_config_keys). Every error names the key (and file:line for
 // JSON syntax errors) and is thrown as config_error.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,7 +55,23 @@ struct key_spec {
     std::string doc;
 };
 
-// Every key: the platform's own plus those registered by workloads.
+class config;
+
+// A program's schema: its components' keys under its prefixes, the order of
+// the top-level groups (--list-keys; keys of other groups come last), and
+// the rules between keys of different components that config::validate runs
+// after each key's type and range check. gmmu-sim's is installed by the GPU
+// platform library (gpu/config_schema.cpp); a program built from components
+// alone installs none and registers its components' keys instead
+// (examples/soc_smmu). The last install wins.
+struct config_schema_def {
+    std::function<std::vector<key_spec>()> keys;
+    std::function<void(const config &)> rules;
+    std::vector<std::string> group_order;
+};
+bool install_config_schema(config_schema_def def);
+
+// Every key: the installed schema's plus those registered (workloads, an SoC's own).
 const std::vector<key_spec> &config_schema();
 // Add keys (e.g. a workload's "workload.*" parameters); call at static
 // initialisation. Returns true so it can initialise a static.

@@ -113,6 +113,10 @@ class ptw : public sc_core::sc_module, public stats_provider {
   private:
     void b_transport(int id, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay);
     unsigned transport_dbg(int id, tlm::tlm_generic_payload &gp);
+    // xlate_ext handlers: translate (timed walks of the batch) and
+    // translate_debug (debug walks: no state change, no time).
+    void on_translate(xlate_ext &x, sc_core::sc_time &delay);
+    void on_translate_debug(xlate_ext &x);
     // The engine's memory (gmmu_we_mem): timed reads and A/D write-backs on pt_isock.
     static gmmu_status eng_read(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat);
     static gmmu_status eng_write(void *ctx, uint64_t pa, uint64_t val, uint64_t at, uint64_t *ticks);

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "gmmu/gpu/config.h"
+#include "gmmu/components/config.h"
 
 namespace gmmu {
 
