@@ -85,6 +85,10 @@ class ws_sequence;
     longint unsigned va;
     int unsigned r = $urandom % 100;
     if (r < 3) return {$urandom, $urandom};                   // mostly non-canonical
+    if (r < 5) begin // either side of the canonical boundary: bit 47 and bits 63:48 disagree
+      va = (64'($urandom) << 12 | (64'($urandom) << 32)) & 64'h0000_7FFF_FFFF_FFFF;
+      return (r == 3) ? (va | 64'h0000_8000_0000_0000) : (va | 64'hFFFF_0000_0000_0000);
+    end
     va = (64'(idx4[$urandom % idx4.size()]) << 39) | (64'(idx3[$urandom % idx3.size()]) << 30) |
          (64'(idx2[$urandom % idx2.size()]) << 21) |
          (64'((l1_base + $urandom % l1_span) % 512) << 12) | 64'($urandom % 4096);
