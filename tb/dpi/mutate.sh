@@ -9,7 +9,8 @@
 # model through gmmu_dpi, or an RTL assertion).
 #
 # Env: BUILD_DIR (CMake build with libgmmu_dpi.so; default build), DPI_MUT_ONLY
-# (regex of mutant ids, e.g. 'cpwc_0[1-5]|m0[1-3]'), DPI_MUT_CYCLES (20000),
+# (regex of mutant ids, e.g. 'cpwc_0[1-5]|m0[1-3]'), DPI_MUT_CYCLES (40000, as
+# tb/sched/mutate.sh's runs),
 # DPI_MUT_SEEDS ("1 2 3 4"), DPI_MUT_JOBS (1), DPI_MUT_REPORT (a Markdown
 # table; default BUILD_DIR/tb/dpi/mutate/report.md).
 # Prints one line per mutant: id, file, killed/survived/invalid, what.
@@ -19,7 +20,7 @@ root=$(cd "$here/../.." && pwd)
 build=$(cd "${BUILD_DIR:-$root/build}" && pwd)
 work=$build/tb/dpi/mutate
 only=${DPI_MUT_ONLY:-.}
-cycles=${DPI_MUT_CYCLES:-20000}
+cycles=${DPI_MUT_CYCLES:-40000}
 seeds=${DPI_MUT_SEEDS:-"1 2 3 4"}
 jobs=${DPI_MUT_JOBS:-1}
 report=${DPI_MUT_REPORT:-$work/report.md}
