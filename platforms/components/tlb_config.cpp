@@ -1,6 +1,7 @@
 #include "gmmu/components/tlb_config.h"
 
 #include "gmmu/components/sm_core_spec.h"
+#include "gmmu/components/sm_spec.h"
 
 extern "C" {
 #include "gmmu/tlb.h"
@@ -285,11 +286,16 @@ std::vector<std::unique_ptr<tlb>> build_tlb_level(const config &c, const std::st
     tlb_params tp = tlb_params_from(c, prefix, level);
     // The simple SM sends whole warps: the TLB splits them by page. The issue
     // SM sends one line per request and overlaps in its own model.
-    tp.overlap_cache_access = level == 1 && c.b("sm.overlap_cache_access") && c.s("sm.model") == "simple";
-    tp.track_owners = level == 1 && c.s("sm.model") == "issue" && c.s("sm.warp_scheduler") == "tcws";
-    if (level == 1 && c.s("sm.model") == "issue") { // the SM attaches the sideband when its scheduler reads it
-        const gmmu_sm_config sc = sm_core_config_from(c);
-        tp.sched_sideband = gmmu_sm_needs_sideband(&sc);
+    // What the L1 needs to know of its SM comes from the SMs' specs
+    // (sm_spec.h, sm_core_spec.h), not from their keys by name.
+    if (level == 1) {
+        const sm_config sm = sm_config_from(c);
+        tp.overlap_cache_access = sm.overlap_cache_access && sm.model == "simple";
+        if (sm.model == "issue") { // the SM attaches the sideband when its scheduler reads it
+            const gmmu_sm_config sc = sm_core_config_from(c);
+            tp.track_owners = sc.throttle == GMMU_THROTTLE_TCWS;
+            tp.sched_sideband = gmmu_sm_needs_sideband(&sc);
+        }
     }
     std::vector<std::unique_ptr<tlb>> inst;
     for (size_t k = 0; k < instances; k++) {
