@@ -7,6 +7,8 @@
 #include <string>
 
 #include "dpi_internal.h"
+#include "gmmu/cpwc.h"
+#include "gmmu/tpc.h"
 
 #ifdef GMMU_DPI_CHECK_PROTOTYPES
 // the prototypes Verilator derives from gmmu_pkg.sv (a mismatch does not compile)
@@ -372,6 +374,76 @@ int gmmu_dpi_pwc_step(void *h, svBit lookup_valid, sv_u64 lookup_va, sv_u64 look
     *hit_level = out.hit_valid ? out.start_level : 0;
     *hit_base = out.hit_valid ? out.table_base : 0;
     return 0;
+}
+
+// ---- the storage, slot by slot (white-box scoreboards) ----------------------------
+
+// One CPWC slot: level 4 or 3 (slot < l4/l3 entries), or 2 (slot = block x
+// block_entries + way, the RTL's flat L2 index). tag = the level's 9-bit
+// index, base = the table it points to, mask = the L3 entry's block mask
+// (bit nb-1-b = block b, as the model and rtl/cpwc.sv's l3_mask_q hold it;
+// zero for L4 and L2). 1 valid, 0 empty, -1 error.
+int gmmu_dpi_cpwc_entry(void *h, int level, int slot, sv_u64 *tag, sv_u64 *base, svBitVecVal *mask)
+{
+    auto *p = as<pwc_h>(h, kind::pwc, "gmmu_dpi_cpwc_entry");
+    if (!p)
+        return -1;
+    const gmmu_cpwc *c = gmmu_pwc_cpwc(p->p);
+    if (!c) {
+        set_error("gmmu_dpi_cpwc_entry: the page-walk cache is not a CPWC (kind=cpwc)");
+        return -1;
+    }
+    const gmmu_pwc_config *cfg = gmmu_pwc_get_config(p->p);
+    gmmu_cpwc_entry_view v{};
+    gmmu_status st = GMMU_EINVAL;
+    if (slot >= 0 && level == 4)
+        st = gmmu_cpwc_l4_entry(c, unsigned(slot), &v);
+    else if (slot >= 0 && level == 3)
+        st = gmmu_cpwc_l3_entry(c, unsigned(slot), &v);
+    else if (slot >= 0 && level == 2)
+        st = gmmu_cpwc_l2_entry(c, unsigned(slot) / cfg->cpwc.block_entries,
+                                unsigned(slot) % cfg->cpwc.block_entries, &v);
+    if (st != GMMU_OK) {
+        set_error("gmmu_dpi_cpwc_entry: no slot " + std::to_string(slot) + " at level " +
+                  std::to_string(level) + " (levels 4, 3, 2; slots from 0 up to the level's entries)");
+        return -1;
+    }
+    *tag = v.tag;
+    *base = v.base;
+    for (unsigned w = 0; w < GMMU_PWC_CPWC_MAX_BLOCKS / 64u; w++) {
+        mask[2 * w] = svBitVecVal(level == 3 ? v.mask[w] : 0);
+        mask[2 * w + 1] = svBitVecVal(level == 3 ? v.mask[w] >> 32 : 0);
+    }
+    return v.valid ? 1 : 0;
+}
+
+// One TPC entry: depth = parts valid (1 = L4, 2 = L4+L3, 3 = L4+L3+L2),
+// idx = the parts' 9-bit indices (L4 at bits 8:0, L3 at 17:9, L2 at 26:18),
+// base0..2 = the L3-, L2- and L1-table bases. 1 valid, 0 empty, -1 error.
+int gmmu_dpi_tpc_entry(void *h, int slot, int *depth, svBitVecVal *idx, sv_u64 *base0, sv_u64 *base1,
+                       sv_u64 *base2)
+{
+    auto *p = as<pwc_h>(h, kind::pwc, "gmmu_dpi_tpc_entry");
+    if (!p)
+        return -1;
+    const gmmu_tpc *t = gmmu_pwc_tpc(p->p);
+    if (!t) {
+        set_error("gmmu_dpi_tpc_entry: the page-walk cache is not a TPC (kind=tpc)");
+        return -1;
+    }
+    gmmu_tpc_entry_view v{};
+    if (slot < 0 || gmmu_tpc_entry(t, uint32_t(slot), &v) != GMMU_OK) {
+        set_error("gmmu_dpi_tpc_entry: no entry " + std::to_string(slot) + " (tpc.entries is " +
+                  std::to_string(gmmu_tpc_entries(t)) + ")");
+        return -1;
+    }
+    *depth = int(v.depth);
+    idx[0] = svBitVecVal(v.idx[0] & 0x1FFu) | svBitVecVal(v.idx[1] & 0x1FFu) << 9 |
+             svBitVecVal(v.idx[2] & 0x1FFu) << 18;
+    *base0 = v.base[0];
+    *base1 = v.base[1];
+    *base2 = v.base[2];
+    return v.valid ? 1 : 0;
 }
 
 // ---- walk scheduler -------------------------------------------------------------------------------------

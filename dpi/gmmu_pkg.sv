@@ -70,6 +70,17 @@ package gmmu_pkg;
       input longint unsigned inv_hi,
       output bit hit_valid, output bit [2:0] hit_level, output longint unsigned hit_base);
 
+  // the model's storage, slot by slot, for white-box scoreboards (1 valid,
+  // 0 empty, -1 error). CPWC: level 4, 3 or 2 (L2 slot = block x
+  // block_entries + way); tag = the 9-bit index, mask = the L3 entry's
+  // block mask (bit nb-1-b = block b, as rtl/cpwc.sv's l3_mask_q).
+  import "DPI-C" function int gmmu_dpi_cpwc_entry(input chandle h, input int level, input int slot,
+      output longint unsigned tag, output longint unsigned base, output bit [255:0] mask);
+  // TPC: depth = parts valid (1..3), idx = L4 index [8:0], L3 [17:9], L2 [26:18]
+  import "DPI-C" function int gmmu_dpi_tpc_entry(input chandle h, input int slot, output int depth,
+      output bit [26:0] idx, output longint unsigned base0, output longint unsigned base1,
+      output longint unsigned base2);
+
   // ---- walk scheduler (scheduler=serial|tree|pairwise, mshrs, walkers, ...) ------
   import "DPI-C" function chandle gmmu_dpi_ws_new(input string cfg);
   // one clock cycle; lane i: va/table_base bits 64i+63:64i, level/access 4i+3:4i

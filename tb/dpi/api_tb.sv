@@ -27,8 +27,10 @@ module api_tb;
   endtask
 
   initial begin
-    chandle tlb, pwc, walker, ws, bad;
-    longint unsigned ppn, perms, ev, pa, tb_out;
+    chandle tlb, pwc, tpc, walker, ws, bad;
+    longint unsigned ppn, perms, ev, pa, tb_out, tag, base, b1, b2;
+    bit [255:0] mask;
+    bit [26:0] idx;
     int unsigned depth;
     int rc, ps, fault, fl, cycles;
     sparse_mem mem;
@@ -112,6 +114,34 @@ module api_tb;
     rc = gmmu_dpi_pwc_lookup(pwc, 64'h1000, 64'h4000_0000, tb_out, cycles);
     check(rc == 2 && tb_out == 64'h3000, $sformatf("PWC L3 hit: level %0d base %h", rc, tb_out));
     check(gmmu_dpi_stat(pwc, "hit_l2") == 1 && gmmu_dpi_stat(pwc, "hit_l3") == 1, "PWC counters");
+    // the storage, slot by slot. L4 index 0 -> L3 table 0x2000 in L4 slot 0;
+    // L3 index 1 -> 0x3000 in L3 slot 1 (L4 slot 0's pair of L3 slots, the
+    // index's low bit), owning block 0 (mask bit nb-1-b = bit 7); L2 index 1
+    // -> the L1 table 0x4000 in block 0's first entry
+    rc = gmmu_dpi_cpwc_entry(pwc, 4, 0, tag, base, mask);
+    check(rc == 1 && tag == 0 && base == 64'h2000 && mask == '0,
+          $sformatf("CPWC L4[0]: rc %0d tag %0d base %h", rc, tag, base));
+    check(gmmu_dpi_cpwc_entry(pwc, 3, 0, tag, base, mask) == 0, "CPWC L3[0] not empty");
+    rc = gmmu_dpi_cpwc_entry(pwc, 3, 1, tag, base, mask);
+    check(rc == 1 && tag == 1 && base == 64'h3000 && mask == 256'h80,
+          $sformatf("CPWC L3[1]: rc %0d tag %0d base %h mask %h", rc, tag, base, mask[63:0]));
+    rc = gmmu_dpi_cpwc_entry(pwc, 2, 0, tag, base, mask);
+    check(rc == 1 && tag == 1 && base == 64'h4000, $sformatf("CPWC L2[0]: rc %0d tag %0d base %h", rc, tag, base));
+    check(gmmu_dpi_cpwc_entry(pwc, 4, 1, tag, base, mask) == 0, "CPWC L4[1] not empty");
+    check(gmmu_dpi_cpwc_entry(pwc, 4, 2, tag, base, mask) == -1, "CPWC L4[2] of 2 slots");
+    $display("api_tb: no such slot -> %s", gmmu_dpi_last_error());
+    check(gmmu_dpi_tpc_entry(pwc, 0, rc, idx, base, b1, b2) == -1, "a CPWC read as a TPC");
+    $display("api_tb: wrong PWC kind -> %s", gmmu_dpi_last_error());
+    tpc = gmmu_dpi_pwc_new("kind=tpc tpc.entries=4");
+    if (tpc == null) $fatal(1, "api_tb: %s", gmmu_dpi_last_error());
+    check(gmmu_dpi_pwc_fill_path(tpc, 64'h4020_1234, 'b11110, 64'h1000, 64'h2000, 64'h3000, 64'h4000) == 0,
+          "TPC fill");
+    check(gmmu_dpi_tpc_entry(tpc, 0, fl, idx, base, b1, b2) == 1 && fl == 3 && idx == 27'h40200 &&
+          base == 64'h2000 && b1 == 64'h3000 && b2 == 64'h4000,
+          $sformatf("TPC[0]: depth %0d idx %h bases %h %h %h", fl, idx, base, b1, b2));
+    check(gmmu_dpi_tpc_entry(tpc, 1, fl, idx, base, b1, b2) == 0, "TPC[1] not empty");
+    check(gmmu_dpi_cpwc_entry(tpc, 4, 0, tag, base, mask) == -1, "a TPC read as a CPWC");
+    gmmu_dpi_free(tpc);
     void'(gmmu_dpi_pwc_invalidate_all(pwc));
     rc = gmmu_dpi_pwc_lookup(pwc, 64'h1000, 64'h4020_1234, tb_out, cycles);
     check(rc == 4, "hit after invalidate_all");

@@ -73,8 +73,9 @@ def paragraph(verdicts, day, ids):
                 "the C models through gmmu_pkg; docs/dpi.md).")
     missed = [i for i in reached if verdicts[i][0] == "survived"]
     s = (f"DPI bench column: the same mutants run against the SystemVerilog class benches of tb/dpi "
-         f"(sequence, driver, monitor, scoreboard; expected values from the C models through gmmu_pkg, "
-         f"docs/dpi.md) by tb/dpi/mutate.sh, run of {day}: {count(verdicts, ids)} killed")
+         f"(sequence, driver, monitor, scoreboard; expected values from the C models through gmmu_pkg: "
+         f"the outputs every cycle and, in the page-walk-cache benches, the storage slot by slot after "
+         f"every clock edge; docs/dpi.md) by tb/dpi/mutate.sh, run of {day}: {count(verdicts, ids)} killed")
     if len(reached) < len(ids):
         s += f"; {len(ids) - len(reached)} not run"
     s += "; survivors: " + (", ".join(missed) if missed else "none") + "."

@@ -53,6 +53,26 @@ module pwc_tb_top #(
     .inv_hi_i(pins.inv_hi),
     .hit_valid_o(outs.hit_valid), .hit_level_o(outs.hit_level), .hit_base_o(outs.hit_base));
 
+  // White-box: the DUT's storage after a clock edge, slot by slot, to the
+  // scoreboard (hierarchical references into rtl/cpwc.sv or rtl/tpc.sv)
+  function automatic void check_storage(pwc_scoreboard sb, longint unsigned cycle);
+`ifdef PWC_TPC
+    for (int i = 0; i < int'(Entries); i++)
+      sb.check_tpc_slot(cycle, i, dut.valid_q[i], dut.pv_q[i], dut.idx_q[i], 64'(dut.base0_q[i]),
+                        64'(dut.base1_q[i]), 64'(dut.base2_q[i]));
+`else
+    for (int s = 0; s < int'(L4Entries); s++)
+      sb.check_cpwc_slot(cycle, 4, s, int'(L2Blocks), dut.l4_valid_q[s], 64'(dut.l4_tag_q[s]),
+                         64'(dut.l4_base_q[s]), '0);
+    for (int t = 0; t < int'(L3Entries); t++)
+      sb.check_cpwc_slot(cycle, 3, t, int'(L2Blocks), dut.l3_valid_q[t], 64'(dut.l3_tag_q[t]),
+                         64'(dut.l3_base_q[t]), 256'(dut.l3_mask_q[t]));
+    for (int k = 0; k < int'(L2Blocks * BlockEntries); k++)
+      sb.check_cpwc_slot(cycle, 2, k, int'(L2Blocks), dut.l2_valid_q[k], 64'(dut.l2_tag_q[k]),
+                         64'(dut.l2_base_q[k]), '0);
+`endif
+  endfunction
+
   initial begin
     pwc_sequence seq;
     pwc_driver drv;
@@ -88,7 +108,13 @@ module pwc_tb_top #(
         $fatal(1, "pwc_tb: FAILED (seed %0d, cycle %0d)", seed, obs.cycle);
       end
       #4 clk = 1'b1;
-      #5 clk = 1'b0;
+      #1;
+      check_storage(sb, obs.cycle);
+      if (sb.mismatches != 0) begin
+        sb.report();
+        $fatal(1, "pwc_tb: FAILED (seed %0d, after the clock edge of cycle %0d)", seed, obs.cycle);
+      end
+      #4 clk = 1'b0;
     end
     sb.report();
     if (sb.results == 0 || gmmu_pkg::gmmu_dpi_stat(sb.model, "hit_l2") == 0)
