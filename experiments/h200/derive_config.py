@@ -41,9 +41,17 @@ FREE = {
     "l2_tlb.ways": (2048, "fully associative for the same reason as the L1 (2048 entries x 32 MiB "
                     "reach 64 GiB at strides 2-32 MiB alike)"),
     "l3_tlb.enabled": (False, "no third rise up to the 127 GiB buffer"),
-    "ptw.walkers": (64, "the chase has one walk in flight; walk concurrency is what the random-read "
-                    "cliff measures (#43 item 4), not fitted here"),
 }
+
+# The random-read fit (#43 item 4), its data named before the fit was written:
+# random_reads.csv, both runs; the plateau = regions from 16 GiB up to the
+# L2 TLB's reach, the cliff = regions past that reach.
+GiB = 1 << 30
+PLATEAU_FROM = 16 * GiB
+# The model books the bytes a warp access requests (lanes x lane bytes, whole
+# 32 B sectors per transaction: gmmu_mem_bw_warp_bytes): 8 B per 8-byte load of
+# a full 32-lane warp, however scattered the lanes are.
+BOOKED_BYTES_PER_LOAD = 8
 
 
 def analyse(binary, run, out):
@@ -121,6 +129,35 @@ def derive(binary):
     d["memory.latency_cycles"] = round(plat) - FREE["l1_tlb.lookup_cycles"][0]
     why["memory.latency_cycles"] = (f"plateau (chains >= 1024 within {reach1 // MiB} MiB) A {plateaus['A']}, "
                                     f"B {plateaus['B']}: mean {plat:.2f}, minus the 1-cycle L1 lookup")
+
+    # The two rates of the random reads. Plateau: every load hits the TLBs,
+    # the throughput is the memory's (memory.bytes_per_cycle). Cliff: under
+    # uniform random offsets a fraction f = 1 - reach/R of the loads misses
+    # the L2 TLB; the GPU serves a fixed rate M = throughput x f of misses,
+    # and in the model M = ptw.walkers / ptw.fixed_walk_latency per cycle
+    # (walkers working in parallel, each walk taking the chase's miss delay).
+    clock_hz = d["clock_mhz"] * 1e6
+    reach2 = l2[0]["reach_bytes"]
+    plat_rows = [r for r in reads if PLATEAU_FROM <= int(r["region_bytes"]) <= reach2]
+    cliff_rows = [r for r in reads if int(r["region_bytes"]) > reach2]
+    assert plat_rows and cliff_rows, "random_reads.csv: no plateau or no cliff region"
+    t0 = statistics.mean(float(r["gloads_per_s"]) for r in plat_rows) * 1e9
+    d["memory.bytes_per_cycle"] = round(t0 * BOOKED_BYTES_PER_LOAD / clock_hz)
+    why["memory.bytes_per_cycle"] = (
+        f"fit: mean random-read throughput over {len(plat_rows)} rows from {PLATEAU_FROM // GiB} GiB to the "
+        f"L2 TLB's reach ({reach2 // GiB} GiB), runs A and B: {t0 / 1e9:.2f} G loads/s x "
+        f"{BOOKED_BYTES_PER_LOAD} B booked per load / {clock_hz / 1e9:.2f} GHz")
+    rates = []
+    for r in cliff_rows:
+        reg = int(r["region_bytes"])
+        rates.append(float(r["gloads_per_s"]) * 1e9 * (1 - reach2 / reg))
+    m = statistics.mean(rates)
+    d["ptw.walkers"] = round(m / clock_hz * d["ptw.fixed_walk_latency"])
+    why["ptw.walkers"] = (
+        "fit: L2-TLB misses served per second = throughput x (1 - reach/region) past the reach, "
+        + ", ".join(f"{r['run']} {int(r['region_bytes']) // GiB} GiB {x / 1e9:.2f} G/s"
+                    for r, x in zip(cliff_rows, rates))
+        + f"; mean {m / 1e9:.3f} G/s = {m / clock_hz:.3f} per cycle x {d['ptw.fixed_walk_latency']}-cycle walks")
     return d, why
 
 
@@ -161,9 +198,11 @@ def main():
         order = ["name", "clock_mhz", "page_size", "sm", "l1_tlb", "l2_tlb", "l3_tlb", "ptw", "memory"]
         cfg = nest(want)
         cfg = {k: cfg[k] for k in order}
-        with open(a.write, "w") as f:
+        tmp = a.write + ".tmp"
+        with open(tmp, "w") as f:
             json.dump(cfg, f, indent=2)
             f.write("\n")
+        os.replace(tmp, a.write)
         print(f"wrote {a.write}")
     if a.check:
         with open(a.check) as f:
