@@ -235,6 +235,11 @@ std::vector<key_spec> tlb_config_keys()
     return all;
 }
 
+bool tlb_level_enabled(const config &c, const std::string &prefix)
+{
+    return prefix == tlb_levels().front().prefix || tlb_descriptor().flag(c, prefix, "enabled");
+}
+
 static config_error checker_error(const std::string &prefix, const gmmu_error &err)
 {
     return tlb_descriptor().checker_error(prefix, err.field, err.msg);

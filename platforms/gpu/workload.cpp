@@ -30,10 +30,11 @@ namespace gmmu {
 // value only after a store).
 class random_sample : public workload {
   public:
-    random_sample(const config &c, uint64_t seed) : random_sample(c, workload_config_from(c), seed) {}
-    random_sample(const config &c, const workload_config &w, uint64_t seed)
+    random_sample(const config &c, uint64_t seed)
+        : random_sample(workload_config_from(c), workload_machine_from(c), seed) {}
+    random_sample(const workload_config &w, const workload_machine &m, uint64_t seed)
         : base(w.base_va), bytes(w.region_bytes), accesses(w.accesses), seed(seed),
-          sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps"))),
+          sms(m.sms), warps(m.warps),
           lanes_active(w.active_lanes), scope(w.tlb_scope), touched_only(w.map_touched),
           first_phase(w.read_only ? 1 : 0)
     {
@@ -173,12 +174,12 @@ class random_sample : public workload {
 // workload.passes read passes.
 class stream : public workload {
   public:
-    stream(const config &c, uint64_t) : stream(c, workload_config_from(c)) {}
-    stream(const config &c, const workload_config &w)
-        : base(w.base_va), bytes(w.region_bytes), passes(w.passes), warps(unsigned(c.i("sm.warps"))),
+    stream(const config &c, uint64_t) : stream(workload_config_from(c), workload_machine_from(c)) {}
+    stream(const workload_config &w, const workload_machine &m)
+        : base(w.base_va), bytes(w.region_bytes), passes(w.passes), warps(m.warps),
           lanes_active(w.active_lanes)
     {
-        unsigned total = unsigned(c.i("sm.count")) * warps;
+        unsigned total = m.sms * warps;
         slice = (bytes / total) & ~uint64_t(255);
         if (slice == 0)
             throw config_error("config key 'workload.region_bytes': stream needs at least 256 bytes "
@@ -259,9 +260,10 @@ std::string read_input_file(const std::string &key, const std::string &path, uin
 // accesses of a trace cost about what its text does.
 class trace : public workload {
   public:
-    trace(const config &c, uint64_t) : sms(unsigned(c.i("sm.count"))), warps(unsigned(c.i("sm.warps")))
+    trace(const config &c, uint64_t) : trace(workload_config_from(c), workload_machine_from(c)) {}
+    trace(const workload_config &wc, const workload_machine &m) : sms(m.sms), warps(m.warps)
     {
-        path = workload_config_from(c).path; // gpu/workload_spec.h
+        path = wc.path; // gpu/workload_spec.h
         if (path.empty())
             throw config_error("config key 'workload.path': the trace workload needs a file "
                                "(--set workload.path=FILE)");
@@ -269,7 +271,7 @@ class trace : public workload {
         parse(read_input_file("workload.path", path, trace_max_bytes));
         // Refused before anything is mapped: each distinct page costs a
         // mapping, page-table space and (when written) a frame.
-        const unsigned shift = gmmu_log2_u64(uint64_t(c.i("page_size")));
+        const unsigned shift = gmmu_log2_u64(m.page_size);
         std::set<uint64_t> pages;
         for (auto &w : q)
             for (uint64_t va : w.vas)
@@ -431,17 +433,35 @@ std::vector<std::string> workload_names()
     return n;
 }
 
+static std::vector<workload_spec_def> &spec_registry()
+{
+    static std::vector<workload_spec_def> r;
+    return r;
+}
+
+bool register_workload_spec(workload_spec_def def)
+{
+    register_config_keys(def.keys);
+    spec_registry().push_back(std::move(def));
+    return true;
+}
+
+const std::vector<workload_spec_def> &workload_specs() { return spec_registry(); }
+
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed)
 {
-    if (cfg.s("workload.map") != "region" && name != "random-sample")
-        throw config_error("config key 'workload.map': " + cfg.s("workload.map") +
-                           " applies to the random-sample workload only (this run's is " + name + ")");
-    if (cfg.s("workload.phases") != "write-read" && name != "random-sample")
-        throw config_error("config key 'workload.phases': " + cfg.s("workload.phases") +
-                           " applies to the random-sample workload only (this run's is " + name + ")");
-    if (cfg.b("workload.faults") && name != "kernel")
-        throw config_error("config key 'workload.faults': demand paging applies to the kernel "
+    // The common keys that apply to one workload (gpu/workload_spec.h), then
+    // each workload's own spec (workload.faults: the kernel's).
+    const workload_config w = workload_config_from(cfg);
+    if (w.map_touched && name != "random-sample")
+        throw config_error("config key 'workload.map': touched applies to the random-sample "
                            "workload only (this run's is " + name + ")");
+    if (w.read_only && name != "random-sample")
+        throw config_error("config key 'workload.phases': read applies to the random-sample "
+                           "workload only (this run's is " + name + ")");
+    for (const workload_spec_def &s : workload_specs())
+        if (s.refuse)
+            s.refuse(cfg, name);
     for (auto &r : registry())
         if (r.first == name)
             return r.second(cfg, seed);

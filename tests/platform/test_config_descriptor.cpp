@@ -251,8 +251,9 @@ static std::map<std::string, std::string> spec_keys()
     add("smmu", gmmu::smmu_config_keys("migrate.smmu", ""));
     add("workload", gmmu::workload_config_keys());
     add("fault_handler", gmmu::fault_handler_config_keys());
-    // Each workload's own keys, registered beside it (workloads/*.cpp).
-    add("workloads", gmmu::registered_config_keys());
+    // Each workload's own spec, registered beside it (workloads/*.cpp).
+    for (auto &w : gmmu::workload_specs())
+        add("workload " + w.workload, w.keys);
     return owner;
 }
 
@@ -599,4 +600,106 @@ TEST(ComponentSpecTest, SmDriverPlatformAndWorkloadSpecsApplyTheirKeys)
         EXPECT_NE(std::string(e.what()).find("config key 'sm.block_switch': block switching needs"),
                   std::string::npos) << e.what();
     }
+}
+
+// Every workload key is in a spec (issue 42): gmmu-sim registers no flat
+// key rows, only workload specs, each of a workload it knows; their C
+// fields name keys that exist; and a spec's rules are the ones users see.
+TEST(ComponentSpecTest, WorkloadKeysAreTheirWorkloadsSpecs)
+{
+    std::set<std::string> in_specs, registered;
+    std::set<std::string> names;
+    for (auto &w : gmmu::workload_specs()) {
+        names.insert(w.workload);
+        const auto known = gmmu::workload_names();
+        EXPECT_NE(std::find(known.begin(), known.end(), w.workload), known.end()) << w.workload;
+        for (auto &k : w.keys) {
+            EXPECT_EQ(k.key.rfind("workload.", 0), 0u) << k.key;
+            in_specs.insert(k.key);
+        }
+    }
+    for (auto &k : gmmu::registered_config_keys())
+        registered.insert(k.key);
+    EXPECT_EQ(registered, in_specs) << "a key registered as a flat row, outside a workload's spec";
+    EXPECT_EQ(names, (std::set<std::string>{"kernel", "pichai-bench", "shared-hot", "tlb-probe", "tlb-share"}));
+    EXPECT_EQ(in_specs.size(), 19u);
+    // The kernel's C model (gmmu_kernel_build) names its fields; each maps
+    // to a key of the kernel's spec ("kernel", the pointer, to none).
+    const gmmu::workload_spec_def *kernel = nullptr;
+    for (auto &w : gmmu::workload_specs())
+        if (w.workload == "kernel")
+            kernel = &w;
+    ASSERT_NE(kernel, nullptr);
+    const auto kf = checker_fields("models/src/kernels_builtin.c", "gmmu_status gmmu_kernel_build");
+    EXPECT_TRUE(kf.count("kernel.iters")) << "the parser reads the checker";
+    for (const std::string &f : kf) {
+        auto m = kernel->c_fields.find(f);
+        ASSERT_NE(m, kernel->c_fields.end()) << "C field '" << f << "' maps to no key";
+        if (!m->second.empty()) {
+            EXPECT_NE(schema_key(m->second), nullptr) << f << " -> " << m->second;
+        }
+    }
+    EXPECT_EQ(kernel->c_fields.at("kernel.grid_blocks"), "workload.grid_blocks");
+    EXPECT_EQ(kernel->c_fields.at("kernel.name"), "workload.kernel");
+    // The kernel spec refuses its key on another workload.
+    const gmmu::config f = gmmu::config::load("default", {"workload.faults=true"});
+    try {
+        gmmu::make_workload("stream", f, 1);
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'workload.faults': demand paging applies to the "
+                                             "kernel workload only (this run's is stream)"),
+                  std::string::npos)
+            << e.what();
+    }
+    // tlb-probe's rule runs when a config is validated, whatever the workload.
+    try {
+        gmmu::config::load("default", {"workload.probe_distance_max=35184372088832"});
+        ADD_FAILURE() << "accepted";
+    } catch (const gmmu::config_error &e) {
+        EXPECT_NE(std::string(e.what()).find("config key 'workload.probe_distance_max': tlb-probe maps "
+                                             "35184372088832 bytes"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// What a workload is built for comes from the other components' parsed
+// specs: the SMs', the platform's and the driver's.
+TEST(ComponentSpecTest, WorkloadMachineComesFromTheOwningSpecs)
+{
+    const gmmu::workload_machine m = gmmu::workload_machine_from(gmmu::config::load(
+        "default", {"sm.count=6", "sm.warps=16", "page_size=2097152", "clock_mhz=1500", "contexts=3"}));
+    EXPECT_EQ(m.sms, 6u);
+    EXPECT_EQ(m.warps, 16u);
+    EXPECT_EQ(m.sm_model, "simple");
+    EXPECT_EQ(m.page_size, 2097152u);
+    EXPECT_EQ(m.clock_mhz, 1500u);
+    EXPECT_FALSE(m.bypass);
+    EXPECT_EQ(m.contexts, 3u);
+    const gmmu::workload_machine b =
+        gmmu::workload_machine_from(gmmu::config::load("default", {"mmu.bypass=true", "sm.model=issue"}));
+    EXPECT_TRUE(b.bypass);
+    EXPECT_EQ(b.sm_model, "issue");
+}
+
+// A spec's rule that depends on another component's key reads it through
+// that component's spec (descriptor::flag): a key the owner does not have is
+// a logic error, not a silent read.
+TEST(ComponentSpecTest, CrossSpecFlagsAreReadThroughTheirOwners)
+{
+    const gmmu::config c = gmmu::config::load("default", {"l1_cache.enabled=true", "l2_tlb.enabled=false"});
+    EXPECT_TRUE(gmmu::cache_enabled(c, "l1_cache"));
+    EXPECT_FALSE(gmmu::cache_enabled(c, "l2_cache"));
+    EXPECT_TRUE(gmmu::tlb_level_enabled(c, "l1_tlb")) << "the L1 TLB has no enabled key and is always built";
+    EXPECT_FALSE(gmmu::tlb_level_enabled(c, "l2_tlb"));
+    EXPECT_THROW(gmmu::cache_descriptor().flag(c, "l1_cache", "bytes"), std::logic_error);
+    EXPECT_THROW(gmmu::cache_descriptor().flag(c, "l1_cache", "enabeld"), std::logic_error);
+    EXPECT_THROW(gmmu::tlb_descriptor().flag(c, "l1_tlb", "enabled"), std::logic_error);
+    // ptw.via's rule sees the caches and TLBs their specs build.
+    EXPECT_NO_THROW(gmmu::config::load("default", {"l1_cache.enabled=true", "l2_tlb.enabled=false",
+                                                   "ptw.per_tlb=true", "ptw.via=l1_cache"}));
+    EXPECT_THROW(gmmu::config::load("default", {"l1_cache.enabled=true", "l2_tlb.enabled=true",
+                                                "ptw.per_tlb=true", "ptw.via=l1_cache"}),
+                 gmmu::config_error);
 }

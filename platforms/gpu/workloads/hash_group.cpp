@@ -31,6 +31,7 @@
 #include <unordered_map>
 
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 
 namespace gmmu {
 
@@ -56,11 +57,12 @@ uint32_t murmur3_32(uint32_t key, uint32_t seed)
 
 class hash_group : public workload {
   public:
+    // hash-group has no keys of its own: the common ones (gpu/workload_spec.h).
     hash_group(const config &c, uint64_t seed)
-        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
-          accesses(uint64_t(c.i("workload.accesses"))),
-          warps(unsigned(c.i("sm.warps"))), scope(uint64_t(c.i("workload.tlb_scope"))),
-          page(uint64_t(c.i("page_size"))), nctx(unsigned(c.i("contexts")))
+        : hash_group(workload_config_from(c), workload_machine_from(c), seed) {}
+    hash_group(const workload_config &wc, const workload_machine &m, uint64_t seed)
+        : base(wc.base_va), bytes(wc.region_bytes), accesses(wc.accesses), warps(m.warps),
+          scope(wc.tlb_scope), page(m.page_size), nctx(m.contexts)
     {
         buckets = bytes / 16;
         if (buckets < 2)
@@ -69,7 +71,7 @@ class hash_group : public workload {
         if (scope == 0 || scope >= bytes)
             scope = bytes;
         scopes = (bytes + scope - 1) / scope;
-        const uint64_t nw = uint64_t(c.i("sm.count")) * warps;
+        const uint64_t nw = uint64_t(m.sms) * warps;
         input = (base + bytes + page - 1) / page * page;
         input_bytes = nw * accesses * 32 * 8;
         w.resize(nw);

@@ -47,6 +47,7 @@
 
 #include "gmmu/gpu/sm_core_config.h"
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 #include "gmmu/rng.h"
 
 namespace gmmu {
@@ -61,20 +62,58 @@ std::vector<std::string> kernel_names()
     return v;
 }
 
-const bool keys_registered = register_config_keys({
-    key_string("workload.kernel", "sgemm-like", kernel_names(),
-               "kernel: which synthetic kernel (docs/faults.md; bfs-like and the ones after it "
-               "branch and diverge, docs/simt.md)."),
-    key_string("workload.kernel_file", "", {},
-               "kernel: a kernel file (docs/simt.md, 'Kernel files') to run instead of "
-               "workload.kernel; errors name FILE:LINE."),
-    key_int("workload.grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default."),
-    key_int("workload.iters", 0, 0, 256,
-            "kernel: loop trip count before unrolling; 0 = the kernel's default."),
-    key_bool("workload.faults", false,
-             "kernel: demand paging: data starts CPU-resident and nothing is mapped; pages are "
-             "made present by the fault handler (64 KiB regions)."),
-});
+// The kernel workload's spec: its own workload.* keys, and its rule that
+// demand paging (workload.faults) is refused on any other workload.
+struct kernel_config {
+    std::string kernel = "sgemm-like", kernel_file;
+    gmmu_kernel_params params{}; // grid_blocks, iters
+    bool faults = false;
+};
+
+const descriptor<kernel_config> &kernel_descriptor()
+{
+    using K = kernel_config;
+    static const descriptor<K> d = [] {
+        std::vector<std::pair<std::string, int>> kernels;
+        for (const std::string &n : kernel_names())
+            kernels.emplace_back(n, int(kernels.size()));
+        // The C model's field names (gmmu_kernel_build) are these keys';
+        // its "kernel" is the kernel pointer the workload passes, no key.
+        descriptor<K> x({
+            enum_field<K>("kernel", "sgemm-like", kernels,
+                          "kernel: which synthetic kernel (docs/faults.md; bfs-like and the ones after it "
+                          "branch and diverge, docs/simt.md).",
+                          [](K &k, const config &c, const std::string &key) { k.kernel = c.s(key); },
+                          "kernel.name"),
+            string_field<K>("kernel_file", "",
+                            "kernel: a kernel file (docs/simt.md, 'Kernel files') to run instead of "
+                            "workload.kernel; errors name FILE:LINE.",
+                            [](K &k, const config &c, const std::string &key) { k.kernel_file = c.s(key); }),
+            int_field<K>("grid_blocks", 0, 0, 1 << 20, "kernel: thread blocks; 0 = the kernel's default.",
+                         [](K &k, const config &c, const std::string &key) {
+                             k.params.grid_blocks = uint32_t(c.i(key));
+                         }, "kernel.grid_blocks"),
+            int_field<K>("iters", 0, 0, 256, "kernel: loop trip count before unrolling; 0 = the kernel's default.",
+                         [](K &k, const config &c, const std::string &key) {
+                             k.params.iters = uint32_t(c.i(key));
+                         }, "kernel.iters"),
+            bool_field<K>("faults", false,
+                          "kernel: demand paging: data starts CPU-resident and nothing is mapped; pages are "
+                          "made present by the fault handler (64 KiB regions).",
+                          [](K &k, const config &c, const std::string &key) { k.faults = c.b(key); }),
+        });
+        x.c_field_elsewhere("kernel", "");
+        return x;
+    }();
+    return d;
+}
+
+const bool keys_registered = register_workload_spec(workload_spec_of(
+    "kernel", kernel_descriptor(), nullptr, [](const config &c, const std::string &name) {
+        if (name != "kernel" && workload_spec_from(kernel_descriptor(), c).faults)
+            throw config_error("config key 'workload.faults': demand paging applies to the kernel "
+                               "workload only (this run's is " + name + ")");
+    }));
 
 uint64_t hash_regs(const uint64_t *r, size_t n, uint32_t block)
 {
@@ -86,29 +125,28 @@ uint64_t hash_regs(const uint64_t *r, size_t n, uint32_t block)
 
 class kernel_workload : public workload, public kernel_source, public pager {
   public:
-    kernel_workload(const config &c, uint64_t sd) : k(new gmmu_kernel), seed(sd)
+    kernel_workload(const config &c, uint64_t sd)
+        : kernel_workload(c, workload_spec_from(kernel_descriptor(), c), workload_machine_from(c), sd) {}
+    kernel_workload(const config &c, const kernel_config &kc, const workload_machine &m, uint64_t sd)
+        : k(new gmmu_kernel), seed(sd)
     {
-        if (c.s("sm.model") != "issue")
+        if (m.sm_model != "issue")
             throw config_error("config key 'sm.model': workload kernel needs sm.model=issue");
-        gmmu_kernel_params kp{};
-        kp.grid_blocks = uint32_t(c.i("workload.grid_blocks"));
-        kp.iters = uint32_t(c.i("workload.iters"));
+        gmmu_kernel_params kp = kc.params;
         gmmu_error err{};
-        if (!c.s("workload.kernel_file").empty()) {
-            load_file(c.s("workload.kernel_file"));
+        if (!kc.kernel_file.empty()) {
+            load_file(kc.kernel_file);
             if (kp.grid_blocks)
                 k->grid_blocks = kp.grid_blocks;
-        } else if (gmmu_kernel_build(k.get(), c.s("workload.kernel").c_str(), &kp, &err) != GMMU_OK) {
-            // The model's fields, as the config keys that set them.
-            const std::string f = err.field;
-            const std::string key = f == "kernel.iters"         ? "workload.iters"
-                                    : f == "kernel.grid_blocks" ? "workload.grid_blocks"
-                                                                : "workload.kernel";
-            throw config_error("config key '" + key + "': " + err.msg);
+        } else if (gmmu_kernel_build(k.get(), kc.kernel.c_str(), &kp, &err) != GMMU_OK) {
+            // The model's fields, as the config keys that set them (the
+            // kernel spec's; a field it does not name is workload.kernel's).
+            const std::string key = kernel_descriptor().real_key_of("workload", err.field);
+            throw config_error("config key '" + (key.empty() ? "workload.kernel" : key) + "': " + err.msg);
         }
-        demand = c.b("workload.faults");
-        bypass = c.b("mmu.bypass");
-        nsm = unsigned(c.i("sm.count"));
+        demand = kc.faults;
+        bypass = m.bypass;
+        nsm = m.sms;
         gmmu_sm_config sc = sm_core_config(c);
         waves = gmmu_sm_occupancy(&sc, k.get());
         launched.assign(nsm, 0);

@@ -17,38 +17,57 @@
 
 #include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 
 namespace gmmu {
 namespace {
 
-const bool keys_registered = register_config_keys({
-    key_string("workload.bench", "bfs",
-               {"bfs", "kmeans", "mummergpu", "streamcluster", "pathfinder", "memcached"},
-               "pichai-bench: which benchmark's memory behaviour (docs/pichai_mmu.md)."),
-    key_int("workload.compute_percent", 100, 0, 10000,
-            "pichai-bench: scale of the non-memory cycles between a warp's memory instructions, "
-            "percent of each benchmark's documented count (0 = back-to-back memory)."),
-});
-
 enum class bench { bfs, kmeans, mummergpu, streamcluster, pathfinder, memcached };
+
+// pichai-bench's spec: its own workload.* keys.
+struct pichai_bench_config {
+    bench kind = bench::bfs;   // workload.bench
+    unsigned compute_percent = 100;
+};
+
+const descriptor<pichai_bench_config> &pichai_bench_descriptor()
+{
+    using P = pichai_bench_config;
+    static const descriptor<P> d({
+        enum_field<P>("bench", "bfs",
+                      {{"bfs", int(bench::bfs)},
+                       {"kmeans", int(bench::kmeans)},
+                       {"mummergpu", int(bench::mummergpu)},
+                       {"streamcluster", int(bench::streamcluster)},
+                       {"pathfinder", int(bench::pathfinder)},
+                       {"memcached", int(bench::memcached)}},
+                      "pichai-bench: which benchmark's memory behaviour (docs/pichai_mmu.md).",
+                      [](P &p, const config &c, const std::string &k) {
+                          p.kind = bench(pichai_bench_descriptor().enum_value("bench", c.s(k), k));
+                      }),
+        int_field<P>("compute_percent", 100, 0, 10000,
+                     "pichai-bench: scale of the non-memory cycles between a warp's memory instructions, "
+                     "percent of each benchmark's documented count (0 = back-to-back memory).",
+                     [](P &p, const config &c, const std::string &k) { p.compute_percent = unsigned(c.i(k)); }),
+    });
+    return d;
+}
+
+const bool keys_registered =
+    register_workload_spec(workload_spec_of("pichai-bench", pichai_bench_descriptor(), nullptr, nullptr));
 
 uint64_t mix(uint64_t a, uint64_t b) { return data_pattern(a * 0x9E3779B97F4A7C15ull ^ b); }
 
 class pichai_bench : public workload {
   public:
     pichai_bench(const config &c, uint64_t seed)
-        : base(uint64_t(c.i("workload.base_va"))), bytes(uint64_t(c.i("workload.region_bytes"))),
-          acc(uint64_t(c.i("workload.accesses"))), warps(unsigned(c.i("sm.warps"))),
-          nwarps(uint64_t(c.i("sm.count")) * warps), seed(seed),
-          scale(unsigned(c.i("workload.compute_percent")))
+        : pichai_bench(workload_config_from(c), workload_spec_from(pichai_bench_descriptor(), c),
+                       workload_machine_from(c), seed) {}
+    pichai_bench(const workload_config &w, const pichai_bench_config &p, const workload_machine &m,
+                 uint64_t seed)
+        : base(w.base_va), bytes(w.region_bytes), acc(w.accesses), warps(m.warps),
+          nwarps(uint64_t(m.sms) * warps), seed(seed), scale(p.compute_percent), kind(p.kind)
     {
-        const std::string b = c.s("workload.bench");
-        kind = b == "kmeans"          ? bench::kmeans
-               : b == "mummergpu"     ? bench::mummergpu
-               : b == "streamcluster" ? bench::streamcluster
-               : b == "pathfinder"    ? bench::pathfinder
-               : b == "memcached"     ? bench::memcached
-                                      : bench::bfs;
         if (bytes < (16ull << 20))
             throw config_error("config key 'workload.region_bytes': pichai-bench needs at least "
                                "16 MiB (pathfinder's rows are 4 MiB apart)");

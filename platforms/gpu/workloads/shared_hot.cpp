@@ -8,28 +8,50 @@
 
 #include "gmmu/components/config.h"
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 
 namespace gmmu {
 namespace {
 
-const bool keys_registered = register_config_keys({
-    key_int("workload.hot_pages", 8, 1, 1 << 20, "shared-hot: pages in the shared hot set."),
-    key_int("workload.hot_percent", 50, 0, 100,
-            "shared-hot: percent of accesses that go to the hot set (the rest stream privately)."),
-    key_int("workload.private_pages", 64, 1, 1 << 24, "shared-hot: private pages per warp."),
-    key_string("workload.hot_order", "random", {"random", "sequential"},
-               "shared-hot: pick hot pages at random, or walk them in order (every warp the same "
-               "order: a shared stream each CU touches once)."),
-});
+// shared-hot's spec: its own workload.* keys.
+struct shared_hot_config {
+    uint64_t hot_pages = 8, private_pages = 64;
+    unsigned hot_percent = 50;
+    bool sequential = false; // workload.hot_order=sequential
+};
+
+const descriptor<shared_hot_config> &shared_hot_descriptor()
+{
+    using S = shared_hot_config;
+    static const descriptor<S> d({
+        int_field<S>("hot_pages", 8, 1, 1 << 20, "shared-hot: pages in the shared hot set.",
+                     [](S &s, const config &c, const std::string &k) { s.hot_pages = uint64_t(c.i(k)); }),
+        int_field<S>("hot_percent", 50, 0, 100,
+                     "shared-hot: percent of accesses that go to the hot set (the rest stream privately).",
+                     [](S &s, const config &c, const std::string &k) { s.hot_percent = unsigned(c.i(k)); }),
+        int_field<S>("private_pages", 64, 1, 1 << 24, "shared-hot: private pages per warp.",
+                     [](S &s, const config &c, const std::string &k) { s.private_pages = uint64_t(c.i(k)); }),
+        enum_field<S>("hot_order", "random", {{"random", 0}, {"sequential", 1}},
+                      "shared-hot: pick hot pages at random, or walk them in order (every warp the same "
+                      "order: a shared stream each CU touches once).",
+                      [](S &s, const config &c, const std::string &k) {
+                          s.sequential = shared_hot_descriptor().enum_value("hot_order", c.s(k), k) == 1;
+                      }),
+    });
+    return d;
+}
+
+const bool keys_registered =
+    register_workload_spec(workload_spec_of("shared-hot", shared_hot_descriptor(), nullptr, nullptr));
 
 class shared_hot : public workload {
   public:
     shared_hot(const config &c, uint64_t seed)
-        : base(uint64_t(c.i("workload.base_va"))), hot(uint64_t(c.i("workload.hot_pages"))),
-          pct(unsigned(c.i("workload.hot_percent"))),
-          priv(uint64_t(c.i("workload.private_pages"))), acc(uint64_t(c.i("workload.accesses"))),
-          warps(unsigned(c.i("sm.warps"))), total(unsigned(c.i("sm.count")) * warps),
-          psz(uint64_t(c.i("page_size"))), sequential(c.s("workload.hot_order") == "sequential")
+        : shared_hot(workload_config_from(c), workload_spec_from(shared_hot_descriptor(), c),
+                     workload_machine_from(c), seed) {}
+    shared_hot(const workload_config &w, const shared_hot_config &h, const workload_machine &m, uint64_t seed)
+        : base(w.base_va), hot(h.hot_pages), pct(h.hot_percent), priv(h.private_pages), acc(w.accesses),
+          warps(m.warps), total(m.sms * warps), psz(m.page_size), sequential(h.sequential)
     {
         st.resize(total);
         for (unsigned k = 0; k < total; k++)

@@ -21,6 +21,7 @@
 #include <map>
 
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 
 namespace gmmu {
 
@@ -29,23 +30,65 @@ namespace {
 
 constexpr double tau_cycles = 0.1; // a rise smaller than this is not a rise
 
+// tlb-probe's spec: its own workload.* keys, and the rule that what the
+// chains map fits the driver (checked whenever a config is validated).
+struct tlb_probe_config {
+    uint64_t stride_min = 1024, stride_max = 256ull << 20, distance_max = 8ull << 30;
+    uint64_t elements_max = 8192;
+    unsigned sm = 0;
+};
+
+const descriptor<tlb_probe_config> &tlb_probe_descriptor()
+{
+    using T = tlb_probe_config;
+    static const descriptor<T> d({
+        int_field<T>("probe_stride_min", 1024, 8, 1ll << 40,
+                     "tlb-probe: smallest stride of the sweep, bytes (power of two).",
+                     [](T &t, const config &c, const std::string &k) { t.stride_min = uint64_t(c.i(k)); },
+                     "", true),
+        int_field<T>("probe_stride_max", 256ll << 20, 8, 1ll << 40,
+                     "tlb-probe: largest stride of the sweep, bytes (power of two).",
+                     [](T &t, const config &c, const std::string &k) { t.stride_max = uint64_t(c.i(k)); },
+                     "", true),
+        int_field<T>("probe_distance_max", 8ll << 30, 4096, 1ll << 45,
+                     "tlb-probe: largest distance (chain length x stride), bytes; the region mapped.",
+                     [](T &t, const config &c, const std::string &k) { t.distance_max = uint64_t(c.i(k)); }),
+        int_field<T>("probe_elements_max", 8192, 16, 1 << 24,
+                     "tlb-probe: longest chain (elements) of any measurement.",
+                     [](T &t, const config &c, const std::string &k) { t.elements_max = uint64_t(c.i(k)); }),
+        int_field<T>("probe_sm", 0, 0, 1023, "tlb-probe: SM whose warp 0 runs the chase.",
+                     [](T &t, const config &c, const std::string &k) { t.sm = unsigned(c.i(k)); }),
+    });
+    return d;
+}
+
+// tlb-probe maps workload.probe_distance_max bytes from workload.base_va.
+void tlb_probe_check(const config &c, const workload_config &w, const workload_machine &m)
+{
+    const uint64_t dmax = workload_spec_from(tlb_probe_descriptor(), c).distance_max;
+    if (dmax / m.page_size > workload_max_mapped_pages || w.base_va + dmax > (1ull << 47))
+        throw config_error("config key 'workload.probe_distance_max': tlb-probe maps " +
+                           std::to_string(dmax) + " bytes from workload.base_va, more than " +
+                           std::to_string(workload_max_mapped_pages) + " pages of page_size or past 2^47");
+}
+
 class tlb_probe : public workload {
   public:
     tlb_probe(const config &c, uint64_t)
-        : base(uint64_t(c.i("workload.base_va"))),
-          dmax(uint64_t(c.i("workload.probe_distance_max"))),
-          cap(uint64_t(c.i("workload.probe_elements_max"))),
-          probe_sm(unsigned(c.i("workload.probe_sm"))),
-          period(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
+        : tlb_probe(workload_config_from(c), workload_spec_from(tlb_probe_descriptor(), c),
+                    workload_machine_from(c)) {}
+    tlb_probe(const workload_config &w, const tlb_probe_config &t, const workload_machine &m)
+        : base(w.base_va), dmax(t.distance_max), cap(t.elements_max), probe_sm(t.sm),
+          period(1e6 / double(m.clock_mhz), sc_core::SC_PS)
     {
-        const uint64_t smin = uint64_t(c.i("workload.probe_stride_min"));
-        const uint64_t smax = uint64_t(c.i("workload.probe_stride_max"));
+        const uint64_t smin = t.stride_min;
+        const uint64_t smax = t.stride_max;
         if (smin > smax)
             throw config_error("config key 'workload.probe_stride_min': larger than "
                                "workload.probe_stride_max");
-        if (probe_sm >= unsigned(c.i("sm.count")))
+        if (probe_sm >= m.sms)
             throw config_error("config key 'workload.probe_sm': SM " + std::to_string(probe_sm) +
-                               " out of range 0.." + std::to_string(c.i("sm.count") - 1));
+                               " out of range 0.." + std::to_string(int64_t(m.sms) - 1));
         for (uint64_t s = smin; s <= smax; s *= 2)
             if (dmax / s >= 4)
                 strides.push_back(s);
@@ -259,17 +302,8 @@ class tlb_probe : public workload {
     std::string first_bad;
 };
 
-const bool keys_registered = register_config_keys({
-    key_int("workload.probe_stride_min", 1024, 8, 1ll << 40,
-            "tlb-probe: smallest stride of the sweep, bytes (power of two).", true),
-    key_int("workload.probe_stride_max", 256ll << 20, 8, 1ll << 40,
-            "tlb-probe: largest stride of the sweep, bytes (power of two).", true),
-    key_int("workload.probe_distance_max", 8ll << 30, 4096, 1ll << 45,
-            "tlb-probe: largest distance (chain length x stride), bytes; the region mapped."),
-    key_int("workload.probe_elements_max", 8192, 16, 1 << 24,
-            "tlb-probe: longest chain (elements) of any measurement."),
-    key_int("workload.probe_sm", 0, 0, 1023, "tlb-probe: SM whose warp 0 runs the chase."),
-});
+const bool keys_registered =
+    register_workload_spec(workload_spec_of("tlb-probe", tlb_probe_descriptor(), tlb_probe_check, nullptr));
 
 const bool registered = register_workload(
     "tlb-probe", [](const config &c, uint64_t seed) { return std::make_unique<tlb_probe>(c, seed); });

@@ -19,10 +19,31 @@
 #include <sstream>
 
 #include "gmmu/gpu/workload.h"
+#include "gmmu/gpu/workload_spec.h"
 #include "gmmu/sm_list.h"
 
 namespace gmmu {
 namespace {
+
+// tlb-share's spec: its own workload.* keys.
+struct tlb_share_config {
+    std::string levels, from, sms; // workload.share_levels, share_from, share_sms
+};
+
+const descriptor<tlb_share_config> &tlb_share_descriptor()
+{
+    using T = tlb_share_config;
+    static const descriptor<T> d({
+        string_field<T>("share_levels", "", "tlb-share: levels to test as ENTRIES:PAGE_BYTES,... (level 1 first).",
+                        [](T &t, const config &c, const std::string &k) { t.levels = c.s(k); }),
+        string_field<T>("share_from", "",
+                        "tlb-share: path of a tlb_probe.json whose levels to test (if share_levels is empty).",
+                        [](T &t, const config &c, const std::string &k) { t.from = c.s(k); }),
+        string_field<T>("share_sms", "", "tlb-share: SMs to pair, ids and ranges ('0-3,7'); empty = all.",
+                        [](T &t, const config &c, const std::string &k) { t.sms = c.s(k); }),
+    });
+    return d;
+}
 
 struct level_spec {
     uint64_t entries = 0, page_bytes = 0;
@@ -54,10 +75,10 @@ std::vector<unsigned> parse_sms(const std::string &spec, unsigned nsm)
     return out;
 }
 
-std::vector<level_spec> parse_levels(const config &c)
+std::vector<level_spec> parse_levels(const tlb_share_config &t, const workload_config &w, const workload_machine &m)
 {
     std::vector<level_spec> lv;
-    const std::string spec = c.s("workload.share_levels"), from = c.s("workload.share_from");
+    const std::string &spec = t.levels, &from = t.from;
     if (!spec.empty()) {
         std::stringstream ss(spec);
         std::string it;
@@ -72,7 +93,7 @@ std::vector<level_spec> parse_levels(const config &c)
             // The run maps 2 x ENTRIES x PAGE_BYTES from workload.base_va: it
             // must stay in the canonical user half and within 2^24 pages.
             uint64_t bytes = 0;
-            const uint64_t base = uint64_t(c.i("workload.base_va")), ps = uint64_t(c.i("page_size"));
+            const uint64_t base = w.base_va, ps = m.page_size;
             if (__builtin_mul_overflow(2 * l.entries, l.page_bytes, &bytes) || l.entries > (1ull << 62) ||
                 bytes > (1ull << 47) - base || bytes / ps > (1ull << 24))
                 throw config_error("config key 'workload.share_levels': '" + it + "' maps 2 x " +
@@ -102,9 +123,11 @@ std::vector<level_spec> parse_levels(const config &c)
 class tlb_share : public workload {
   public:
     tlb_share(const config &c, uint64_t)
-        : base(uint64_t(c.i("workload.base_va"))), levels(parse_levels(c)),
-          sms(parse_sms(c.s("workload.share_sms"), unsigned(c.i("sm.count")))),
-          period(1e6 / double(c.i("clock_mhz")), sc_core::SC_PS)
+        : tlb_share(workload_config_from(c), workload_spec_from(tlb_share_descriptor(), c),
+                    workload_machine_from(c)) {}
+    tlb_share(const workload_config &w, const tlb_share_config &t, const workload_machine &m)
+        : base(w.base_va), levels(parse_levels(t, w, m)), sms(parse_sms(t.sms, m.sms)),
+          period(1e6 / double(m.clock_mhz), sc_core::SC_PS)
     {
         for (auto &l : levels)
             region = std::max(region, 2 * l.entries * l.page_bytes);
@@ -263,14 +286,8 @@ class tlb_share : public workload {
     std::vector<std::vector<double>> control;             // [level][i]
 };
 
-const bool keys_registered = register_config_keys({
-    key_string("workload.share_levels", "", {},
-               "tlb-share: levels to test as ENTRIES:PAGE_BYTES,... (level 1 first)."),
-    key_string("workload.share_from", "", {},
-               "tlb-share: path of a tlb_probe.json whose levels to test (if share_levels is empty)."),
-    key_string("workload.share_sms", "", {},
-               "tlb-share: SMs to pair, ids and ranges ('0-3,7'); empty = all."),
-});
+const bool keys_registered =
+    register_workload_spec(workload_spec_of("tlb-share", tlb_share_descriptor(), nullptr, nullptr));
 
 const bool registered = register_workload(
     "tlb-share", [](const config &c, uint64_t seed) { return std::make_unique<tlb_share>(c, seed); });

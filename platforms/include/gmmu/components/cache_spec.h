@@ -108,6 +108,12 @@ inline std::vector<key_spec> cache_config_keys(const std::string &prefix)
     throw std::logic_error("cache_config_keys: no level " + prefix);
 }
 
+// Whether the level is built (its `enabled` key, read through this spec).
+inline bool cache_enabled(const config &c, const std::string &prefix)
+{
+    return cache_descriptor().flag(c, prefix, "enabled");
+}
+
 inline gmmu_cache_config cache_config_from(const config &c, const std::string &prefix, bool write_allocate)
 {
     gmmu_cache_config cc{};

@@ -132,6 +132,19 @@ class descriptor {
         throw config_error("config key '" + key + "': '" + text + "' is not one of " + allowed);
     }
 
+    // A boolean key of this component that no member holds (read by whoever
+    // builds it, as `enabled`: whether a level exists), for another spec's
+    // rule that depends on it: the key must be one of this spec's under
+    // `prefix` (a logic_error otherwise), so such a rule reads the owner's
+    // key through the owner's spec and cannot name a key that does not exist.
+    bool flag(const config &c, const std::string &prefix, const std::string &suffix) const
+    {
+        for (const field &f : fields_)
+            if (f.spec.key == suffix && has(f, prefix) && f.spec.type == key_type::boolean)
+                return c.b(full(prefix, suffix));
+        throw std::logic_error("descriptor: " + full(prefix, suffix) + " is not a boolean key of this spec");
+    }
+
     const std::vector<field> &fields() const { return fields_; }
 
     // A key's full name: prefix.suffix, or the suffix alone under the

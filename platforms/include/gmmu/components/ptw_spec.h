@@ -18,8 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/components/ptw.h"
+#include "gmmu/components/cache_spec.h"
 #include "gmmu/components/descriptor.h"
+#include "gmmu/components/ptw.h"
+#include "gmmu/components/tlb_config.h"
 
 namespace gmmu {
 
@@ -234,10 +236,12 @@ inline ptw_config ptw_config_from(const config &c)
     const std::filesystem::path f = p.params.mismatch_fst;
     if (f.empty() || f.filename().empty())
         throw config_error("config key 'rtl.mismatch_fst': expected a file name");
-    // Where the page-table reads go.
-    if (p.via == "l2_cache" && !c.b("l2_cache.enabled"))
+    // Where the page-table reads go: the caches' and TLBs' levels as their
+    // specs say (cache_spec.h, tlb_config.h).
+    if (p.via == "l2_cache" && !cache_enabled(c, "l2_cache"))
         throw config_error("config key 'ptw.via': l2_cache needs l2_cache.enabled=true");
-    if (p.via == "l1_cache" && (!c.b("l1_cache.enabled") || !p.per_tlb || c.b("l2_tlb.enabled")))
+    if (p.via == "l1_cache" &&
+        (!cache_enabled(c, "l1_cache") || !p.per_tlb || tlb_level_enabled(c, "l2_tlb")))
         throw config_error("config key 'ptw.via': l1_cache needs l1_cache.enabled=true and one "
                            "walker per L1 TLB (ptw.per_tlb=true, l2_tlb.enabled=false)");
     return p;

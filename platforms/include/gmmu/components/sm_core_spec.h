@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "gmmu/components/descriptor.h"
+#include "gmmu/components/sm_spec.h"
+#include "gmmu/components/tlb_config.h"
 
 extern "C" {
 #include "gmmu/sm_issue.h"
@@ -235,18 +237,20 @@ inline const descriptor<issue_sm_config> &sm_core_descriptor()
 inline std::vector<key_spec> sm_core_config_keys() { return sm_core_descriptor().keys("sm", {"", {}}); }
 
 // The issue SM's gmmu_sm_config: the tanasic17 SM, then the keys; the C
-// model's checkers' verdicts name the key that sets the field.
+// model's checkers' verdicts name the key that sets the field. What every
+// SM model shares (warps, issue width, overlap) comes from the SMs' parsed
+// spec (sm_spec.h), the L1 TLB's size from the TLB's (tlb_config.h).
 inline gmmu_sm_config sm_core_config_from(const config &c)
 {
-    using sm_core_spec_detail::u32;
     const auto &d = sm_core_descriptor();
     issue_sm_config s;
     gmmu_sm_config_tanasic17(&s.model);
     gmmu_ccws_config_default(&s.model.ccws, 1);
-    s.model.max_warps = u32(c, "sm.warps");
-    s.model.issue_width = u32(c, "sm.issue_width");
-    s.model.overlap_lines = c.b("sm.overlap_cache_access");
-    s.model.cpm.pages = u32(c, "l1_tlb.entries");
+    const sm_config sm = sm_config_from(c);
+    s.model.max_warps = sm.params.warps;
+    s.model.issue_width = sm.params.issue_width;
+    s.model.overlap_lines = sm.overlap_cache_access;
+    s.model.cpm.pages = tlb_params_from(c, "l1_tlb", 1).model.entries;
     d.apply(c, "sm", s);
     if (s.model.throttle == GMMU_THROTTLE_TCWS) {
         s.model.ccws.vta_entries = s.model.ccws.vta_ways = s.tcws_epw;

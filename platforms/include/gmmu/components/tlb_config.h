@@ -22,6 +22,9 @@ const descriptor<tlb_params> &tlb_descriptor();
 const std::vector<tlb_level> &tlb_levels();
 // Schema rows of every TLB level.
 std::vector<key_spec> tlb_config_keys();
+// Whether a TLB level is built: the L1 always, a lower level when its
+// `enabled` key (read through the TLB's spec) says so.
+bool tlb_level_enabled(const config &c, const std::string &prefix);
 // A TLB level's parameters from a validated config; errors of the C models'
 // checkers name the key that sets the field.
 tlb_params tlb_params_from(const config &c, const std::string &prefix, unsigned level);

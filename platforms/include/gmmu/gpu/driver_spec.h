@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "gmmu/components/smmu_spec.h"
 #include "gmmu/components/descriptor.h"
+#include "gmmu/components/sm_spec.h"
+#include "gmmu/components/smmu_spec.h"
 #include "gmmu/gpu/migrator.h"
+#include "gmmu/gpu/platform_spec.h"
 
 namespace gmmu {
 
@@ -72,12 +74,15 @@ inline driver_config driver_config_from(const config &c)
     driver_descriptor().apply(c, "", d);
     d.migration.smmu = smmu_params_from(c, "migrate.smmu"); // components/smmu_spec.h
     // More than one address space, or migration, needs translation and the
-    // simple SM (which replays an access to a page being migrated).
+    // simple SM (which replays an access to a page being migrated): the
+    // platform's and the SMs' parsed specs say whether they are there.
+    const bool bypass = platform_config_from(c).bypass;
+    const std::string sm_model = sm_config_from(c).model;
     for (const char *k : {"contexts", "migrate.interval_cycles"}) {
         const bool on = std::string(k) == "contexts" ? d.contexts > 1 : d.migrate;
-        if (on && c.b("mmu.bypass"))
+        if (on && bypass)
             throw config_error(std::string("config key '") + k + "': needs translation (mmu.bypass=false)");
-        if (on && c.s("sm.model") != "simple")
+        if (on && sm_model != "simple")
             throw config_error(std::string("config key '") + k + "': supported with sm.model=simple only");
     }
     return d;
