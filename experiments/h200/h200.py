@@ -197,7 +197,9 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-show = [s for s in (2 << 20, 16 << 20, 32 << 20, 1 << 30) if s in strides]
+# four strides that show the curves' steps, and every stride with a point
+# outside the spread (marked with a red x)
+show = sorted({s for s in (2 << 20, 16 << 20, 32 << 20, 1 << 30) if s in strides} | {m[0] for m in misses})
 fig, axes = plt.subplots(1, len(show), figsize=(4.2 * len(show), 3.6), sharey=True)
 for ax, s in zip(axes, show):
     for run, mk in zip(runs, ("o", "s")):
@@ -205,11 +207,16 @@ for ax, s in zip(axes, show):
         ax.plot([p[0] / GiB for p in pts], [p[1] for p in pts], mk, ms=3, label=f"measured {run}")
     sp = sim_curve.get(s, [])
     ax.step([d / GiB for d, _ in sp], [c for _, c in sp], where="post", label="h200 (simulated)")
+    out = [(m[0] * m[1], m[2]) for m in misses if m[0] == s]
+    if out:
+        ax.plot([d / GiB for d, _ in out], [c for _, c in out], "x", color="red", ms=7,
+                label="simulated, outside the spread")
     ax.set_xscale("log", base=2)
     ax.set_title(f"stride {s >> 20} MiB")
     ax.set_xlabel("distance (GiB)")
 axes[0].set_ylabel("cycles per access")
-axes[0].legend(fontsize=7)
+for ax in axes:
+    ax.legend(fontsize=6)
 fig.tight_layout()
 fig.savefig(os.path.join(out_dir, "h200_probe.png.tmp.png"), dpi=90)
 os.replace(os.path.join(out_dir, "h200_probe.png.tmp.png"), os.path.join(out_dir, "h200_probe.png"))
@@ -270,7 +277,7 @@ w("The cliff's mechanism: past the L2 TLB's reach a fraction 1 - reach/region of
   "moves; it sets the flat part only.\n")
 
 w("## (a) The tlb-probe beside the measured chase\n")
-w(f"![probe](h200_probe.png)\n")
+w("![probe](h200_probe.png)\n")
 w(f"{inside} of {compared} measured (stride, chain length) points ({100.0 * inside / compared:.1f}%) "
   f"have the simulated cycles per access inside the two runs' spread widened by {SPREAD_SLACK:.0f} cycles "
   f"on each side ({uncovered} points measured in one run only or outside the probe's range are not "
