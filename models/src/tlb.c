@@ -439,6 +439,43 @@ gmmu_status gmmu_tlb_lookup(gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_r
     return lookup_large(t, asid, vpn, r);
 }
 
+/* A hit that the model serves, taken in one step: the fingerprint filter
+ * finds the way, the permission check runs before anything changes, and only
+ * then are the lookup's effects applied, the same ones lookup_fast applies
+ * to a hit (access and hit counters, recency, LRU stamp, prefetch credit).
+ * Anything else (a miss, a hit the walker must decide, a large-page array,
+ * the general geometry) returns false with nothing changed, and the caller
+ * asks gmmu_tlb_answer_access, which then does the whole lookup once. */
+bool gmmu_tlb_serve_hit(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access, gmmu_tlb_answer *a)
+{
+    if (!t || !a || !t->fast)
+        return false;
+    const uint64_t tag = vpn >> t->cov_k;
+    const uint32_t set = (uint32_t)(tag & t->set_mask);
+    const int w = fast_find(t, set, fingerprint(t, tag, asid), asid, vpn);
+    if (w < 0)
+        return false;
+    const uint32_t base = set * t->cfg.ways;
+    gmmu_tlb_entry *e = &t->e[base + (uint32_t)w];
+    if (gmmu_tlb_needs_walk(e->perms, access))
+        return false;
+    uint8_t *rk = t->rank8 + base;
+    const uint32_t d = rk[w];
+    a->verdict = GMMU_TLB_SERVED;
+    a->ppn = e->ppn + (vpn - e->vpn);
+    a->perms = e->perms;
+    a->ready = e->ready;
+    a->span_shift = t->cov_k ? e->span_shift : 0;
+    a->page_shift = (uint8_t)t->cfg.page_shift;
+    a->leaf_shift = e->leaf_shift < a->page_shift ? a->page_shift : e->leaf_shift;
+    a->lru_depth = d;
+    t->st.accesses++;
+    group_rank_up(rk, d, t->chunks, t->tail_lanes);
+    rk[w] = 0;
+    hit_update(t, e, set, t->cfg.ways, (uint32_t)w, ++t->clock);
+    return true;
+}
+
 bool gmmu_tlb_probe_main(const gmmu_tlb *t, uint16_t asid, uint64_t vpn, gmmu_tlb_entry *out)
 {
     if (!t || !t->e)

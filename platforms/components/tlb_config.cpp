@@ -103,6 +103,15 @@ const descriptor<tlb_params> &tlb_descriptor()
                          p.mshr.max_outstanding = u32(c, k);
                      }, "max_outstanding"),
                  {"l1_tlb"}),
+        only_for(bool_field<tlb_params>("hit_fast_path", true,
+                                        "Serve a one-page warp access that hits the {L} TLB with one "
+                                        "model call (gmmu_tlb_serve_hit) instead of the request batch. "
+                                        "Results are identical either way (tested); false is for that "
+                                        "test and for profiling.",
+                                        [](tlb_params &p, const config &c, const std::string &k) {
+                                            p.hit_fast_path = c.b(k);
+                                        }),
+                 {"l1_tlb"}),
         only_for(bool_field<tlb_params>("hits_under_miss", true,
                                         "With {P}.mshrs: false makes the {L} TLB blocking.",
                                         [](tlb_params &p, const config &c, const std::string &k) {

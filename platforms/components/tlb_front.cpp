@@ -6,6 +6,7 @@
 //                 -> rewrite_lanes -> observe -> forward_warp | forward_plain
 //   debug_access: the same steps with translate_dbg and debug transport;
 //                 no state changes, no statistics, no time.
+#include "gmmu/components/timeline.h"
 #include "gmmu/components/tlb.h"
 
 #include <algorithm>
@@ -119,24 +120,28 @@ void tlb::rewrite_lanes(const page_set &s)
 {
     warp_ext *w = s.w;
     if (s.c.npages == 1) {
-        // One page: every lane gets the same frame (inactive lanes too; unused).
-        const uint64_t frame = page_reqs[0].pa & ~page_mask;
-#if defined(__SSE2__)
-        const __m128i f = _mm_set1_epi64x((long long)frame);
-        const __m128i m = _mm_set1_epi64x((long long)page_mask);
-        for (unsigned l = 0; l < warp_ext::lanes; l += 2) {
-            const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)&w->va[l]);
-            _mm_storeu_si128((__m128i *)(void *)&w->pa[l], _mm_or_si128(f, _mm_and_si128(va, m)));
-        }
-#else
-        for (unsigned l = 0; l < warp_ext::lanes; l++)
-            w->pa[l] = frame | (w->va[l] & page_mask);
-#endif
+        rewrite_one_frame(*w, page_reqs[0].pa & ~page_mask, page_mask);
         return;
     }
     for (unsigned l = 0; l < w->nlanes; l++)
         if (w->active & (1u << l))
             w->pa[l] = (page_reqs[s.c.lane_page[l]].pa & ~page_mask) | (w->va[l] & page_mask);
+}
+
+// One page: every lane gets the same frame (inactive lanes too; unused).
+void tlb::rewrite_one_frame(warp_ext &w, uint64_t frame, uint64_t page_mask)
+{
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi64x((long long)frame);
+    const __m128i m = _mm_set1_epi64x((long long)page_mask);
+    for (unsigned l = 0; l < warp_ext::lanes; l += 2) {
+        const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)&w.va[l]);
+        _mm_storeu_si128((__m128i *)(void *)&w.pa[l], _mm_or_si128(f, _mm_and_si128(va, m)));
+    }
+#else
+    for (unsigned l = 0; l < warp_ext::lanes; l++)
+        w.pa[l] = frame | (w.va[l] & page_mask);
+#endif
 }
 
 // The on_translate observer (checkers): every translated lane or byte address.
@@ -192,10 +197,51 @@ template <class Send> void tlb::for_each_piece(tlm::tlm_generic_payload &gp, Sen
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// The hit fast path: the steps of data_access for a one-page warp access
+// that the model serves (gmmu_tlb_serve_hit decides, and applies the
+// lookup's effects), without the request vector, the batch loops or the
+// outcome scan. Everything data_access would do for this access is done
+// here in the same order: the same time, counters, extension fields and
+// forward. Not taken with the MSHR model (its batch timing), PICLE peers
+// (every access reaches the LDT) or an active timeline (a span per batch).
+bool tlb::serve_one_page(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay)
+{
+    const bool priv = s.cx && s.cx->resolved && s.cx->privileged;
+    const unsigned access = (s.write ? GMMU_ACC_WRITE : 0u) | (priv ? 0u : GMMU_ACC_USER);
+    gmmu_tlb_answer a;
+    if (!gmmu_tlb_serve_hit(t, s.asid, s.c.vpn[0], access, &a))
+        return false;
+    const sc_core::sc_time t_lookup =
+        delay + lookup_time.get(p.clock, gmmu_tlb_port_cycles(p.model.lookup_cycles, 1, p.ports));
+    const sc_core::sc_time t_done = hit_ready(a.ready, t_lookup);
+    fast_served++;
+    warp_accesses++;
+    page_divergence_sum++;
+    warp_ext &w = *s.w;
+    w.page_divergence = 1;
+    w.translated = true;
+    if (sched_sideband_ext *sb = s.sb) {
+        sb->tlb_miss = sb->tlb_miss || p.level != 1;
+        if (p.level == 1 && a.lru_depth > sb->tlb_hit_depth)
+            sb->tlb_hit_depth = a.lru_depth;
+    }
+    w.fault_mask = 0;
+    w.fault = GMMU_FAULT_NONE;
+    w.fault_va = 0;
+    rewrite_one_frame(w, a.ppn << p.model.page_shift, page_mask);
+    observe(s);
+    lanes += (unsigned)__builtin_popcount(w.active);
+    forward_warp(gp, s, delay, t_done);
+    return true;
+}
+
 void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
 {
     page_set s;
     if (!gather_pages(gp, s))
+        return;
+    if (p.hit_fast_path && s.w && s.c.npages == 1 && !use_mshr && !peers.bound() && !active_timeline() &&
+        serve_one_page(gp, s, delay))
         return;
     make_requests(s);
     cur_warp = p.track_owners ? s.w : nullptr;

@@ -51,21 +51,25 @@ sc_core::sc_time tlb::look_up(std::vector<xlate_req> &reqs, const sc_core::sc_ti
         // A coverage entry of a shared level vouches for its whole block
         // to the level above.
         r.contig_log2 = p.level >= 2 ? a.span_shift : 0;
-        r.ready = t_lookup;
-        if (a.ready) { // never set by a debug lookup
-            // The model was filled at call time; the translation arrives
-            // at the entry's ready time (absolute, time-resolution units).
-            const sc_core::sc_time now = sc_core::sc_time_stamp();
-            const sc_core::sc_time arrives = sc_core::sc_time::from_value(a.ready);
-            if (arrives > now + t_lookup) {
-                r.ready = arrives - now; // the entry's translation is still on its way
-                hits_under_fill++;
-                if (r.ready > done)
-                    done = r.ready;
-            }
-        }
+        r.ready = hit_ready(a.ready, t_lookup); // a.ready is never set by a debug lookup
+        if (r.ready > done)
+            done = r.ready;
     }
     return done;
+}
+
+sc_core::sc_time tlb::hit_ready(uint64_t ready, const sc_core::sc_time &t_lookup)
+{
+    if (!ready)
+        return t_lookup;
+    // The model was filled at call time; the translation arrives at the
+    // entry's ready time (absolute, time-resolution units).
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time arrives = sc_core::sc_time::from_value(ready);
+    if (arrives <= now + t_lookup)
+        return t_lookup;
+    hits_under_fill++;
+    return arrives - now; // the entry's translation is still on its way
 }
 
 sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay)

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 
 #include "gmmu/components/extensions.h"
 #include "gmmu/components/memory.h"
@@ -12,6 +13,9 @@
 using namespace sc_core;
 
 namespace {
+
+// Active lanes of access i: all of them mostly, else a varied mask.
+uint64_t rng_lanes(int i) { return i % 5 ? 0xFFFFFFFFu : (0x9E3779B9u * unsigned(i + 1)) | 1u; }
 
 gmmu::tlb_params params(unsigned entries, unsigned ways, unsigned lookup, unsigned level)
 {
@@ -238,6 +242,119 @@ TEST(TlbSidebandTest, OnlyAnL1WithSchedSidebandFillsTheAttachedSideband)
     ASSERT_EQ(read(ini_off), tlm::TLM_OK_RESPONSE);
     EXPECT_FALSE(sb.tlb_miss); // a miss in the other L1, but it was not asked to report
     EXPECT_EQ(gmmu_tlb_stats_of(off.model())->misses, 1u);
+}
+
+// The hit fast path (tlb_params::hit_fast_path) serves one-page warp hits
+// with one model call; a twin with it off takes the request batch. The same
+// traffic through both must give the same lanes, extension fields, delays,
+// sideband and statistics, and only the twin with it on (and no MSHR model)
+// may take it.
+TEST(TlbFastPathComponentTest, OnePageHitsTakeItAndEveryResultMatchesTheBatchPath)
+{
+    const uint64_t base = 0x7f0000000000ull;
+    struct stack {
+        TestInitiator ini;
+        gmmu::memory mem;
+        gmmu::driver drv;
+        gmmu::tlb l1;
+        gmmu::ptw walker;
+        stack(const std::string &n, bool fast, unsigned mshrs)
+            : ini((n + "_ini").c_str()), mem((n + "_mem").c_str(), 10, sc_time(1, SC_NS)),
+              drv((n + "_drv").c_str(), mem), l1((n + "_l1").c_str(), p(fast, mshrs)),
+              walker((n + "_ptw").c_str(), gmmu::ptw_params{})
+        {
+            ini.isock.bind(l1.tsock);
+            l1.isock.bind(mem.tsock);
+            l1.miss_isock.bind(walker.tsock);
+            walker.pt_isock.bind(mem.tsock);
+            walker.set_root(0, drv.root());
+        }
+        static gmmu::tlb_params p(bool fast, unsigned mshrs)
+        {
+            gmmu::tlb_params q = params(16, 16, 1, 1);
+            q.hit_fast_path = fast;
+            q.sched_sideband = true;
+            q.mshr.mshrs = mshrs;
+            q.mshr.ports = 4;
+            q.mshr.hits_under_miss = true;
+            return q;
+        }
+    };
+    stack on("fp_on", true, 0), off("fp_off", false, 0), mshr("fp_mshr", true, 4);
+    for (stack *st : {&on, &off, &mshr}) {
+        st->drv.map(base, 64 * 4096, 12);
+        st->drv.map(base + (1ull << 30), 4096, 12, GMMU_MAP_U); // read-only page
+    }
+    sc_start(SC_ZERO_TIME);
+    struct out {
+        gmmu::warp_ext w;
+        gmmu::sched_sideband_ext sb;
+        sc_time d;
+        tlm::tlm_response_status rs = tlm::TLM_INCOMPLETE_RESPONSE;
+    };
+    out oa, ob, om;
+    std::mt19937_64 rng(46);
+    for (int i = 0; i < 3000; i++) {
+        // One page (mostly), sometimes the read-only page or two pages; a
+        // write now and then; sometimes at the same time as the last access.
+        const unsigned kind = unsigned(rng() % 16);
+        const uint64_t page = kind == 0 ? base + (1ull << 30) : base + (rng() % 24) * 4096;
+        const bool two = kind == 1;
+        const bool write = rng() % 4 == 0;
+        const sc_time start = sc_time(double(i / (rng() % 3 == 0 ? 1 : 2) * 50), SC_NS);
+        // Each stack's payload extensions live on, as an SM's do: whatever
+        // an access leaves in them, the next one must overwrite.
+        auto run = [&](stack &st, out &o) {
+            o.w.active = uint32_t(rng_lanes(i));
+            for (unsigned l = 0; l < 32; l++) {
+                o.w.va[l] = (two && l >= 16 ? page + 4096 : page) + 8 * l;
+                o.w.data[l] = 1000u * unsigned(i) + l;
+            }
+            o.sb.clear();
+            tlm::tlm_generic_payload gp;
+            gp.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+            gp.set_address(o.w.va[0]);
+            gp.set_data_ptr(nullptr);
+            gp.set_data_length(0);
+            gp.set_extension(&o.w);
+            gp.set_extension(&o.sb);
+            gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+            o.d = start;
+            st.ini.isock->b_transport(gp, o.d);
+            gp.clear_extension(&o.w);
+            gp.clear_extension(&o.sb);
+            o.rs = gp.get_response_status();
+        };
+        run(on, oa);
+        run(off, ob);
+        run(mshr, om);
+        const out &a = oa, &b = ob;
+        ASSERT_EQ(a.rs, b.rs) << i;
+        ASSERT_EQ(a.d, b.d) << i;
+        ASSERT_EQ(a.w.xlate_time, b.w.xlate_time) << i;
+        ASSERT_EQ(a.w.page_divergence, b.w.page_divergence) << i;
+        ASSERT_EQ(a.w.translated, b.w.translated) << i;
+        ASSERT_EQ(a.w.fault, b.w.fault) << i;
+        ASSERT_EQ(a.w.fault_mask, b.w.fault_mask) << i;
+        ASSERT_EQ(a.w.fault_va, b.w.fault_va) << i;
+        ASSERT_EQ(a.sb.tlb_miss, b.sb.tlb_miss) << i;
+        ASSERT_EQ(a.sb.tlb_hit_depth, b.sb.tlb_hit_depth) << i;
+        for (unsigned l = 0; l < 32; l++) {
+            if (a.w.active & (1u << l)) {
+                ASSERT_EQ(a.w.pa[l], b.w.pa[l]) << i << " lane " << l;
+            }
+        }
+    }
+    nlohmann::json ja, jb;
+    on.l1.dump_stats(ja);
+    off.l1.dump_stats(jb);
+    EXPECT_EQ(ja.dump(), jb.dump());
+    EXPECT_EQ(std::memcmp(gmmu_tlb_stats_of(on.l1.model()), gmmu_tlb_stats_of(off.l1.model()),
+                          sizeof(gmmu_tlb_stats)), 0);
+    EXPECT_GT(ja["hits_under_fill"].get<uint64_t>(), 0u) << "the traffic must reach fills in flight";
+    EXPECT_GT(on.l1.fast_path_served(), 1000u);
+    EXPECT_EQ(off.l1.fast_path_served(), 0u);
+    EXPECT_EQ(mshr.l1.fast_path_served(), 0u) << "the MSHR model times every access itself";
 }
 
 TEST_F(TlbComponentTest, DebugTransportTranslatesWithoutChangingState)

@@ -23,7 +23,16 @@ if(TARGET gmmu-sim AND Python3_Interpreter_FOUND)
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/golden/golden.py check ${_name}
               --bin $<TARGET_FILE:gmmu-sim> --work ${CMAKE_BINARY_DIR}/golden)
     set_tests_properties(golden.${_name} PROPERTIES LABELS "${_lab}" TIMEOUT 300)
+    if(_lab STREQUAL "golden")
+      list(APPEND _golden_plain ${_name})
+    endif()
   endforeach()
+  # The L1 TLB's hit fast path is a speed-up only: every plain run must give
+  # the same stats with it off (docs/performance.md, "The L1 hit fast path").
+  add_test(NAME golden.hit_fast_path_off
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/golden/golden.py check ${_golden_plain}
+            --set l1_tlb.hit_fast_path=false --bin $<TARGET_FILE:gmmu-sim> --work ${CMAKE_BINARY_DIR}/golden)
+  set_tests_properties(golden.hit_fast_path_off PROPERTIES LABELS "golden" TIMEOUT 600)
 endif()
 
 # Every named config (platforms/configs/*.json) loads and runs briefly.

@@ -2,6 +2,8 @@
 """Golden-stats regression for gmmu-sim.
 
   golden.py check NAME --bin GMMU_SIM --work DIR   run NAME, compare with stats/NAME.json
+  golden.py check NAME ... --set KEY=VALUE         the same with KEY=VALUE added: for keys that
+                                                   must not change a result (l1_tlb.hit_fast_path)
   golden.py update [NAME...] --bin GMMU_SIM --work DIR   rewrite stats/NAME.json (all if none)
   golden.py list [--labels L]                      names in runs.tsv
   golden.py named CONFIG --bin GMMU_SIM --work DIR  run a named config briefly (exit 0 required)
@@ -56,10 +58,11 @@ def flatten(j, prefix=""):
         yield prefix, j
 
 
-def run_one(name, spec, binary, work):
-    out = os.path.join(work, name)
+def run_one(name, spec, binary, work, sets=()):
+    out = os.path.join(work, name + "".join("+" + kv.replace("=", "-") for kv in sets))
     os.makedirs(out, exist_ok=True)
-    cmd = [binary] + shlex.split(spec["args"]) + ["--quiet", "--out", out]
+    extra = [a for kv in sets for a in ("--set", kv)]
+    cmd = [binary] + shlex.split(spec["args"]) + extra + ["--quiet", "--out", out]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         sys.exit(f"golden {name}: gmmu-sim exited {p.returncode}: {' '.join(cmd)}\n{p.stdout[-2000:]}")
@@ -103,7 +106,14 @@ def main(argv):
     ap.add_argument("--bin")
     ap.add_argument("--work", default=None)
     ap.add_argument("--labels", default=None)
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="check: add this setting to every run (a key that must not change results)")
     a = ap.parse_args(argv)
+    if a.sets and a.cmd != "check":
+        sys.exit("golden: --set is only for check (golden files come from the runs as listed)")
+    for kv in a.sets:
+        if "=" not in kv or kv.startswith("="):
+            sys.exit(f"golden: --set {kv}: expected KEY=VALUE")
     table = runs()
     if a.cmd == "list":
         for n, s in table.items():
@@ -121,7 +131,7 @@ def main(argv):
             sys.exit(f"golden: unknown run '{n}' (runs.tsv)")
     bad = 0
     for n in names:
-        got = run_one(n, table[n], a.bin, work)
+        got = run_one(n, table[n], a.bin, work, a.sets)
         path = os.path.join(HERE, "stats", n + ".json")
         if a.cmd == "update":
             tmp = path + ".tmp"
@@ -137,7 +147,7 @@ def main(argv):
         with open(path, encoding="utf-8") as f:
             want = json.load(f)
         if canonical(got) == canonical(want):
-            print(f"golden {n}: identical")
+            print(f"golden {n}: identical" + "".join(f" with {kv}" for kv in a.sets))
             continue
         bad += 1
         fw, fg = dict(flatten(want)), dict(flatten(got))

@@ -885,6 +885,93 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
     }
 }
 
+TEST(TlbFastPathTest, ServeHitDoesWhatAnswerAccessDoesOrNothing)
+{
+    // Two twins: `fast` asks gmmu_tlb_serve_hit first and gmmu_tlb_answer_access
+    // only when it declines; `plain` always asks gmmu_tlb_answer_access. Every
+    // answer, counter, victim (the replacement state's verdict) and LRU depth
+    // must agree; serve_hit must serve every main-array hit whose access the
+    // entry allows, and decline misses, walker decisions and large-page hits
+    // without changing anything (the counters would differ).
+    struct geo {
+        uint32_t entries, ways, cov;
+        gmmu_tlb_repl repl;
+        bool large;
+    };
+    for (geo g : {geo{32, 32, 0, GMMU_TLB_REPL_LRU, false}, geo{512, 16, 0, GMMU_TLB_REPL_LRU, true},
+                  geo{64, 4, 0, GMMU_TLB_REPL_PLRU, false}, geo{256, 8, 16, GMMU_TLB_REPL_LRU, false},
+                  geo{128, 64, 0, GMMU_TLB_REPL_FIFO, true}, geo{96, 32, 0, GMMU_TLB_REPL_LRU, false}}) {
+        gmmu_tlb_config c = cfg(g.entries, g.ways, g.repl);
+        c.coverage_shift = g.cov;
+        if (g.large)
+            c.large[0] = {21, 8, 8};
+        Tlb fast(c), plain(c);
+        std::mt19937_64 rng(g.entries * 7 + g.ways);
+        uint64_t served = 0, declined_hits = 0;
+        for (int i = 0; i < 60000; i++) {
+            const uint16_t asid = uint16_t(rng() % 2);
+            const uint64_t vpn = 0x40000 + rng() % (g.entries * 2);
+            const unsigned op = unsigned(rng() % 10);
+            if (op < 6) {
+                const unsigned access = unsigned(rng() % 4); // write and user bits
+                gmmu_tlb_answer a{}, b{};
+                gmmu_tlb_verdict va;
+                const gmmu_tlb_stats before = fast.st();
+                if (gmmu_tlb_serve_hit(fast.t, asid, vpn, access, &a)) {
+                    va = a.verdict;
+                    served++;
+                } else {
+                    ASSERT_EQ(std::memcmp(&before, &fast.st(), sizeof before), 0) << "declined, yet changed: op " << i;
+                    va = gmmu_tlb_answer_access(fast.t, asid, vpn, access, false, &a);
+                    declined_hits += va == GMMU_TLB_SERVED;
+                }
+                const gmmu_tlb_verdict vb = gmmu_tlb_answer_access(plain.t, asid, vpn, access, false, &b);
+                ASSERT_EQ(va, vb) << "op " << i;
+                ASSERT_EQ(a.ppn, b.ppn) << "op " << i;
+                ASSERT_EQ(a.perms, b.perms) << "op " << i;
+                ASSERT_EQ(a.ready, b.ready) << "op " << i;
+                ASSERT_EQ(a.span_shift, b.span_shift) << "op " << i;
+                ASSERT_EQ(a.page_shift, b.page_shift) << "op " << i;
+                ASSERT_EQ(a.leaf_shift, b.leaf_shift) << "op " << i;
+                ASSERT_EQ(a.lru_depth, b.lru_depth) << "op " << i;
+            } else if (op < 9) {
+                uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
+                flags |= rng() % 5 == 0 ? GMMU_TLB_FILL_PREFETCH : 0u;
+                uint64_t fv = vpn;
+                if (g.large && rng() % 4 == 0) {
+                    flags |= GMMU_TLB_FILL_LARGE(0);
+                    fv = (0x40000 + (rng() % 8) * 512) | (vpn & 511);
+                }
+                const uint64_t perms = (rng() % 2 ? GMMU_PTE_W : 0) | (rng() % 3 ? GMMU_PTE_U : 0);
+                const uint64_t ppn = (fv ^ 0x5000) + 4096 * asid;
+                gmmu_tlb_fill_out a{}, b{};
+                ASSERT_EQ(gmmu_tlb_fill_ex(fast.t, asid, fv, ppn, perms, flags, 0, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_fill_ex(plain.t, asid, fv, ppn, perms, flags, 0, &b), GMMU_OK);
+                ASSERT_EQ(a.nvictims, b.nvictims) << "op " << i;
+                for (uint32_t v = 0; v < a.nvictims; v++)
+                    ASSERT_EQ(a.victims[v].vpn, b.victims[v].vpn) << "op " << i;
+                if (rng() % 4 == 0) { // a fill still on its way
+                    const uint64_t ready = 1000 + uint64_t(i);
+                    ASSERT_EQ(gmmu_tlb_set_ready(fast.t, asid, fv, ready), gmmu_tlb_set_ready(plain.t, asid, fv, ready));
+                }
+            } else {
+                gmmu_tlb_invalidate_page(fast.t, asid, vpn);
+                gmmu_tlb_invalidate_page(plain.t, asid, vpn);
+            }
+        }
+        EXPECT_EQ(std::memcmp(&fast.st(), &plain.st(), sizeof(gmmu_tlb_stats)), 0) << "every counter";
+        const bool takes = gmmu_tlb_fast_path(fast.t);
+        if (takes) {
+            EXPECT_GT(served, 5000u) << g.entries << "x" << g.ways;
+            if (!g.large) {
+                EXPECT_EQ(declined_hits, 0u) << "a served main-array hit was declined";
+            }
+        } else {
+            EXPECT_EQ(served, 0u) << "the general geometry never takes it";
+        }
+    }
+}
+
 // ---- large-page arrays ---------------------------------------------------------
 
 namespace {

@@ -293,6 +293,14 @@ typedef struct gmmu_tlb_answer {
 gmmu_tlb_verdict gmmu_tlb_answer_access(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access,
                                         bool debug, gmmu_tlb_answer *a);
 
+/* The hit fast path: when gmmu_tlb_answer_access(t, asid, vpn, access, false,
+ * a) would return GMMU_TLB_SERVED from the main array, do exactly what it
+ * does (replacement state, counters, *a) and return true; otherwise change
+ * nothing and return false (the caller then calls gmmu_tlb_answer_access).
+ * Only the fingerprint geometry takes it (gmmu_tlb_fast_path); large-page
+ * hits, misses and hits the walker must decide always return false. */
+bool gmmu_tlb_serve_hit(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned access, gmmu_tlb_answer *a);
+
 /* How to install a next level's translation of a page of 2^page_shift bytes
  * whose leaf PTE says the aligned block of 2^contig_log2 such pages holding
  * it maps contiguously. False: this TLB cannot cache it (the page is smaller

@@ -69,6 +69,11 @@ struct tlb_params {
     // fill the access's sched_sideband_ext. Off: the payload is never asked
     // for one, which saves a call into the SystemC library per warp access.
     bool sched_sideband = false;
+    // L1 data path: a one-page warp access that hits is served by one model
+    // call (gmmu_tlb_serve_hit) when nothing else watches the access (no
+    // MSHR model, no PICLE peers, no timeline). Off: the request batch for
+    // every access. Results are identical either way.
+    bool hit_fast_path = true;
     // Access-time model of model.lookup_cycles (gmmu_tlb_access_cycles),
     // applied by tlb_params_from; kept for the record.
     unsigned latency_model = 0, latency_step_cycles = 1, base_lookup_cycles = 1;
@@ -102,6 +107,10 @@ class tlb : public sc_core::sc_module, public stats_provider {
     std::function<void(uint16_t asid, uint64_t va, uint64_t pa, bool write)> on_translate;
 
     const gmmu_tlb *model() const { return t; }
+    // One-page warp accesses served by the hit fast path (hit_fast_path):
+    // a diagnostic, not a statistic, since the statistics must come out the
+    // same with the fast path on and off.
+    uint64_t fast_path_served() const { return fast_served; }
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<tlb> &stats_table();
@@ -135,6 +144,9 @@ class tlb : public sc_core::sc_module, public stats_provider {
     // into miss_ext.reqs / miss_idx), send the misses down, take the answers.
     sc_core::sc_time look_up(std::vector<xlate_req> &reqs, const sc_core::sc_time &t_lookup,
                              bool debug);
+    // When a hit's translation is usable: t_lookup, or later when its entry's
+    // fill (ready, absolute time-resolution units) is still on its way.
+    sc_core::sc_time hit_ready(uint64_t ready, const sc_core::sc_time &t_lookup);
     sc_core::sc_time take_answers(std::vector<xlate_req> &reqs, uint64_t gen,
                                   const sc_core::sc_time &t_lookup, sc_core::sc_time done);
     void fill_answer(const xlate_req &r, const xlate_req &m, uint64_t gen,
@@ -191,6 +203,11 @@ class tlb : public sc_core::sc_module, public stats_provider {
     void make_requests(const page_set &s);
     const xlate_req *report_outcome(page_set &s);
     void rewrite_lanes(const page_set &s);
+    static void rewrite_one_frame(warp_ext &w, uint64_t frame, uint64_t page_mask);
+    // The hit fast path (tlb_params::hit_fast_path): a one-page warp access
+    // the model serves with gmmu_tlb_serve_hit. False: nothing changed, take
+    // the request batch.
+    bool serve_one_page(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay);
     void observe(const page_set &s);
     void forward_warp(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay,
                       const sc_core::sc_time &t_done);
@@ -224,6 +241,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     uint64_t warp_accesses = 0, lanes = 0, page_divergence_sum = 0, faults = 0,
              uncacheable = 0, batches_down = 0, dmi_grants = 0, dmi_invalidations = 0,
              perm_upgrades = 0, hits_under_fill = 0, overlapped_warps = 0;
+    uint64_t fast_served = 0;
 };
 
 } // namespace gmmu
