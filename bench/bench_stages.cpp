@@ -3,7 +3,8 @@
 // in one page and for one whose lanes fall in 32 pages (issue 46 item 1).
 //
 //   coalesce      gmmu_coalesce of the warp's 32 lane VAs
-//   L1 lookup     gmmu_tlb_answer_access for each of its pages (all hit)
+//   L1 lookup     gmmu_tlb_answer_access for each of its pages (all hit),
+//                 and gmmu_tlb_serve_hit (the hit fast path's model call)
 //   TLM hop       the same payload through b_transport to a target that only
 //                 answers OK (what forwarding the warp costs without a TLB)
 //   component     initiator -> gmmu::tlb (L1) -> that target, every page a
@@ -14,7 +15,9 @@
 // and the component again with each added feature on its own: MSHRs (4, a
 // blocking TLB), contexts (a resolved ctx_ext on every payload, as behind
 // gmmu::smmu), the CCWS/TCWS side band (track_owners, sched_sideband) and large-page ways
-// (a 2 MiB array beside the 4 KiB one). Each figure is the best of --reps
+// (a 2 MiB array beside the 4 KiB one), and the component with its hit fast
+// path off (hit_fast_path=false: every access through the request batch;
+// the fast path serves only one-page hits). Each figure is the best of --reps
 // repetitions (5) of 200,000 accesses. Writes --out FILE (JSON) if given.
 //   gmmu-bench-stages [--out FILE] [--reps 1..50]
 #include <algorithm>
@@ -95,8 +98,9 @@ gmmu::tlb_params l1_params()
     return p;
 }
 
-enum feature { base, mshrs, contexts, ccws, large_ways, n_features };
-const char *feature_name[] = {"base", "mshrs", "contexts", "ccws_sideband", "large_page_ways"};
+enum feature { base, mshrs, contexts, ccws, large_ways, batch_path, n_features };
+const char *feature_name[] = {"base", "mshrs", "contexts", "ccws_sideband", "large_page_ways",
+                              "hit_fast_path_off"};
 
 // One platform per feature (SystemC modules cannot be destroyed mid-run, so
 // all are built at once): initiator -> L1 -> sink; L1 misses -> L2 -> walker
@@ -121,6 +125,8 @@ struct rig {
         }
         if (f == large_ways)
             p.model.large[0] = {21, 16, 16};
+        if (f == batch_path)
+            p.hit_fast_path = false; // every access through the request batch
         return p;
     }
     static gmmu::tlb_params l2_params()
@@ -217,6 +223,30 @@ double coalesce_ns(unsigned pages)
     return ns;
 }
 
+// The L1 lookup as the hit fast path makes it: gmmu_tlb_serve_hit.
+double serve_ns(unsigned pages)
+{
+    gmmu_tlb_config c = l1_params().model;
+    gmmu_tlb *t = nullptr;
+    if (gmmu_tlb_create(&c, &t, nullptr) != GMMU_OK)
+        std::exit(1);
+    for (unsigned p = 0; p < 32; p++)
+        gmmu_tlb_fill_ex(t, 0, (kBase >> 12) + p, 0x1000 + p, GMMU_PTE_W | GMMU_PTE_U, 0, 0, nullptr);
+    uint64_t sink_v = 0;
+    const double ns = best_ns([&] {
+        for (unsigned i = 0; i < kAccesses; i++)
+            for (unsigned p = 0; p < pages; p++) {
+                gmmu_tlb_answer a;
+                if (!gmmu_tlb_serve_hit(t, 0, (kBase >> 12) + p, 0, &a))
+                    std::exit(1);
+                sink_v += a.ppn;
+            }
+    });
+    __asm__ volatile("" : : "r"(sink_v));
+    gmmu_tlb_destroy(t);
+    return ns;
+}
+
 double lookup_ns(unsigned pages, bool large)
 {
     gmmu_tlb_config c = l1_params().model;
@@ -279,13 +309,14 @@ int sc_main(int argc, char **argv)
         const std::string k = pages == 1 ? "one_page" : "divergent_32_pages";
         // The lookups with and without large-page ways in turn, as the features below.
         const double co = coalesce_ns(pages);
-        double lk = 1e30, lk_large = 1e30;
+        double lk = 1e30, lk_large = 1e30, lk_serve = 1e30;
         {
             const int reps = g_reps;
             g_reps = 1;
             for (int r = 0; r < reps; r++) {
                 lk = std::min(lk, lookup_ns(pages, false));
                 lk_large = std::min(lk_large, lookup_ns(pages, true));
+                lk_serve = std::min(lk_serve, serve_ns(pages));
             }
             g_reps = reps;
         }
@@ -314,6 +345,7 @@ int sc_main(int argc, char **argv)
         j[k] = {{"coalesce_ns", co},
                 {"l1_lookup_ns", lk},
                 {"l1_lookup_large_page_ways_ns", lk_large},
+                {"l1_serve_hit_ns", lk_serve},
                 {"tlm_hop_ns", hop},
                 {"component_ns", comp[base]},
                 {"rest_ns", comp[base] - co - lk - hop}};
@@ -326,6 +358,7 @@ int sc_main(int argc, char **argv)
     };
     row("coalesce", "coalesce_ns");
     row("L1 lookup (each page)", "l1_lookup_ns");
+    row("  the same by gmmu_tlb_serve_hit", "l1_serve_hit_ns");
     row("TLM hop (b_transport to a sink)", "tlm_hop_ns");
     row("L1 TLB component, all of it", "component_ns");
     row("  rest: lane rewrite, bookkeeping, stats", "rest_ns");
