@@ -459,8 +459,6 @@ bool gmmu_tlb_serve_hit(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned acces
     gmmu_tlb_entry *e = &t->e[base + (uint32_t)w];
     if (gmmu_tlb_needs_walk(e->perms, access))
         return false;
-    uint8_t *rk = t->rank8 + base;
-    const uint32_t d = rk[w];
     a->verdict = GMMU_TLB_SERVED;
     a->ppn = e->ppn + (vpn - e->vpn);
     a->perms = e->perms;
@@ -468,11 +466,8 @@ bool gmmu_tlb_serve_hit(gmmu_tlb *t, uint16_t asid, uint64_t vpn, unsigned acces
     a->span_shift = t->cov_k ? e->span_shift : 0;
     a->page_shift = (uint8_t)t->cfg.page_shift;
     a->leaf_shift = e->leaf_shift < a->page_shift ? a->page_shift : e->leaf_shift;
-    a->lru_depth = d;
     t->st.accesses++;
-    group_rank_up(rk, d, t->chunks, t->tail_lanes);
-    rk[w] = 0;
-    hit_update(t, e, set, t->cfg.ways, (uint32_t)w, ++t->clock);
+    a->lru_depth = fast_hit(t, set, (uint32_t)w);
     return true;
 }
 

@@ -168,6 +168,25 @@ static inline void fast_install(gmmu_tlb *t, uint32_t base, uint32_t set, uint32
     t->vmask[set] |= 1ull << slot;
 }
 
+/* The effects of a hit on way w of `set` (not its counting as an access):
+ * the way goes to the top of the recency stack, its entry is stamped and
+ * counted. Returns its LRU depth before the hit. Shared by lookup_fast and
+ * gmmu_tlb_serve_hit, so the two cannot drift apart. */
+static inline uint32_t fast_hit(gmmu_tlb *t, uint32_t set, uint32_t w)
+{
+    const uint32_t base = set * t->cfg.ways;
+    uint8_t *rk = t->rank8 + base;
+    const uint32_t d = rk[w];
+    switch (t->chunks) { /* constant group counts unrolled: <= 16 and 32 ways are the usual TLBs */
+    case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;
+    case 2: group_rank_up(rk, d, 2, t->tail_lanes); break;
+    default: group_rank_up(rk, d, t->chunks, t->tail_lanes); break;
+    }
+    rk[w] = 0;
+    hit_update(t, &t->e[base + w], set, t->cfg.ways, w, ++t->clock);
+    return d;
+}
+
 /* Hot path, for the usual geometry (uniform power-of-two set count, <= 64
  * ways, byte ranks). The filter compares the set's 8-bit fingerprints 16 at
  * a time (one SSE2 compare and movemask per group) into a bit mask of
@@ -196,21 +215,12 @@ static inline gmmu_status lookup_fast(gmmu_tlb *t, uint16_t asid, uint64_t vpn,
         gmmu_tlb_entry *e = &t->e[base + w];
         if (!entry_maps(e, asid, vpn))
             continue;
-        uint8_t *rk = t->rank8 + base;
-        const uint32_t d = rk[w];
         r->hit = true;
         r->ppn = e->ppn + (vpn - e->vpn);
         r->perms = e->perms;
         r->ready = e->ready;
         r->leaf_shift = e->leaf_shift;
-        r->lru_depth = d;
-        switch (t->chunks) {
-        case 1: group_rank_up(rk, d, 1, t->tail_lanes); break;
-        case 2: group_rank_up(rk, d, 2, t->tail_lanes); break;
-        default: group_rank_up(rk, d, t->chunks, t->tail_lanes); break;
-        }
-        rk[w] = 0;
-        hit_update(t, e, set, t->cfg.ways, w, ++t->clock);
+        r->lru_depth = fast_hit(t, set, w);
         return GMMU_OK;
     }
     t->clock++;
