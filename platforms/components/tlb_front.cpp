@@ -96,11 +96,8 @@ const xlate_req *tlb::report_outcome(page_set &s)
         w->page_divergence = s.c.npages;
         w->translated = true;
         if (sched_sideband_ext *sb = s.sb)
-            for (unsigned i = 0; i < s.c.npages; i++) {
-                sb->tlb_miss = sb->tlb_miss || page_reqs[i].level_hit != 1;
-                if (page_reqs[i].level_hit == 1 && page_reqs[i].hit_depth > sb->tlb_hit_depth)
-                    sb->tlb_hit_depth = page_reqs[i].hit_depth;
-            }
+            for (unsigned i = 0; i < s.c.npages; i++)
+                note_sideband(*sb, page_reqs[i].level_hit == 1, page_reqs[i].hit_depth);
         w->fault_mask = fault_lanes;
         w->fault = first_fault ? first_fault->fault : GMMU_FAULT_NONE;
         w->fault_va = first_fault ? first_fault->va : 0;
@@ -113,6 +110,16 @@ const xlate_req *tlb::report_outcome(page_set &s)
             s.cx->fault_va = std::max(s.va, first_fault->va); // the first faulting byte
     }
     return first_fault;
+}
+
+// A page's TLB outcome, for the SM's warp scheduler (sched_sideband_ext):
+// the access missed if any page was not answered by the L1, else it reports
+// the deepest LRU depth of its hits.
+void tlb::note_sideband(sched_sideband_ext &sb, bool l1_hit, uint32_t hit_depth)
+{
+    sb.tlb_miss = sb.tlb_miss || !l1_hit;
+    if (l1_hit && hit_depth > sb.tlb_hit_depth)
+        sb.tlb_hit_depth = hit_depth;
 }
 
 // Each active lane's PA from its page's frame.
@@ -207,9 +214,8 @@ template <class Send> void tlb::for_each_piece(tlm::tlm_generic_payload &gp, Sen
 bool tlb::serve_one_page(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_time &delay)
 {
     const bool priv = s.cx && s.cx->resolved && s.cx->privileged;
-    const unsigned access = (s.write ? GMMU_ACC_WRITE : 0u) | (priv ? 0u : GMMU_ACC_USER);
     gmmu_tlb_answer a;
-    if (!gmmu_tlb_serve_hit(t, s.asid, s.c.vpn[0], access, &a))
+    if (!gmmu_tlb_serve_hit(t, s.asid, s.c.vpn[0], access_of(s.write, priv), &a))
         return false;
     const sc_core::sc_time t_lookup =
         delay + lookup_time.get(p.clock, gmmu_tlb_port_cycles(p.model.lookup_cycles, 1, p.ports));
@@ -221,9 +227,8 @@ bool tlb::serve_one_page(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_
     w.page_divergence = 1;
     w.translated = true;
     if (sched_sideband_ext *sb = s.sb) {
-        sb->tlb_miss = sb->tlb_miss || p.level != 1;
-        if (p.level == 1 && a.lru_depth > sb->tlb_hit_depth)
-            sb->tlb_hit_depth = a.lru_depth;
+        const uint32_t hit_depth = a.lru_depth;
+        note_sideband(*sb, p.level == 1, hit_depth);
     }
     w.fault_mask = 0;
     w.fault = GMMU_FAULT_NONE;

@@ -178,10 +178,11 @@ struct xlate_req {
 
 // GMMU_ACC_* bits of a request, for the models' permission checks: a user
 // access unless the request's context is privileged.
-inline unsigned access_of(const xlate_req &r)
+inline unsigned access_of(bool write, bool priv)
 {
-    return (r.write ? GMMU_ACC_WRITE : 0u) | (r.priv ? 0u : GMMU_ACC_USER);
+    return (write ? GMMU_ACC_WRITE : 0u) | (priv ? 0u : GMMU_ACC_USER);
 }
+inline unsigned access_of(const xlate_req &r) { return access_of(r.write, r.priv); }
 
 struct xlate_ext : tlm::tlm_extension<xlate_ext> {
     // The command. Every receiver has one handler per command it accepts and

@@ -203,6 +203,7 @@ class tlb : public sc_core::sc_module, public stats_provider {
     void make_requests(const page_set &s);
     const xlate_req *report_outcome(page_set &s);
     void rewrite_lanes(const page_set &s);
+    static void note_sideband(sched_sideband_ext &sb, bool l1_hit, uint32_t hit_depth);
     static void rewrite_one_frame(warp_ext &w, uint64_t frame, uint64_t page_mask);
     // The hit fast path (tlb_params::hit_fast_path): a one-page warp access
     // the model serves with gmmu_tlb_serve_hit. False: nothing changed, take
