@@ -15,6 +15,7 @@
 struct TestInitiator : sc_core::sc_module {
     tlm_utils::simple_initiator_socket<TestInitiator> isock;
     std::vector<std::pair<uint64_t, uint64_t>> invalidations;
+    bool last_dmi_hint = false; // the DMI hint of the last access()'s response
 
     explicit TestInitiator(sc_core::sc_module_name n) : sc_module(n), isock("isock")
     {
@@ -32,7 +33,9 @@ struct TestInitiator : sc_core::sc_module {
         gp.set_data_length(len);
         gp.set_streaming_width(len);
         gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        gp.set_dmi_allowed(false);
         isock->b_transport(gp, delay);
+        last_dmi_hint = gp.is_dmi_allowed();
         return gp.get_response_status();
     }
     unsigned debug(tlm::tlm_command cmd, uint64_t addr, void *data, unsigned len)

@@ -142,6 +142,12 @@ void memory::move_range(uint64_t from, uint64_t to, uint64_t len)
             pages.erase(st);
             pages.emplace(d, p);
         }
+        // A DMI region of either page now points at the wrong host page (or
+        // at one kept for reuse): revoked from every initiator.
+        for (const uint64_t ppn : {s, d})
+            if (dmi_granted.erase(ppn))
+                for (unsigned i = 0; i < tsock.size(); i++)
+                    tsock[i]->invalidate_direct_mem_ptr(ppn << page_shift, ((ppn + 1) << page_shift) - 1);
     }
     forget_cached_pages();
 }
@@ -209,7 +215,11 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
     }
     bool write = cmd == tlm::TLM_WRITE_COMMAND;
     uint64_t moved = 0; // bytes for the bandwidth booking
+    // The DMI hint (TLM-2.0 8.2.4) says whether this access could have gone
+    // by DMI: not when the memory books bandwidth (every timed access must
+    // be booked), and not for a warp payload (its lanes are scattered).
     warp_ext *wx = gp.get_extension<warp_ext>();
+    bool dmi_hint = !bw && !wx;
     if (auto *w = wx) {
         if (w->lane_bytes == 0 || w->lane_bytes > 8 || w->nlanes > warp_ext::lanes) {
             gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
@@ -235,10 +245,15 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
         }
         const uint64_t pa = gp.get_address(), off = pa & (page_size - 1);
         if (len == 8 && off + 8 <= page_size) { // a PTE or any aligned word: no copy loop
-            if (write)
+            if (write) {
                 std::memcpy(page_for_write(pa) + off, gp.get_data_ptr(), 8);
-            else
-                std::memcpy(gp.get_data_ptr(), page_for_read(pa) + off, 8);
+            } else {
+                const uint8_t *page = page_for_read(pa);
+                std::memcpy(gp.get_data_ptr(), page + off, 8);
+                // A page never written has no host page to hand out: a DMI
+                // grant would allocate one for a read.
+                dmi_hint = dmi_hint && page != zero_page;
+            }
         } else {
             copy(write, pa, gp.get_data_ptr(), len);
         }
@@ -260,7 +275,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
     delay += added;
     if (wx)
         wx->data_delay = added;
-    gp.set_dmi_allowed(true);
+    gp.set_dmi_allowed(dmi_hint);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -269,6 +284,11 @@ void memory::set_bytes_per_cycle(unsigned bytes_per_cycle)
     bw.reset();
     if (!bytes_per_cycle)
         return;
+    if (!dmi_granted.empty()) {
+        dmi_granted.clear();
+        for (unsigned i = 0; i < tsock.size(); i++)
+            tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
+    }
     gmmu_mem_bw_config c{};
     c.bytes_per_cycle = bytes_per_cycle;
     gmmu_mem_bw *b = nullptr;
@@ -308,6 +328,7 @@ bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi 
     // the arena put it when first written), so a DMI region is one 4 KiB page. The
     // page is allocated now so that writes through the pointer persist.
     uint64_t pa = gp.get_address() & ~(page_size - 1);
+    dmi_granted.insert(pa >> page_shift);
     dmi.set_dmi_ptr(page_for_write(pa));
     dmi.set_start_address(pa);
     dmi.set_end_address(pa + page_size - 1);
@@ -327,7 +348,7 @@ const stat_table<memory> &memory::stats_table()
         70, "Memory (`gpu.memory`)",
         "",
         {
-            {"reads", "TLM data reads (a warp access counts once)",
+            {"reads", "TLM data reads by b_transport (a warp access counts once; reads by DMI, such as the walker's with `ptw.dmi`, are not seen)",
              [](const T &c) { return json(c.reads); }},
             {"writes", "TLM data writes (a warp access counts once)",
              [](const T &c) { return json(c.writes); }},
@@ -335,7 +356,7 @@ const stat_table<memory> &memory::stats_table()
              [](const T &c) { return json(c.lane_reads); }},
             {"lane_writes", "lanes written",
              [](const T &c) { return json(c.lane_writes); }},
-            {"bytes_read", "bytes read",
+            {"bytes_read", "bytes read by b_transport",
              [](const T &c) { return json(c.bytes_read); }},
             {"bytes_written", "bytes written",
              [](const T &c) { return json(c.bytes_written); }},

@@ -2,6 +2,7 @@
 #include "gmmu/components/timeline.h"
 
 #include <algorithm>
+#include <cstring>
 
 extern "C" {
 #include "gmmu/tlb.h"
@@ -59,6 +60,7 @@ ptw::ptw(sc_core::sc_module_name name, const ptw_params &params)
         report_error("ptw", std::string("walks in flight: ") + wm_err.msg);
     tsock.register_b_transport(this, &ptw::b_transport);
     tsock.register_transport_dbg(this, &ptw::transport_dbg);
+    pt_isock.register_invalidate_direct_mem_ptr(this, &ptw::invalidate_dmi);
 }
 
 ptw::~ptw()
@@ -287,21 +289,37 @@ bool ptw::tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay, bool deb
     return g.get_response_status() == tlm::TLM_OK_RESPONSE;
 }
 
-// One PTE read of a timed walk, `delay` after now. A line-cache hit is
-// served without a memory read (its data functionally by debug transport).
-// *latency_cycles is the memory latency met (0 on a line-cache hit).
-bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, const sc_core::sc_time &delay)
+// One PTE read of a timed walk at absolute time `at`. A line-cache hit is
+// served without a memory read (its data functionally: by DMI, else by
+// debug transport). A read in a DMI region is served from it, with the
+// region's read latency; any other goes by b_transport, and asks for a DMI
+// region when the target's response allows it. *latency_cycles is the
+// memory latency met (0 on a line-cache hit).
+bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, uint64_t at)
 {
     same_line += (pa >> 7) == last_line;
     last_line = pa >> 7;
+    uint32_t dmi_cycles = 0;
+    const uint8_t *host = p.dmi ? dmi_ptr(pa, &dmi_cycles) : nullptr;
     if (p.line_cache && gmmu_line_cache_probe(lc, pa)) {
         line_hits++;
         *latency_cycles = 0;
-        sc_core::sc_time unused = delay;
+        if (host) {
+            std::memcpy(val, host, 8);
+            return true;
+        }
+        sc_core::sc_time unused;
         return tlm_read(pa, val, unused, true);
     }
-    sc_core::sc_time d = delay;
     pt_reads++;
+    if (host) {
+        std::memcpy(val, host, 8);
+        dmi_reads++;
+        *latency_cycles = dmi_cycles;
+        return true;
+    }
+    const sc_core::sc_time delay = sc_core::sc_time::from_value(at) - sc_core::sc_time_stamp();
+    sc_core::sc_time d = delay;
     if (!tlm_read(pa, val, d, false))
         return false;
     const uint64_t lat = (d - delay).value();
@@ -310,14 +328,41 @@ bool ptw::pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, const sc
         lat_memo_cycles = lat / p.clock.value();
     }
     *latency_cycles = uint32_t(lat_memo_cycles);
+    if (p.dmi && pt_gp.is_dmi_allowed())
+        ask_dmi(pa);
     return true;
+}
+
+void ptw::ask_dmi(uint64_t pa)
+{
+    tlm::tlm_generic_payload g;
+    g.set_command(tlm::TLM_READ_COMMAND);
+    g.set_address(pa);
+    tlm::tlm_dmi d;
+    if (!pt_isock->get_direct_mem_ptr(g, d) || !d.is_read_allowed() || !d.get_dmi_ptr() ||
+        d.get_start_address() > pa || d.get_end_address() < pa + 7)
+        return;
+    dmi_region &r = dmi_slot(pa);
+    r.lo = d.get_start_address();
+    r.hi = d.get_end_address();
+    r.ptr = d.get_dmi_ptr();
+    r.read_cycles = uint32_t(d.get_read_latency().value() / p.clock.value());
+    dmi_grants++;
+}
+
+// The target revoked [lo, hi]: every region that overlaps it is dropped.
+void ptw::invalidate_dmi(sc_dt::uint64 lo, sc_dt::uint64 hi)
+{
+    dmi_invalidations++;
+    for (dmi_region &r : dmi_tab)
+        if (r.lo <= r.hi && r.lo <= hi && lo <= r.hi)
+            r = dmi_region{};
 }
 
 gmmu_status ptw::eng_read(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat)
 {
     auto *self = static_cast<ptw *>(ctx);
-    const sc_core::sc_time delay = sc_core::sc_time::from_value(at) - sc_core::sc_time_stamp();
-    if (!self->pt_read(pa, data, lat, delay)) {
+    if (!self->pt_read(pa, data, lat, at)) {
         self->mem_errors++;
         return GMMU_EMEM;
     }
@@ -577,7 +622,7 @@ const stat_table<ptw> &ptw::stats_table()
         30, "Page-table walker (`gpu.ptw`, `gpu.ptwN`)", "",
         {
             {"walks", "walks performed", [](const T &c) { return json(c.walks); }},
-            {"pt_reads", "page-table memory reads issued (TLM reads on `pt_isock`)", [](const T &c) { return json(c.pt_reads); }},
+            {"pt_reads", "page-table memory reads issued on `pt_isock` (by b_transport, or from a DMI region)", [](const T &c) { return json(c.pt_reads); }},
             {"pt_writes", "A/D-bit write-backs (with `ptw.set_accessed_dirty`)", [](const T &c) { return json(c.pt_writes); }},
             {"faults", "walks that ended in a fault", [](const T &c) { return json(c.faults); }},
             {"memory_errors", "walks aborted by a memory error response", [](const T &c) { return json(c.mem_errors); }},
@@ -585,6 +630,9 @@ const stat_table<ptw> &ptw::stats_table()
             {"walkers", "configured walkers", [](const T &c) { return json(c.p.walkers); }},
             {"inflight_merges", "requests served by a walk of the same page still in flight", [](const T &c) { return json(c.inflight_merges); }},
             {"invalidations", "invalidation requests received (`xlate_ext` op=invalidate)", [](const T &c) { return json(c.invalidations); }},
+            {"dmi_reads", "of pt_reads, those served from a DMI region the target granted (`ptw.dmi`)", [](const T &c) { return json(c.dmi_reads); }},
+            {"dmi_grants", "DMI regions the target granted for page-table reads", [](const T &c) { return json(c.dmi_grants); }},
+            {"dmi_invalidations", "DMI revocations received from the target", [](const T &c) { return json(c.dmi_invalidations); }},
             {"line_cache_hits", "PTE reads served by the page-table-line cache (no memory read)", [](const T &c) { return json(c.line_hits); }},
             {"avg_walk_ns", "mean walk duration",
              [](const T &c) { return json(c.walks ? c.walk_time_sum.to_seconds() * 1e9 / double(c.walks) : 0.0); }},

@@ -93,6 +93,60 @@ TEST_F(MemoryTest, DmiGivesAPagePointerThatSharesStorage)
     EXPECT_EQ(mem.read64(0x7123), v);
 }
 
+// The DMI hint of a response says whether a timed initiator may read that
+// address by DMI instead: a plain access to a page that exists, yes; a page
+// never written (a grant would allocate it for a read) or a warp payload, no.
+TEST_F(MemoryTest, DmiHintIsSetForPlainAccessesToPagesThatExist)
+{
+    uint64_t v = 0;
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9008, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(ini.last_dmi_hint);
+    EXPECT_EQ(mem.pages_allocated(), 0u);
+    v = 42;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x9008, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(ini.last_dmi_hint);
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9010, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(ini.last_dmi_hint);
+    gmmu::warp_ext ext;
+    ext.active = 1;
+    ext.va[0] = ext.pa[0] = 0x9008;
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(0x9008);
+    gp.set_extension(&ext);
+    gp.set_dmi_allowed(false);
+    ini.isock->b_transport(gp, d);
+    gp.clear_extension(&ext);
+    EXPECT_TRUE(gp.is_response_ok());
+    EXPECT_FALSE(gp.is_dmi_allowed());
+}
+
+// A page migration moves host pages between physical addresses: a DMI
+// region of either page would read the wrong bytes, so both are revoked.
+TEST_F(MemoryTest, MoveRangeRevokesTheDmiRegionsOfTheMovedPages)
+{
+    mem.write64(0x20008, 7);
+    mem.write64(0x31008, 9);
+    tlm::tlm_dmi dmi;
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    for (uint64_t pa : {0x20008ull, 0x31008ull, 0x50000ull}) {
+        gp.set_address(pa);
+        ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    }
+    mem.move_range(0x20000, 0x31000, 0x1000);
+    ASSERT_EQ(ini.invalidations.size(), 2u);
+    EXPECT_EQ(ini.invalidations[0], std::make_pair(uint64_t(0x20000), uint64_t(0x20fff)));
+    EXPECT_EQ(ini.invalidations[1], std::make_pair(uint64_t(0x31000), uint64_t(0x31fff)));
+    EXPECT_EQ(mem.read64(0x31008), 7u);
+    EXPECT_EQ(mem.read64(0x20008), 0u);
+    // A page nobody holds by DMI moves without a revocation.
+    mem.write64(0x60008, 1);
+    mem.move_range(0x60000, 0x70000, 0x1000);
+    EXPECT_EQ(ini.invalidations.size(), 2u);
+}
+
 TEST_F(MemoryTest, WarpPayloadServesEveryActiveLane)
 {
     gmmu::warp_ext ext;
@@ -163,6 +217,31 @@ TEST(MemoryBandwidthTest, AccessesBeyondTheWindowsBytesWaitForTheNextWindow)
     EXPECT_EQ(ext.data_delay, sc_time(7, SC_NS));
     mem.dump_stats(j);
     EXPECT_EQ(j["bandwidth"]["bytes_booked"], 224u);
+}
+
+// A memory that books bandwidth must see every timed access: its responses
+// carry no DMI hint, and setting a bandwidth revokes the regions granted.
+TEST(MemoryBandwidthTest, ABandwidthClearsTheDmiHintAndRevokesGrantedRegions)
+{
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", 7, sc_time(1, SC_NS)};
+    ini.isock.bind(mem.tsock);
+    sc_start(SC_ZERO_TIME);
+    mem.write64(0x4000, 5);
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(0x4000);
+    tlm::tlm_dmi dmi;
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    mem.set_bytes_per_cycle(8);
+    ASSERT_EQ(ini.invalidations.size(), 1u);
+    EXPECT_EQ(ini.invalidations[0].first, 0u);
+    EXPECT_EQ(ini.invalidations[0].second, ~uint64_t(0));
+    uint64_t v = 0;
+    sc_time d;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x4000, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v, 5u);
+    EXPECT_FALSE(ini.last_dmi_hint);
 }
 
 } // namespace

@@ -95,6 +95,111 @@ TEST_F(PtwTest, WalkLatencyIsTheSumOfItsReads)
     EXPECT_EQ(j["pt_reads"], 6u);
 }
 
+// One translation request through `ini` at delay d (a walk, or a fault).
+gmmu::xlate_req walk_one(TestInitiator &ini, uint64_t va, sc_time &d)
+{
+    gmmu::xlate_ext x;
+    gmmu::xlate_req r;
+    r.va = va;
+    x.reqs.push_back(r);
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_IGNORE_COMMAND);
+    gp.set_extension(&x);
+    ini.isock->b_transport(gp, d);
+    gp.clear_extension(&x);
+    EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
+    return x.reqs[0];
+}
+
+// Page-table reads by DMI (ptw_params::dmi) give every walk the answer and
+// the time the same walk has by b_transport; the memory then counts only the
+// reads that went by transport (each asking for its page's region).
+TEST(PtwDmiTest, WalksByDmiAnswerAndTakeWhatWalksByTransportDo)
+{
+    TestInitiator ia{"ia"}, ib{"ib"};
+    gmmu::memory mem{"mem", 25, sc_time(1, SC_NS)};
+    gmmu::driver drv{"drv", mem};
+    gmmu::ptw_params by_dmi, by_transport;
+    by_transport.dmi = false;
+    gmmu::ptw wa("wa", by_dmi), wb("wb", by_transport);
+    ia.isock.bind(wa.tsock);
+    ib.isock.bind(wb.tsock);
+    wa.pt_isock.bind(mem.tsock);
+    wb.pt_isock.bind(mem.tsock);
+    wa.set_root(0, drv.root());
+    wb.set_root(0, drv.root());
+    sc_start(SC_ZERO_TIME);
+    drv.map(0x10000000, 64 * 4096, 12);
+    drv.map(0x40000000, 1ull << 30, 30);
+    std::vector<uint64_t> vas;
+    for (unsigned i = 0; i < 64; i++)
+        vas.push_back(0x10000000 + i * 4096 + 8 * i);
+    vas.push_back(0x40000000 + 0x123456);
+    vas.push_back(0x7000000000ull); // not mapped: a fault
+    for (unsigned k = 0; k < vas.size(); k++) {
+        sc_time da = sc_time(10 * k, SC_NS), db = da;
+        const gmmu::xlate_req a = walk_one(ia, vas[k], da), b = walk_one(ib, vas[k], db);
+        EXPECT_EQ(a.fault, b.fault) << k;
+        EXPECT_EQ(a.pa, b.pa) << k;
+        EXPECT_EQ(a.page_shift, b.page_shift) << k;
+        EXPECT_EQ(a.perms, b.perms) << k;
+        EXPECT_EQ(da, db) << k;
+    }
+    nlohmann::json ja, jb, jm;
+    wa.dump_stats(ja);
+    wb.dump_stats(jb);
+    mem.dump_stats(jm);
+    EXPECT_EQ(ja["pt_reads"], jb["pt_reads"]);
+    EXPECT_GT(ja["dmi_reads"].get<uint64_t>(), ja["pt_reads"].get<uint64_t>() / 2);
+    EXPECT_GE(ja["dmi_grants"].get<uint64_t>(), 1u);
+    EXPECT_EQ(jb["dmi_reads"], 0u);
+    EXPECT_EQ(jb["dmi_grants"], 0u);
+    EXPECT_EQ(jm["reads"].get<uint64_t>(), jb["pt_reads"].get<uint64_t>() + ja["pt_reads"].get<uint64_t>() -
+                                               ja["dmi_reads"].get<uint64_t>());
+}
+
+// A region the memory revokes (here: its page moved away and back) is not
+// read again: the next read goes by transport and asks for a new region.
+TEST(PtwDmiTest, ARevokedRegionIsReadByTransportAgain)
+{
+    TestInitiator ini{"ini"};
+    gmmu::memory mem{"mem", 25, sc_time(1, SC_NS)};
+    gmmu::driver drv{"drv", mem};
+    gmmu::ptw w("w", gmmu::ptw_params{});
+    ini.isock.bind(w.tsock);
+    w.pt_isock.bind(mem.tsock);
+    w.set_root(0, drv.root());
+    sc_start(SC_ZERO_TIME);
+    drv.map(0x10000000, 4096, 12);
+    auto reads = [&] {
+        nlohmann::json j;
+        mem.dump_stats(j);
+        return j["reads"].get<uint64_t>();
+    };
+    sc_time d = SC_ZERO_TIME;
+    EXPECT_EQ(walk_one(ini, 0x10000008, d).pa, drv.translate(0x10000008));
+    const uint64_t first = reads();
+    EXPECT_EQ(first, 4u); // by transport, each granting its page's region
+    d = sc_time(1000, SC_NS);
+    EXPECT_EQ(walk_one(ini, 0x10000008, d).pa, drv.translate(0x10000008));
+    EXPECT_EQ(reads(), first); // all four by DMI
+    gmmu_mem_ops ops = drv.mem_ops();
+    gmmu_walk_result r;
+    ASSERT_EQ(gmmu_walk(&ops, drv.root(), 0x10000008, 0, &r), GMMU_OK);
+    const uint64_t leaf_table = r.read_pa[3] & ~0xFFFull, away = 0x7f000000000ull;
+    mem.move_range(leaf_table, away, 4096);
+    mem.move_range(away, leaf_table, 4096);
+    d = sc_time(2000, SC_NS);
+    EXPECT_EQ(walk_one(ini, 0x10000008, d).pa, drv.translate(0x10000008));
+    EXPECT_EQ(reads(), first + 1); // the leaf's table, by transport again
+    nlohmann::json j;
+    w.dump_stats(j);
+    EXPECT_GE(j["dmi_invalidations"].get<uint64_t>(), 1u);
+    EXPECT_EQ(j["dmi_grants"], 5u);
+    EXPECT_EQ(j["dmi_reads"], 7u);
+    EXPECT_EQ(j["pt_reads"], 12u);
+}
+
 TEST_F(PtwTest, OneWalkerSerializesAndTwoWalkOverlap)
 {
     build(2);

@@ -5,6 +5,10 @@
 // Supports: b_transport (plain payloads and warp payloads: every active lane
 // at warp_ext::pa), transport_dbg (plain and warp payloads), DMI (page-sized regions, read/write),
 // byte enables are rejected with TLM_BYTE_ENABLE_ERROR_RESPONSE.
+// The DMI hint of a b_transport response is set for a plain access to a
+// page that exists when no bandwidth is booked: a timed initiator (the page
+// walker) may then read by DMI. Functional initiators may ask for DMI at any
+// time. move_range revokes the DMI regions of the pages it moves.
 #pragma once
 
 #include <array>
@@ -12,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <systemc>
@@ -57,7 +62,10 @@ class memory : public sc_core::sc_module, public stats_provider {
     // many bytes per clock cycle; which 64-cycle window an access is booked
     // in and how long it waits is gmmu/mem_bw.h's, and the wait is added to
     // its delay. A warp access moves its active lanes' bytes rounded up to
-    // 32-byte sectors. DMI and debug accesses are not booked.
+    // 32-byte sectors. DMI and debug accesses are not booked, so a memory
+    // that books bandwidth clears the DMI hint of its responses (a timed
+    // initiator keeps to b_transport) and setting a bandwidth revokes the
+    // DMI regions granted before.
     void set_bytes_per_cycle(unsigned bytes_per_cycle);
 
     // Stop requests (a flag a signal handler sets, or null): once *flag is
@@ -105,6 +113,7 @@ class memory : public sc_core::sc_module, public stats_provider {
     page_arena arena;
     std::unordered_map<uint64_t, uint8_t *> pages; // by PPN, into the arena
     std::vector<uint8_t *> spare;                  // host pages move_range freed (not zeroed)
+    std::unordered_set<uint64_t> dmi_granted;      // pages handed out by DMI (by PPN)
     void forget_cached_pages();
     // Direct-mapped cache of allocated pages in front of the map (emptied
     // when move_range changes the owners of pages): the warps of an SM and the page

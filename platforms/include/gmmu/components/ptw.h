@@ -33,6 +33,7 @@
 // timing change). Per-ASID roots (CR3) are set with set_root().
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -81,6 +82,12 @@ struct ptw_params {
     // the error names the file. 0: no second twin, no file.
     unsigned mismatch_cycles = 64;
     std::string mismatch_fst = "mismatch.fst";
+    // Page-table reads by DMI where the target grants it for timed use (its
+    // b_transport answers with the DMI hint set): the read's data from the
+    // granted region, its latency the region's read latency. A target that
+    // must see every timed read (a data cache, a bandwidth-limited memory)
+    // leaves the hint clear, and the reads stay on b_transport.
+    bool dmi = true;
     sc_core::sc_time clock = sc_core::sc_time(1, sc_core::SC_NS);
 };
 
@@ -121,7 +128,30 @@ class ptw : public sc_core::sc_module, public stats_provider {
     static gmmu_status eng_read(void *ctx, uint64_t pa, uint64_t at, uint64_t *data, uint32_t *lat);
     static gmmu_status eng_write(void *ctx, uint64_t pa, uint64_t val, uint64_t at, uint64_t *ticks);
     bool tlm_read(uint64_t pa, uint64_t *val, sc_core::sc_time &delay, bool debug);
-    bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, const sc_core::sc_time &delay);
+    // One timed PTE read at absolute time `at` (time-resolution units).
+    bool pt_read(uint64_t pa, uint64_t *val, uint32_t *latency_cycles, uint64_t at);
+    // Page-table reads by DMI (ptw_params::dmi): regions the target granted,
+    // direct-mapped by page; a slot holds one region (lo > hi: empty).
+    struct dmi_region {
+        uint64_t lo = 1, hi = 0;
+        const uint8_t *ptr = nullptr;
+        uint32_t read_cycles = 0;
+    };
+    static constexpr unsigned dmi_slots = 512;
+    std::array<dmi_region, dmi_slots> dmi_tab{};
+    dmi_region &dmi_slot(uint64_t pa) { return dmi_tab[(pa >> 12) & (dmi_slots - 1)]; }
+    const uint8_t *dmi_ptr(uint64_t pa, uint32_t *read_cycles)
+    {
+        const dmi_region &d = dmi_slot(pa);
+        if (pa < d.lo || pa + 7 > d.hi)
+            return nullptr;
+        *read_cycles = d.read_cycles;
+        return d.ptr + (pa - d.lo);
+    }
+    // Ask the target for a DMI region holding pa (after a b_transport read
+    // whose response allowed it).
+    void ask_dmi(uint64_t pa);
+    void invalidate_dmi(sc_dt::uint64 lo, sc_dt::uint64 hi);
     // The walk pipeline: prepare -> walk_serial / walk_batch_scheduled -> complete.
     struct walk_start {
         uint64_t root = 0;       // the request's context root
@@ -193,7 +223,8 @@ class ptw : public sc_core::sc_module, public stats_provider {
     uint64_t lat_memo_value = ~0ull, lat_memo_cycles = 0;
 
     uint64_t walks = 0, pt_reads = 0, pt_writes = 0, faults = 0, mem_errors = 0, batches = 0,
-             line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0;
+             line_hits = 0, inflight_merges = 0, pwc_cycles = 0, same_line = 0, dmi_reads = 0,
+             dmi_grants = 0, dmi_invalidations = 0;
     uint64_t last_line = ~0ull;
     sc_core::sc_time walk_time_sum, queue_time_sum;
 };

@@ -66,6 +66,12 @@ inline const descriptor<ptw_config> &ptw_descriptor()
                          [](P &p, const config &c, const std::string &k) {
                              p.params.fixed_walk_cycles = u32(c, k);
                          }),
+            bool_field<P>("dmi", true,
+                          "Read the page tables by DMI where the memory grants it for timed reads "
+                          "(no bandwidth booked, not through a data cache): the same data and latency "
+                          "without a b_transport per read; the memory's read counters then leave those "
+                          "reads out (ptw dmi_reads counts them).",
+                          [](P &p, const config &c, const std::string &k) { p.params.dmi = c.b(k); }),
             bool_field<P>("set_accessed_dirty", false, "Walker writes A/D bits back to the PTEs.",
                           [](P &p, const config &c, const std::string &k) {
                               p.params.set_accessed_dirty = c.b(k);
