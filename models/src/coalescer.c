@@ -24,13 +24,18 @@ gmmu_status gmmu_coalesce(const uint64_t *va, uint32_t nlanes, uint32_t active, 
         uint64_t va0 = va[first], diff = 0;
         if (active == 0xFFFFFFFFu && nlanes == GMMU_WARP_LANES) {
 #if defined(__SSE2__)
-            /* Two lanes per step. */
+            /* Two lanes per load, four independent accumulators (no loop:
+             * the 16 steps are written out, so nothing waits on one OR
+             * chain). */
             const __m128i v0 = _mm_set1_epi64x((long long)va0);
-            __m128i acc = _mm_setzero_si128();
-            for (uint32_t lane = 0; lane < GMMU_WARP_LANES; lane += 2)
-                acc = _mm_or_si128(
-                    acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(va + lane)),
-                                       v0));
+            const __m128i *p = (const __m128i *)(const void *)va;
+#define GMMU_X(i) _mm_xor_si128(_mm_loadu_si128(p + (i)), v0)
+            __m128i a0 = _mm_or_si128(_mm_or_si128(GMMU_X(0), GMMU_X(4)), _mm_or_si128(GMMU_X(8), GMMU_X(12)));
+            __m128i a1 = _mm_or_si128(_mm_or_si128(GMMU_X(1), GMMU_X(5)), _mm_or_si128(GMMU_X(9), GMMU_X(13)));
+            __m128i a2 = _mm_or_si128(_mm_or_si128(GMMU_X(2), GMMU_X(6)), _mm_or_si128(GMMU_X(10), GMMU_X(14)));
+            __m128i a3 = _mm_or_si128(_mm_or_si128(GMMU_X(3), GMMU_X(7)), _mm_or_si128(GMMU_X(11), GMMU_X(15)));
+#undef GMMU_X
+            __m128i acc = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
             acc = _mm_or_si128(acc, _mm_unpackhi_epi64(acc, acc));
             diff = (uint64_t)_mm_cvtsi128_si64(acc);
 #else

@@ -594,13 +594,14 @@ static void clear_index(gmmu_tlb *t, uint32_t i)
     clear_slot(t, base, nways_of(t, set), i - base);
 }
 
-/* Install one entry mapping pages [vpn, vpn + 2^span) -> [ppn, ...). vpn is
+/* Install one entry mapping pages [vpn, vpn + 2^span) -> [ppn, ...), its
+ * translation arriving at `ready` (0: with the fill). vpn is
  * aligned to the span; leaf: log2 bytes of the page-table leaf it comes from
  * (0: not known, the entry is its own leaf). Returns whether an entry was written; a valid victim
  * goes to *victim and sets *evicted. */
 static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uint64_t perms,
-                     uint32_t span, uint32_t leaf, bool prefetch, gmmu_tlb_entry *victim,
-                     bool *evicted)
+                     uint32_t span, uint32_t leaf, bool prefetch, uint64_t ready,
+                     gmmu_tlb_entry *victim, bool *evicted)
 {
     const uint64_t tag = vpn >> t->cov_k;
     const uint32_t set = set_of_tag(t, tag);
@@ -709,7 +710,7 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     e->leaf_shift = leaf > t->cfg.page_shift + span ? (uint8_t)leaf : 0;
     t->pieces |= e->leaf_shift != 0;
     e->hits = 0;
-    e->ready = 0;
+    e->ready = ready;
     t->fp[base + slot] = f;
     if (t->fast) {
         fast_install(t, base, set, slot);
@@ -725,9 +726,23 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
     return true;
 }
 
+static gmmu_status fill_core(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                             uint64_t perms, uint32_t flags, uint64_t gen, uint64_t ready,
+                             bool *ready_set, gmmu_tlb_fill_out *out);
+
 gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
                              uint64_t perms, uint32_t flags, uint64_t gen,
                              gmmu_tlb_fill_out *out)
+{
+    bool ready_set = false;
+    return fill_core(t, asid, vpn, ppn, perms, flags, gen, 0, &ready_set, out);
+}
+
+/* The fill; *ready_set: the entry written took `ready` (else the caller sets
+ * it with gmmu_tlb_set_ready, which finds whatever entry maps vpn). */
+static gmmu_status fill_core(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                             uint64_t perms, uint32_t flags, uint64_t gen, uint64_t ready,
+                             bool *ready_set, gmmu_tlb_fill_out *out)
 {
     if (!t || !t->e)
         return GMMU_EINVAL;
@@ -766,12 +781,15 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
     bool evicted;
     const uint32_t leaf = GMMU_TLB_FILL_LEAF_OF(flags);
     if (!(flags & GMMU_TLB_FILL_CONTIG)) {
-        bool wrote = fill_one(t, asid, vpn, ppn, perms, 0, leaf, prefetch, &victim, &evicted);
+        /* The entry written is the one entry of the main array that maps
+         * vpn, the one gmmu_tlb_set_ready would find: it takes `ready` now. */
+        bool wrote = fill_one(t, asid, vpn, ppn, perms, 0, leaf, prefetch, ready, &victim, &evicted);
         if (out) {
             out->installed = wrote;
             if (evicted)
                 out->victims[out->nvictims++] = victim;
         }
+        *ready_set = wrote;
         return GMMU_OK;
     }
     /* Contiguous: fill_pages units of 2^cov_k pages, aligned group. */
@@ -787,7 +805,7 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
         uint32_t u = (own + 1 + n) % units; /* vpn's own unit last */
         uint64_t uoff = (uint64_t)u << k;
         bool wrote =
-            fill_one(t, asid, gvpn + uoff, gppn + uoff, perms, k, leaf, prefetch, &victim, &evicted);
+            fill_one(t, asid, gvpn + uoff, gppn + uoff, perms, k, leaf, prefetch, 0, &victim, &evicted);
         if (out) {
             out->installed += wrote;
             if (evicted)
@@ -795,6 +813,17 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
         }
     }
     return GMMU_OK;
+}
+
+gmmu_status gmmu_tlb_fill_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                                uint64_t perms, uint32_t flags, uint64_t gen, uint64_t ready,
+                                gmmu_tlb_fill_out *out)
+{
+    bool ready_set = false;
+    const gmmu_status s = fill_core(t, asid, vpn, ppn, perms, flags, gen, ready, &ready_set, out);
+    if (ready && !ready_set)
+        gmmu_tlb_set_ready(t, asid, vpn, ready);
+    return s;
 }
 
 /* ---- invalidation ----------------------------------------------------------- */

@@ -2,10 +2,9 @@
 
 namespace gmmu {
 
-static timeline *g_active = nullptr;
+timeline *timeline_detail::g_active = nullptr;
 
-timeline *active_timeline() { return g_active; }
-void set_active_timeline(timeline *t) { g_active = t; }
+void set_active_timeline(timeline *t) { timeline_detail::g_active = t; }
 
 timeline::timeline(uint64_t window_begin_ns, uint64_t window_end_ns, uint64_t max_spans)
     : lo_ns(window_begin_ns), hi_ns(window_end_ns), cap(max_spans)

@@ -144,14 +144,12 @@ void tlb::fill_answer(const xlate_req &r, const xlate_req &m, uint64_t gen,
         return;
     }
     flags = with_leaf(flags, m) | GMMU_TLB_FILL_CHECK_GEN;
-    gmmu_tlb_fill_ex(t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen, &fill_out);
+    // A translation that arrives after the lookup: the model keeps its
+    // absolute arrival time, in time-resolution units (0: with the fill).
+    const uint64_t at = r.ready > t_lookup ? (sc_core::sc_time_stamp() + r.ready).value() : 0;
+    gmmu_tlb_fill_ready(t, r.asid, r.va >> shift, m.pa >> shift, m.perms, flags, gen, at, &fill_out);
     if (p.level == 1 && cur_warp)
         note_owners(r, shift);
-    if (r.ready > t_lookup) {
-        // The model keeps the absolute arrival time, in time-resolution units.
-        const sc_core::sc_time at = sc_core::sc_time_stamp() + r.ready;
-        gmmu_tlb_set_ready(t, r.asid, r.va >> shift, at.value());
-    }
     // PICLE: tell the LDT what this shared TLB evicted.
     if (p.level >= 2 && peers.bound() && fill_out.nvictims)
         peers.note_evictions(fill_out, r.ready);

@@ -972,6 +972,76 @@ TEST(TlbFastPathTest, ServeHitDoesWhatAnswerAccessDoesOrNothing)
     }
 }
 
+// gmmu_tlb_fill_ready is gmmu_tlb_fill_ex followed by gmmu_tlb_set_ready,
+// whatever the fill does: one entry written, a coverage group, a large-page
+// array, a redundant prefetch, a stale fill dropped. Twins, one per way of
+// doing it; every later answer (its ready time included), victim and
+// counter must agree.
+TEST(TlbFillReadyTest, FillReadyIsFillThenSetReady)
+{
+    struct geo {
+        uint32_t entries, ways, cov;
+        bool large;
+        bool general;
+    };
+    for (geo g : {geo{32, 32, 0, false, false}, geo{512, 16, 0, true, false}, geo{256, 8, 16, false, false},
+                  geo{96, 32, 0, false, false}, geo{64, 4, 0, true, true}}) {
+        gmmu_tlb_config c = cfg(g.entries, g.ways);
+        c.coverage_shift = g.cov;
+        if (g.large)
+            c.large[0] = {21, 8, 8};
+        Tlb fused(c), plain(c);
+        if (g.general) {
+            ASSERT_EQ(gmmu_tlb_use_general_path(fused.t), GMMU_OK);
+            ASSERT_EQ(gmmu_tlb_use_general_path(plain.t), GMMU_OK);
+        }
+        std::mt19937_64 rng(g.entries * 5 + g.ways);
+        uint64_t ready_hits = 0;
+        for (int i = 0; i < 40000; i++) {
+            const uint16_t asid = uint16_t(rng() % 2);
+            const uint64_t vpn = 0x40000 + rng() % (g.entries * 2);
+            const unsigned op = unsigned(rng() % 10);
+            if (op < 5) {
+                gmmu_tlb_answer a{}, b{};
+                const gmmu_tlb_verdict va = gmmu_tlb_answer_access(fused.t, asid, vpn, 0, false, &a);
+                const gmmu_tlb_verdict vb = gmmu_tlb_answer_access(plain.t, asid, vpn, 0, false, &b);
+                ASSERT_EQ(va, vb) << "op " << i;
+                ASSERT_EQ(a.ppn, b.ppn) << "op " << i;
+                ASSERT_EQ(a.ready, b.ready) << "op " << i;
+                ASSERT_EQ(a.lru_depth, b.lru_depth) << "op " << i;
+                ready_hits += va == GMMU_TLB_SERVED && a.ready != 0;
+            } else if (op < 9) {
+                uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
+                flags |= rng() % 6 == 0 ? GMMU_TLB_FILL_PREFETCH : 0u;
+                flags |= rng() % 2 ? GMMU_TLB_FILL_CHECK_GEN : 0u;
+                uint64_t fv = vpn;
+                if (g.large && rng() % 4 == 0) {
+                    flags |= GMMU_TLB_FILL_LARGE(0);
+                    fv = (0x40000 + (rng() % 8) * 512) | (vpn & 511);
+                }
+                const uint64_t gen = gmmu_tlb_generation(plain.t) - (rng() % 5 == 0 ? 1 : 0); // some stale
+                const uint64_t ppn = (fv ^ 0x5000) + 4096 * asid;
+                const uint64_t ready = rng() % 3 ? 0 : 1000 + uint64_t(i);
+                gmmu_tlb_fill_out a{}, b{};
+                ASSERT_EQ(gmmu_tlb_fill_ready(fused.t, asid, fv, ppn, GMMU_PTE_W, flags, gen, ready, &a), GMMU_OK);
+                ASSERT_EQ(gmmu_tlb_fill_ex(plain.t, asid, fv, ppn, GMMU_PTE_W, flags, gen, &b), GMMU_OK);
+                if (ready)
+                    gmmu_tlb_set_ready(plain.t, asid, fv, ready);
+                ASSERT_EQ(a.dropped, b.dropped) << "op " << i;
+                ASSERT_EQ(a.installed, b.installed) << "op " << i;
+                ASSERT_EQ(a.nvictims, b.nvictims) << "op " << i;
+                for (uint32_t v = 0; v < a.nvictims; v++)
+                    ASSERT_EQ(a.victims[v].vpn, b.victims[v].vpn) << "op " << i;
+            } else {
+                gmmu_tlb_invalidate_page(fused.t, asid, vpn);
+                gmmu_tlb_invalidate_page(plain.t, asid, vpn);
+            }
+        }
+        EXPECT_EQ(std::memcmp(&fused.st(), &plain.st(), sizeof(gmmu_tlb_stats)), 0) << "every counter";
+        EXPECT_GT(ready_hits, 500u) << "too few hits on entries still on their way";
+    }
+}
+
 // ---- large-page arrays ---------------------------------------------------------
 
 namespace {

@@ -255,6 +255,14 @@ gmmu_status gmmu_tlb_fill_ex(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t 
                              uint64_t perms, uint32_t flags, uint64_t gen,
                              gmmu_tlb_fill_out *out);
 
+/* gmmu_tlb_fill_ex, then, if ready != 0, gmmu_tlb_set_ready(t, asid, vpn,
+ * ready) whatever the fill did: the same effects, and when the fill wrote
+ * vpn's entry of the main array (the entry set_ready would find) that entry
+ * takes `ready` as it is written, without a second search. */
+gmmu_status gmmu_tlb_fill_ready(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
+                                uint64_t perms, uint32_t flags, uint64_t gen, uint64_t ready,
+                                gmmu_tlb_fill_out *out);
+
 /* Invalidation generation: incremented by every invalidate_* call. A walker
  * samples it when the walk starts and passes it to gmmu_tlb_fill_ex with
  * GMMU_TLB_FILL_CHECK_GEN; a fill whose walk overlapped an

@@ -37,8 +37,12 @@ class timeline {
     std::vector<nlohmann::json> events;
 };
 
-// The timeline components write to (nullptr: none).
-timeline *active_timeline();
+// The timeline components write to (nullptr: none). Inline: every
+// translation batch asks (tlb::trace_batch).
+namespace timeline_detail {
+extern timeline *g_active;
+}
+inline timeline *active_timeline() { return timeline_detail::g_active; }
 void set_active_timeline(timeline *t);
 
 } // namespace gmmu
