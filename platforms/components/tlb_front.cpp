@@ -17,6 +17,13 @@
 
 namespace gmmu {
 
+// Active lanes of a warp: all 32 in the usual case (no popcount call: the
+// portable build has no POPCNT instruction and calls libgcc for it).
+static inline unsigned active_lanes(uint32_t active)
+{
+    return active == ~0u ? 32u : unsigned(__builtin_popcount(active));
+}
+
 // The unique pages of the access: a warp's lanes coalesced, or every TLB
 // page a plain payload spans (a large page's translation may cover them all;
 // pieces in separate frames are forwarded apart). False: the payload is
@@ -141,6 +148,7 @@ void tlb::rewrite_one_frame(warp_ext &w, uint64_t frame, uint64_t page_mask)
 #if defined(__SSE2__)
     const __m128i f = _mm_set1_epi64x((long long)frame);
     const __m128i m = _mm_set1_epi64x((long long)page_mask);
+#pragma GCC unroll 16
     for (unsigned l = 0; l < warp_ext::lanes; l += 2) {
         const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)&w.va[l]);
         _mm_storeu_si128((__m128i *)(void *)&w.pa[l], _mm_or_si128(f, _mm_and_si128(va, m)));
@@ -235,7 +243,7 @@ bool tlb::serve_one_page(tlm::tlm_generic_payload &gp, page_set &s, sc_core::sc_
     w.fault_va = 0;
     rewrite_one_frame(w, a.ppn << p.model.page_shift, page_mask);
     observe(s);
-    lanes += (unsigned)__builtin_popcount(w.active);
+    lanes += active_lanes(w.active);
     forward_warp(gp, s, delay, t_done);
     return true;
 }
@@ -279,7 +287,7 @@ void tlb::data_access(tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
     if (s.w) {
         rewrite_lanes(s);
         observe(s);
-        lanes += (unsigned)__builtin_popcount(s.w->active);
+        lanes += active_lanes(s.w->active);
         forward_warp(gp, s, delay, t_done);
         return;
     }
