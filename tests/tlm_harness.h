@@ -47,6 +47,22 @@ struct TestInitiator : sc_core::sc_module {
         gp.set_data_length(len);
         return isock->transport_dbg(gp);
     }
+    // One translation request (xlate_ext, op translate) at `delay`: its
+    // answer; *status, when given, gets the payload's response.
+    gmmu::xlate_req translate(const gmmu::xlate_req &r, sc_core::sc_time &delay,
+                              tlm::tlm_response_status *status = nullptr)
+    {
+        gmmu::xlate_ext x;
+        x.reqs.push_back(r);
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_IGNORE_COMMAND);
+        gp.set_extension(&x);
+        isock->b_transport(gp, delay);
+        gp.clear_extension(&x); // x lives on the stack
+        if (status)
+            *status = gp.get_response_status();
+        return x.reqs[0];
+    }
     tlm::tlm_response_status warp(tlm::tlm_command cmd, gmmu::warp_ext &ext, sc_core::sc_time &delay)
     {
         tlm::tlm_generic_payload gp;

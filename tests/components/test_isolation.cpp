@@ -45,19 +45,14 @@ struct IsolationTest : ::testing::TestWithParam<gmmu_pwc_kind> {
     }
     gmmu::xlate_req xlate(uint16_t asid, uint64_t va, bool write, sc_time d = SC_ZERO_TIME)
     {
-        gmmu::xlate_ext x;
         gmmu::xlate_req r;
         r.va = va;
         r.asid = asid;
         r.write = write;
-        x.reqs.push_back(r);
-        tlm::tlm_generic_payload gp;
-        gp.set_command(tlm::TLM_IGNORE_COMMAND);
-        gp.set_extension(&x);
-        ini.isock->b_transport(gp, d);
-        gp.clear_extension(&x);
-        EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
-        return x.reqs[0];
+        tlm::tlm_response_status st = tlm::TLM_INCOMPLETE_RESPONSE;
+        const gmmu::xlate_req a = ini.translate(r, d, &st);
+        EXPECT_EQ(st, tlm::TLM_OK_RESPONSE);
+        return a;
     }
     void invalidate(gmmu::xlate_ext::inv_desc inv)
     {

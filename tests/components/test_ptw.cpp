@@ -98,17 +98,12 @@ TEST_F(PtwTest, WalkLatencyIsTheSumOfItsReads)
 // One translation request through `ini` at delay d (a walk, or a fault).
 gmmu::xlate_req walk_one(TestInitiator &ini, uint64_t va, sc_time &d)
 {
-    gmmu::xlate_ext x;
     gmmu::xlate_req r;
     r.va = va;
-    x.reqs.push_back(r);
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_IGNORE_COMMAND);
-    gp.set_extension(&x);
-    ini.isock->b_transport(gp, d);
-    gp.clear_extension(&x);
-    EXPECT_EQ(gp.get_response_status(), tlm::TLM_OK_RESPONSE);
-    return x.reqs[0];
+    tlm::tlm_response_status st = tlm::TLM_INCOMPLETE_RESPONSE;
+    const gmmu::xlate_req a = ini.translate(r, d, &st);
+    EXPECT_EQ(st, tlm::TLM_OK_RESPONSE);
+    return a;
 }
 
 // Page-table reads by DMI (ptw_params::dmi) give every walk the answer and
@@ -230,17 +225,10 @@ TEST_F(PtwTest, FaultsAreReportedPerRequest)
     EXPECT_EQ(x.reqs[0].fault, GMMU_FAULT_NONE);
     EXPECT_EQ(x.reqs[1].fault, GMMU_FAULT_NOT_PRESENT);
     EXPECT_EQ(x.reqs[2].fault, GMMU_FAULT_NONCANONICAL);
-    gmmu::xlate_ext y;
     gmmu::xlate_req r;
     r.va = 0x10000000;
     r.asid = 9; // no root bound
-    y.reqs.push_back(r);
-    tlm::tlm_generic_payload gp;
-    gp.set_command(tlm::TLM_IGNORE_COMMAND);
-    gp.set_extension(&y);
-    ini.isock->b_transport(gp, d);
-    gp.clear_extension(&y);
-    EXPECT_EQ(y.reqs[0].fault, GMMU_FAULT_NOT_PRESENT);
+    EXPECT_EQ(ini.translate(r, d).fault, GMMU_FAULT_NOT_PRESENT);
 }
 
 TEST_F(PtwTest, DataPayloadIsRejected)
