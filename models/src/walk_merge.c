@@ -60,6 +60,9 @@ void gmmu_wm_record(gmmu_walk_merge *m, uint16_t asid, uint64_t root, const gmmu
     s->vpn = vpn;
     s->ready = ready;
     s->walk = *w;
+    for (uint32_t i = 0; i < sizeof k_shifts / sizeof k_shifts[0]; i++)
+        if (k_shifts[i] == shift)
+            m->sizes_seen |= 1u << i;
     m->st.records++;
 }
 
@@ -68,6 +71,8 @@ bool gmmu_wm_merge(gmmu_walk_merge *m, uint16_t asid, uint64_t root, uint64_t va
 {
     m->st.lookups++;
     for (size_t i = 0; i < sizeof k_shifts / sizeof k_shifts[0]; i++) {
+        if (!(m->sizes_seen >> i & 1u))
+            continue; /* no walk of this size recorded: no slot can hold one */
         const uint8_t shift = k_shifts[i];
         const uint64_t vpn = va >> shift;
         const gmmu_wm_slot *s = &m->slots[slot_of(m, asid, vpn, shift)];
@@ -106,6 +111,7 @@ void gmmu_wm_invalidate(gmmu_walk_merge *m, bool all_asids, uint16_t asid, uint6
 void gmmu_wm_clear(gmmu_walk_merge *m)
 {
     memset(m->slots, 0, (size_t)m->nslots * sizeof *m->slots);
+    m->sizes_seen = 0;
 }
 
 gmmu_status gmmu_wm_create(const gmmu_wm_config *cfg, gmmu_walk_merge **out, gmmu_error *err)

@@ -56,6 +56,8 @@ typedef struct gmmu_walk_merge {
     gmmu_wm_slot *slots;
     uint32_t nslots;      /* power of two */
     uint32_t slot_bits;   /* log2(nslots) */
+    uint32_t sizes_seen;  /* bit i: a walk of the i-th page size (4 KiB, 2 MiB, 1 GiB) was
+                             recorded since the last clear; a merge probes only those sizes */
     gmmu_wm_stats st;
 } gmmu_walk_merge;
 
