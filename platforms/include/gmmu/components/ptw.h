@@ -1,6 +1,7 @@
 // gmmu — page-table walker component: answers translation batches
 // (xlate_ext on a TLM_IGNORE_COMMAND payload) by walking the x86-64 page
-// tables in memory with real TLM reads on pt_isock.
+// tables in memory with real TLM reads on pt_isock (b_transport, or from the
+// DMI regions the target grants for timed reads: ptw_params::dmi).
 //
 // The walker is the TLM wrapper of one walk engine (models/ walk_engine.h),
 // which owns the timing of every scheduling kind, the permissions and the A/D
