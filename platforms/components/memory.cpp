@@ -256,6 +256,7 @@ void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &de
             }
         } else {
             copy(write, pa, gp.get_data_ptr(), len);
+            dmi_hint = dmi_hint && (write || page_for_read(pa) != zero_page);
         }
         moved = len;
         if (write) {

@@ -102,11 +102,16 @@ TEST_F(MemoryTest, DmiHintIsSetForPlainAccessesToPagesThatExist)
     sc_time d;
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9008, &v, 8, d), tlm::TLM_OK_RESPONSE);
     EXPECT_FALSE(ini.last_dmi_hint);
+    uint8_t buf[16];
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9100, buf, 16, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_FALSE(ini.last_dmi_hint) << "a longer read of a page never written";
     EXPECT_EQ(mem.pages_allocated(), 0u);
     v = 42;
     ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x9008, &v, 8, d), tlm::TLM_OK_RESPONSE);
     EXPECT_TRUE(ini.last_dmi_hint);
     ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9010, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_TRUE(ini.last_dmi_hint);
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x9100, buf, 16, d), tlm::TLM_OK_RESPONSE);
     EXPECT_TRUE(ini.last_dmi_hint);
     gmmu::warp_ext ext;
     ext.active = 1;
