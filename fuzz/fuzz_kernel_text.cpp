@@ -19,6 +19,7 @@
 #include <vector>
 
 extern "C" {
+#include "gmmu/kernel_inputs.h"
 #include "gmmu/kernels.h"
 #include "gmmu/simt_stack.h"
 }
@@ -128,6 +129,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break; // too deeply nested: refused, as the SM would
         if (r != GMMU_OK)
             die("the stack refused a valid step", k.get(), pc);
+    }
+    // An input generator whose regions are small fills them: it succeeds,
+    // and writes nothing into an output region.
+    if (k->inputs.gen) {
+        uint64_t bytes = 0;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            bytes += k->region[r].bytes;
+        if (bytes <= (256u << 10)) { // the nearest-centre search is points x dim x centres
+            std::vector<std::vector<uint64_t>> w(k->nregions);
+            std::vector<uint64_t *> p(k->nregions);
+            for (uint32_t r = 0; r < k->nregions; r++) {
+                w[r].assign(k->region[r].bytes / 8, 0);
+                p[r] = w[r].data();
+            }
+            if (gmmu_kernel_inputs_fill(k.get(), 1 + size, p.data(), &err) != GMMU_OK)
+                die("the input generator refused a kernel the parser accepted", k.get(), 0);
+            for (uint32_t r = 0; r < k->nregions; r++)
+                if (k->region[r].kind == GMMU_REGION_OUTPUT)
+                    for (uint64_t v : w[r])
+                        if (v != 0)
+                            die("the input generator wrote into an output region", k.get(), 0);
+        }
     }
     // The reference interpreter on block 0 of a small kernel.
     if (uint64_t(k->warps_per_block) * k->nregs <= 1024 && k->shared_bytes <= 65536) {

@@ -1,5 +1,6 @@
 /* Kernel files: a small assembly text for gmmu_kernel (docs/simt.md). */
 #include "gmmu/kernels.h"
+#include "gmmu/kernel_inputs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -178,6 +179,18 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
         k->nregions++;
         return GMMU_OK;
     }
+    if (strcmp(tok[0], "inputs") == 0) {
+        if (k->inputs.line) {
+            char what[64];
+            snprintf(what, sizeof what, "'inputs' given twice (first on line %u)", k->inputs.line);
+            return fail(p, "%s", what);
+        }
+        gmmu_error e = {{0}, {0}};
+        if (gmmu_kernel_inputs_set(k, (const char *const *)tok + 1, n - 1, &e) != GMMU_OK)
+            return fail(p, "%s", e.msg);
+        k->inputs.line = p->line;
+        return GMMU_OK;
+    }
     static const char *const keys[] = {"regs", "warps_per_block", "grid", "shared"};
     for (unsigned i = 0; i < 4; i++)
         if (strcmp(tok[0], keys[i]) == 0) {
@@ -193,7 +206,7 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
             return GMMU_OK;
         }
     return fail(p, "unknown header line '%s' (kernel, regs, warps_per_block, grid, shared, region, "
-                   "code)", tok[0]);
+                   "inputs, code)", tok[0]);
 }
 
 static gmmu_status insn(parser *p, char **tok, unsigned n)
@@ -362,5 +375,12 @@ gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len
         k->grid_blocks = 1;
     if (k->nregs == 0)
         k->nregs = 16;
-    return gmmu_kernel_check(k, err);
+    gmmu_status st2 = gmmu_kernel_check(k, err);
+    if (st2 != GMMU_OK || k->inputs.gen == 0)
+        return st2;
+    /* The regions against the generator's layout, named at the inputs line. */
+    gmmu_error e = {{0}, {0}};
+    if (gmmu_kernel_inputs_check(k, &e) != GMMU_OK)
+        return gmmu_error_set(err, "kernel.text", "line %u: %s", k->inputs.line, e.msg);
+    return GMMU_OK;
 }

@@ -109,6 +109,7 @@ void gmmu_sm_config_tanasic17(gmmu_sm_config *c)
     c->ctx_fixed_cycles = 500;
     c->ctx_bytes_per_cycle = 16; /* 256 GB/s shared by 16 SMs */
     c->rq_entry_bytes = 8;
+    c->access_shape = false;
     c->compaction = GMMU_COMPACT_NONE;
     c->cpm.warps = 0; /* set at launch */
     c->cpm.counter_bits = 3;
@@ -132,6 +133,32 @@ uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask)
             seen[n++] = p;
     }
     return n;
+}
+
+void gmmu_sm_access_shape(const uint64_t addr[32], uint32_t mask, gmmu_sm_shape *out)
+{
+    uint64_t p4[32], p2[32], lo = UINT64_MAX, hi = 0;
+    uint32_t n4 = 0, n2 = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        if (!(mask >> l & 1u))
+            continue;
+        const uint64_t a = addr[l] & ~7ull, q4 = a >> 12, q2 = a >> 21;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+        uint32_t k = 0;
+        while (k < n4 && p4[k] != q4)
+            k++;
+        if (k == n4)
+            p4[n4++] = q4;
+        k = 0;
+        while (k < n2 && p2[k] != q2)
+            k++;
+        if (k == n2)
+            p2[n2++] = q2;
+    }
+    out->pages_4k = n4;
+    out->pages_2m = n2;
+    out->span = mask ? hi - lo + 8 : 0;
 }
 
 uint64_t gmmu_sm_throttle_state_bits(const gmmu_sm_config *c)

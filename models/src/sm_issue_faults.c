@@ -72,6 +72,15 @@ gmmu_status gmmu_smi_ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
     sm->st.mem_insns++;
     const uint32_t pages = gmmu_sm_distinct_pages(f->addr, f->mask);
     sm->st.mem_pages += pages;
+    if (sm->cfg.access_shape) {
+        gmmu_sm_shape sh;
+        gmmu_sm_access_shape(f->addr, f->mask, &sh);
+        sm->st.mem_pages_max = sh.pages_4k > sm->st.mem_pages_max ? sh.pages_4k : sm->st.mem_pages_max;
+        sm->st.mem_pages_2m += sh.pages_2m;
+        sm->st.mem_pages_2m_max = sh.pages_2m > sm->st.mem_pages_2m_max ? sh.pages_2m : sm->st.mem_pages_2m_max;
+        sm->st.mem_span_bytes += sh.span;
+        sm->st.mem_span_max = sh.span > sm->st.mem_span_max ? sh.span : sm->st.mem_span_max;
+    }
     if (!b->home) {
         sm->st.mem_static_warps++;
         sm->st.mem_static_pages += pages;

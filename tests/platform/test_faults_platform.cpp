@@ -483,6 +483,38 @@ TEST(FaultsPlatformTest, AKernelFileRunsAndBadFilesNameFileAndLine)
     EXPECT_NE(r.out.find("workload.kernel_file"), std::string::npos) << r.out;
 }
 
+// The real kernels (examples/kernels/*.gk with an input generator,
+// docs/kernels.md) pass the data check under the fault schemes and warp
+// schedulers: each kernel its first 2 blocks at the full footprint (over
+// 1 GiB of generated input), once with demand paging and once without, the
+// eight runs between them covering every scheduler and every scheme.
+TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
+{
+    const char *kernels[] = {"kmeans", "streamcluster", "pathfinder", "memcached"};
+    const char *schemes[] = {"stall", "wd-commit", "wd-lastcheck", "replay-queue", "oplog"};
+    const char *scheds[] = {"lrr", "gto", "oldest", "ccws", "ta-ccws", "tcws", "tbc", "tlb-tbc"};
+    for (unsigned i = 0; i < 4; i++)
+        for (unsigned f = 0; f < 2; f++) {
+            const std::string ex = std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + kernels[i] + ".gk";
+            const char *scheme = schemes[(i + 3 * f) % 5], *ws = scheds[2 * i + f];
+            const std::string what = std::string(kernels[i]) + "/" + scheme + "/" + ws + (f ? "" : "/faults");
+            const std::string d = outdir(std::string("real_") + kernels[i] + (f ? "_nofault" : "_fault"));
+            SimRun r = sim("--set sm.count=2 --set workload.kernel_file=" + ex + " --set workload.grid_blocks=2" +
+                           (f ? "" : " --set workload.faults=true") + " --set sm.fault_scheme=" + scheme +
+                           " --set sm.warp_scheduler=" + ws + " --quiet --out " + d);
+            ASSERT_EQ(r.status, 0) << what << "\n" << r.out;
+            json s = load(d + "/stats.json");
+            EXPECT_EQ(s["data_check"]["mismatches"], 0u) << what;
+            json k = load(d + "/kernel.json");
+            EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << what;
+            EXPECT_EQ(k["register_hash"], k["reference_register_hash"]) << what;
+            EXPECT_GT(s["gpu"]["sm0"]["mem_insns"].get<uint64_t>(), 0u) << what;
+            if (!f) {
+                EXPECT_GT(s["gpu"]["fault_handler"]["faults"].get<uint64_t>(), 0u) << what;
+            }
+        }
+}
+
 // Shared memory and barriers (docs/simt.md): tests/kernels/shared_bar.gk
 // passes the data check on the issue SM under two fault schemes and two
 // warp schedulers with demand paging; its shared accesses reach neither the

@@ -115,6 +115,16 @@ typedef struct gmmu_region {
     gmmu_region_kind kind;
 } gmmu_region;
 
+/* The kernel's input generator (gmmu/kernel_inputs.h): its index + 1 (0:
+ * none, every input word is gmmu_kernel_input_value) and its arguments in
+ * the generator's order, defaults filled in. */
+#define GMMU_INPUTS_MAX_ARGS 6u
+typedef struct gmmu_kernel_inputs {
+    uint32_t gen;
+    uint32_t line; /* the `inputs` line of a kernel file (0: none or built in) */
+    uint64_t arg[GMMU_INPUTS_MAX_ARGS];
+} gmmu_kernel_inputs;
+
 typedef struct gmmu_kernel {
     char name[32];
     uint32_t ninsns;
@@ -125,6 +135,7 @@ typedef struct gmmu_kernel {
     uint32_t grid_blocks;
     uint32_t nregions;
     gmmu_region region[GMMU_KERNEL_MAX_REGIONS];
+    gmmu_kernel_inputs inputs;
     gmmu_insn code[GMMU_KERNEL_MAX_INSNS];
 } gmmu_kernel;
 

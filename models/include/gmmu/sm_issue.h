@@ -168,6 +168,10 @@ typedef struct gmmu_sm_config {
     uint32_t ctx_fixed_cycles; /* fixed part of one context save or restore */
     uint32_t ctx_bytes_per_cycle; /* context save/restore bandwidth */
     uint32_t rq_entry_bytes;   /* context bytes per replay-queue entry */
+    bool access_shape;         /* count every global memory instruction's shape
+                                  (gmmu_sm_access_shape: 4 KiB and 2 MiB pages, span) into
+                                  the mem_pages_max .. mem_span_max stats; false: not
+                                  counted, the instruction pays nothing for them */
 } gmmu_sm_config;
 
 /* A warp scheduler by name (sm.warp_scheduler) into c's order, throttle and
@@ -201,6 +205,15 @@ static inline bool gmmu_sm_needs_sideband(const gmmu_sm_config *c)
 /* Page divergence of one warp memory instruction: the distinct 4 KiB pages
  * among the addresses of the lanes in mask (pichai-asplos14's measure). */
 uint32_t gmmu_sm_distinct_pages(const uint64_t addr[32], uint32_t mask);
+/* The shape of one warp memory instruction (the characterisation of
+ * docs/kernels.md): distinct 4 KiB pages, distinct 2 MiB pages, and the
+ * address span (highest word address - lowest word address + 8 bytes) of
+ * the lanes in mask; all 0 for an empty mask. */
+typedef struct gmmu_sm_shape {
+    uint32_t pages_4k, pages_2m;
+    uint64_t span;
+} gmmu_sm_shape;
+void gmmu_sm_access_shape(const uint64_t addr[32], uint32_t mask, gmmu_sm_shape *out);
 
 /* The whole tanasic-micro17 machine (table 1): what the GPU platform with
  * the tanasic17 named config (platforms/configs/tanasic17.json) builds
@@ -305,6 +318,12 @@ typedef struct gmmu_sm_stats {
                                  mem_insns without compaction) */
     uint64_t mem_static_pages;/* distinct pages per static warp's lanes, summed: page
                                  divergence before compaction = this / mem_static_warps */
+    /* With cfg.access_shape only (0 otherwise), over the same instructions: */
+    uint64_t mem_pages_max;   /* the most distinct 4 KiB pages of one instruction */
+    uint64_t mem_pages_2m;    /* distinct 2 MiB pages, summed */
+    uint64_t mem_pages_2m_max;
+    uint64_t mem_span_bytes;  /* address spans (gmmu_sm_access_shape), summed */
+    uint64_t mem_span_max;
     uint64_t active_lanes;    /* active lanes of first issues (SIMD utilisation = this /
                                  (32 x (issued - replayed))) */
     uint64_t compactions;     /* compaction: times a block's threads were regrouped */

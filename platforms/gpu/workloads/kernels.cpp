@@ -49,6 +49,7 @@
 #include "gmmu/gpu/workload.h"
 #include "gmmu/gpu/workload_spec.h"
 #include "gmmu/rng.h"
+#include "gmmu/kernel_inputs.h"
 
 namespace gmmu {
 namespace {
@@ -161,14 +162,17 @@ class kernel_workload : public workload, public kernel_source, public pager {
                 std::swap(order[i - 1], order[gmmu_mix64(st) % i]);
             }
         }
-        for (uint32_t r = 0; r < k->nregions; r++) {
-            const gmmu_region &g = k->region[r];
-            std::vector<uint64_t> init(g.bytes / 8, 0);
-            if (g.kind == GMMU_REGION_INPUT)
-                for (size_t w = 0; w < init.size(); w++)
-                    init[w] = input_word(g.base + 8 * w);
-            ref.push_back(std::move(init));
-        }
+        if (k->inputs.gen)
+            generate();
+        else
+            for (uint32_t r = 0; r < k->nregions; r++) {
+                const gmmu_region &g = k->region[r];
+                std::vector<uint64_t> init(g.bytes / 8, 0);
+                if (g.kind == GMMU_REGION_INPUT)
+                    for (size_t w = 0; w < init.size(); w++)
+                        init[w] = input_word(g.base + 8 * w);
+                ref.push_back(std::move(init));
+            }
         reference();
     }
 
@@ -178,11 +182,17 @@ class kernel_workload : public workload, public kernel_source, public pager {
         drv = &d;
         page_shift = shift;
         if (bypass) { // no MMU: the data lives at PA = VA, nothing is mapped
-            gmmu_mem_ops ops = drv->mem_ops();
-            for (uint32_t r = 0; r < k->nregions; r++)
-                for (size_t w = 0; w < ref[r].size(); w++)
-                    if (cpu_word(r, w) != 0)
-                        ops.write64(ops.ctx, k->region[r].base + 8 * w, cpu_word(r, w));
+            uint64_t page[512];
+            for (uint32_t r = 0; r < k->nregions; r++) {
+                if (k->region[r].kind != GMMU_REGION_INPUT)
+                    continue; // output regions start at zero, as fresh memory reads
+                for (size_t w0 = 0; w0 < ref[r].size(); w0 += 512) {
+                    const size_t nw = std::min<size_t>(512, ref[r].size() - w0);
+                    for (size_t w = 0; w < nw; w++)
+                        page[w] = cpu_word(r, w0 + w);
+                    drv->write_phys(k->region[r].base + 8 * w0, page, nw * 8);
+                }
+            }
             return;
         }
         if (!demand)
@@ -246,15 +256,17 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
     void verify_memory(data_checker &chk) override
     {
-        gmmu_mem_ops ops = drv->mem_ops();
         for (uint32_t r = 0; r < k->nregions; r++) {
             const gmmu_region &g = k->region[r];
+            uint64_t page[512];
             for (uint64_t pg = 0; pg < g.bytes; pg += 4096) {
                 const uint64_t pa = bypass ? g.base + pg : drv->translate(g.base + pg);
-                for (uint64_t w = pg / 8; w < (pg + 4096) / 8 && w < g.bytes / 8; w++) {
-                    uint64_t v = cpu_word(r, w); // never made present: still the CPU copy
-                    if (pa != ~0ull)
-                        ops.read64(ops.ctx, pa + (w * 8 - pg), &v);
+                const uint64_t w0 = pg / 8, nw = std::min<uint64_t>(512, g.bytes / 8 - w0);
+                if (pa != ~0ull)
+                    drv->read_phys(pa, page, nw * 8);
+                for (uint64_t w = w0; w < w0 + nw; w++) {
+                    // A page never made present still holds the CPU copy.
+                    const uint64_t v = pa != ~0ull ? page[w - w0] : cpu_word(r, w);
                     chk.checked++;
                     run_mem_hash = (run_mem_hash ^ v) * 0x100000001b3ull;
                     if (v != ref[r][w]) {
@@ -286,7 +298,6 @@ class kernel_workload : public workload, public kernel_source, public pager {
     {
         if (!drv)
             throw std::runtime_error("kernel workload: fault before setup");
-        gmmu_mem_ops ops = drv->mem_ops();
         for (uint32_t r = 0; r < k->nregions; r++) {
             const gmmu_region &g = k->region[r];
             const uint64_t lo = std::max(va, g.base), hi = std::min(va + bytes, g.base + g.bytes);
@@ -296,10 +307,13 @@ class kernel_workload : public workload, public kernel_source, public pager {
             if (g.kind != GMMU_REGION_INPUT)
                 continue; // first touch: fresh zeroed frames, nothing to copy
             // Copy the CPU-resident data into the new GPU frames.
+            uint64_t page[512];
             for (uint64_t pg = lo; pg < hi; pg += 4096) {
                 const uint64_t pa = drv->translate(pg);
-                for (uint64_t a = pg; a < pg + 4096 && a < hi; a += 8)
-                    ops.write64(ops.ctx, pa + (a - pg), cpu_word(r, (a - g.base) / 8));
+                const uint64_t end = std::min(pg + 4096, hi);
+                for (uint64_t a = pg; a < end; a += 8)
+                    page[(a - pg) / 8] = cpu_word(r, (a - g.base) / 8);
+                drv->write_phys(pa, page, end - pg);
             }
         }
     }
@@ -335,6 +349,30 @@ class kernel_workload : public workload, public kernel_source, public pager {
             }
             throw config_error(path + ": " + msg);
         }
+    }
+
+    // The kernel's input generator (gmmu/kernel_inputs.h) writes the input
+    // regions; they are kept as the CPU-side store (the generated data is
+    // not a function of the address), and copied as the reference run's
+    // starting memory.
+    void generate()
+    {
+        ref.resize(k->nregions);
+        std::vector<uint64_t *> words(k->nregions);
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            ref[r].assign(k->region[r].bytes / 8, 0);
+            words[r] = ref[r].data();
+        }
+        gmmu_error err{};
+        if (gmmu_kernel_inputs_fill(k.get(), seed, words.data(), &err) != GMMU_OK) {
+            if (!file.empty())
+                throw config_error(file + ":" + std::to_string(k->inputs.line) + ": " + err.msg);
+            throw config_error("config key 'workload.kernel': " + std::string(err.msg));
+        }
+        cpu.resize(k->nregions);
+        for (uint32_t r = 0; r < k->nregions; r++)
+            if (k->region[r].kind == GMMU_REGION_INPUT)
+                cpu[r] = ref[r];
     }
 
     // Functional interpreter: the expected final memory and registers
@@ -390,8 +428,11 @@ class kernel_workload : public workload, public kernel_source, public pager {
     uint64_t cpu_word(uint32_t r, uint64_t w) const
     {
         const gmmu_region &g = k->region[r];
-        return g.kind == GMMU_REGION_INPUT ? input_word(g.base + 8 * w) : 0;
+        if (g.kind != GMMU_REGION_INPUT)
+            return 0;
+        return k->inputs.gen ? cpu[r][w] : input_word(g.base + 8 * w);
     }
+    std::vector<std::vector<uint64_t>> cpu; // generated inputs: the CPU-side store, per region
     std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
     std::vector<uint64_t> reg_hash;         // reference final registers, per block
     driver *drv = nullptr;

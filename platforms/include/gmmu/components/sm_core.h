@@ -92,6 +92,7 @@ class sm_core : public sm_base {
     void dump_stats(nlohmann::json &j) const override;
     // The counters dump_stats writes, declared once (docs/stats.md is made from it).
     static const stat_table<sm_core> &stats_table();
+    static bool shape_on(const sm_core &c) { return c.sm->cfg.access_shape; } // sm.access_shape's stats
 
   private:
     void run();

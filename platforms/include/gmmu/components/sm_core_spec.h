@@ -207,6 +207,13 @@ inline const descriptor<issue_sm_config> &sm_core_descriptor()
                      [](S &s, const config &c, const std::string &k) {
                          s.model.issue_cycles = u32(c, k);
                      }, "issue_cycles"),
+        bool_field<S>("access_shape", false,
+                      "sm.model=issue: count the shape of every global memory instruction (4 KiB and "
+                      "2 MiB pages, address span) into gpu.smN.page_divergence_max .. span_max, for "
+                      "characterising a kernel (docs/kernels.md); off, nothing is counted.",
+                      [](S &s, const config &c, const std::string &k) {
+                          s.model.access_shape = c.b(k);
+                      }, "access_shape"),
         int_field<S>("ldst_queue", 2, 1, 64,
                      "sm.model=issue: global memory instructions in the ld/st unit before issue "
                      "stalls.",

@@ -44,6 +44,10 @@ class driver : public sc_core::sc_module, public stats_provider {
     uint64_t translate(uint64_t va) const;
     const gmmu_pt &table() const { return *pt; }
     gmmu_mem_ops mem_ops() const;
+    // Host copies to and from physical memory (a workload's set-up and
+    // data check): the bytes of [pa, pa + len), any alignment, untimed.
+    void write_phys(uint64_t pa, const void *src, uint64_t len) { mem.write_bytes(pa, src, len); }
+    void read_phys(uint64_t pa, void *dst, uint64_t len) const { mem.read_bytes(pa, dst, len); }
 
     // Page migration (platforms/gpu/migrator.h), in the order a driver does
     // it: make the page (VA of any byte in it) not present, drop the

@@ -1,0 +1,341 @@
+// Input generators of the real kernels (gmmu/kernel_inputs.h): the
+// `inputs` line, the layout check, and each generator's data structure,
+// checked against what the benchmark's own code builds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "gmmu/kernel_inputs.h"
+#include "gmmu/kernels.h"
+#include "gmmu/rng.h"
+#include "gmmu/sm_issue.h"
+}
+
+namespace {
+
+// A kernel file's header for generator `line` with the given regions, and
+// one instruction.
+std::unique_ptr<gmmu_kernel> parse(const std::string &regions, const std::string &line, gmmu_error *err,
+                                   gmmu_status *st)
+{
+    auto k = std::make_unique<gmmu_kernel>();
+    const std::string text = "kernel t\n" + regions + line + "\ncode\n  addi r4, r0, 1\n";
+    *st = gmmu_kernel_parse(k.get(), text.data(), text.size(), err);
+    return k;
+}
+
+// Region words for k, zeroed, and the generator's fill of them.
+struct filled {
+    std::vector<std::vector<uint64_t>> w;
+    std::vector<uint64_t *> p;
+};
+filled fill(const gmmu_kernel &k, uint64_t seed)
+{
+    filled f;
+    f.w.resize(k.nregions);
+    for (uint32_t r = 0; r < k.nregions; r++) {
+        f.w[r].assign(k.region[r].bytes / 8, 0);
+        f.p.push_back(f.w[r].data());
+    }
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_kernel_inputs_fill(&k, seed, f.p.data(), &err), GMMU_OK) << err.msg;
+    return f;
+}
+
+TEST(KernelInputsTest, TheInputsLineSetsTheGeneratorAndItsArguments)
+{
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input 2720\nregion input 272\nregion output 80\n",
+                   "inputs kmeans points=10 features=34 clusters=1", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_kernel_inputs_arg(k.get(), "points"), 10u);
+    EXPECT_EQ(gmmu_kernel_inputs_arg(k.get(), "features"), 34u);
+    EXPECT_EQ(gmmu_kernel_inputs_arg(k.get(), "clusters"), 1u);
+    EXPECT_EQ(gmmu_kernel_inputs_arg(k.get(), "nope"), 0u);
+    EXPECT_EQ(k->inputs.line, 5u); // after the kernel line and three regions
+    // Left out: the default (5 clusters).
+    k = parse("region input 2720\nregion input 1360\nregion output 80\n", "inputs kmeans points=10", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    EXPECT_EQ(gmmu_kernel_inputs_arg(k.get(), "clusters"), 5u);
+    // No inputs line: no generator, and nothing to check.
+    auto plain = std::make_unique<gmmu_kernel>();
+    const std::string text = "kernel p\nregion input 64\ncode\n addi r4, r0, 1\n";
+    ASSERT_EQ(gmmu_kernel_parse(plain.get(), text.data(), text.size(), &err), GMMU_OK);
+    EXPECT_EQ(plain->inputs.gen, 0u);
+    EXPECT_EQ(gmmu_kernel_inputs_check(plain.get(), &err), GMMU_OK);
+}
+
+TEST(KernelInputsTest, BadInputsLinesAndLayoutsNameTheLineAndWhatIsWrong)
+{
+    struct Bad {
+        std::string regions, line, want;
+    } bad[] = {
+        {"region input 64\n", "inputs nosuch", "line 3: unknown input generator 'nosuch'"},
+        {"region input 64\n", "inputs kmeans size=3", "line 3: kmeans has no argument 'size'"},
+        {"region input 64\n", "inputs kmeans points", "line 3: 'points' is not key=value"},
+        {"region input 64\n", "inputs kmeans points=0", "'points' needs a number 1..2147483648, got '0'"},
+        {"region input 64\n", "inputs kmeans points=-4", "'points' needs a number"},
+        {"region input 64\n", "inputs kmeans points=1 points=2", "'points' given twice"},
+        {"region input 64\n", "inputs memcached buckets=3", "buckets must be a power of two"},
+        {"region input 64\n", "inputs streamcluster points=4 centres=5", "centres must not exceed points"},
+        // The layout: the count, then each region's kind and size, named at
+        // the inputs line.
+        {"region input 64\n", "inputs kmeans points=10 features=2 clusters=1",
+         "line 3: kmeans lays out 3 regions; the kernel declares 1"},
+        {"region input 64\nregion input 64\nregion input 64\n", "inputs kmeans points=10 features=2 clusters=1",
+         "line 5: kmeans: region 2 holds the membership (a word per point): region output 80"},
+        {"region input 200000\nregion input 64\nregion output 64\n",
+         "inputs kmeans points=10 features=2 clusters=1",
+         "line 5: kmeans: region 0 holds the features (points x features words, feature-major): region "
+         "input 160"},
+    };
+    for (const Bad &b : bad) {
+        gmmu_error err{};
+        gmmu_status st;
+        parse(b.regions, b.line, &err, &st);
+        EXPECT_EQ(st, GMMU_EINVAL) << b.line;
+        EXPECT_NE(std::string(err.msg).find(b.want), std::string::npos) << b.line << " -> " << err.msg;
+    }
+    // Twice.
+    gmmu_error err{};
+    gmmu_status st;
+    parse("region input 64\n", "inputs kmeans\ninputs kmeans", &err, &st);
+    EXPECT_NE(std::string(err.msg).find("line 4: 'inputs' given twice (first on line 3)"), std::string::npos)
+        << err.msg;
+}
+
+// kmeans: feature-major features in 0..65535; each centre is a copy of one
+// point's features.
+TEST(KernelInputsTest, KmeansCentresAreCopiesOfPoints)
+{
+    const uint64_t n = 1000, f = 7, c = 4;
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input " + std::to_string(n * f * 8) + "\nregion input " + std::to_string(c * f * 8) +
+                       "\nregion output " + std::to_string(n * 8) + "\n",
+                   "inputs kmeans points=1000 features=7 clusters=4", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 1);
+    std::set<uint64_t> distinct;
+    for (uint64_t i = 0; i < n * f; i++) {
+        EXPECT_LT(d.w[0][i], 65536u);
+        distinct.insert(d.w[0][i]);
+    }
+    EXPECT_GT(distinct.size(), n * f / 2); // uniform, not constant
+    for (uint64_t j = 0; j < c; j++) {
+        bool found = false;
+        for (uint64_t p = 0; p < n && !found; p++) {
+            bool all = true;
+            for (uint64_t x = 0; x < f; x++)
+                all &= d.w[1][j * f + x] == d.w[0][x * n + p];
+            found = all;
+        }
+        EXPECT_TRUE(found) << "centre " << j;
+    }
+    for (uint64_t i = 0; i < n; i++)
+        EXPECT_EQ(d.w[2][i], 0u); // the output region is left alone
+    // Deterministic in the seed; another seed, another data set.
+    filled again = fill(*k, 1), other = fill(*k, 2);
+    EXPECT_EQ(d.w, again.w);
+    EXPECT_NE(d.w[0], other.w[0]);
+}
+
+// streamcluster: every point is assigned to its nearest open centre, its
+// cost the squared distance (weight 1); the centre table numbers the
+// centres; each point's coordinate pointer is its first coordinate's VA.
+TEST(KernelInputsTest, StreamclusterPointsAreAssignedToTheirNearestCentre)
+{
+    const uint64_t n = 300, dim = 5, nc = 6;
+    gmmu_error err{};
+    gmmu_status st;
+    std::ostringstream r;
+    r << "region input " << n * dim * 8 << "\nregion input " << n * 32 << "\nregion input " << n * 8
+      << "\nregion output " << n * 8 << "\nregion output " << n * (nc + 1) * 8 << "\n";
+    auto k = parse(r.str(), "inputs streamcluster points=300 dim=5 centres=6", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 3);
+    auto dist = [&](uint64_t a, uint64_t b) {
+        uint64_t s = 0;
+        for (uint64_t x = 0; x < dim; x++) {
+            const int64_t df = int64_t(d.w[0][x * n + a]) - int64_t(d.w[0][x * n + b]);
+            s += uint64_t(df * df);
+        }
+        return s;
+    };
+    std::set<uint64_t> centres;
+    for (uint64_t p = 0; p < n; p++)
+        centres.insert(d.w[1][4 * p + 2]);
+    EXPECT_LE(centres.size(), nc);
+    std::set<uint64_t> numbers;
+    for (uint64_t c : centres)
+        numbers.insert(d.w[2][c]);
+    EXPECT_EQ(numbers.size(), centres.size()); // distinct numbers 0..nc-1
+    for (uint64_t v : numbers)
+        EXPECT_LT(v, nc);
+    for (uint64_t p = 0; p < n; p++) {
+        const uint64_t a = d.w[1][4 * p + 2];
+        EXPECT_EQ(d.w[1][4 * p + 0], 1u);
+        EXPECT_EQ(d.w[1][4 * p + 1], k->region[0].base + p * 8);
+        EXPECT_EQ(d.w[1][4 * p + 3], dist(p, a));
+        for (uint64_t c : centres)
+            EXPECT_LE(dist(p, a), dist(p, c)) << "point " << p;
+    }
+}
+
+// memcached: every item is on its bucket's chain (bucket = the kernel's
+// sfu hash of its key), every request key is an item's, and the request
+// popularity is Zipf: the most popular key takes about 1/zeta(n) of them.
+TEST(KernelInputsTest, MemcachedChainsHoldEveryItemAndRequestsFollowZipf)
+{
+    const uint64_t n = 4096, nb = 1024, nr = 50000;
+    gmmu_error err{};
+    gmmu_status st;
+    std::ostringstream r;
+    r << "region input " << nb * 8 << "\nregion input " << n * 64 << "\nregion input " << nr * 8
+      << "\nregion output " << nr * 8 << "\n";
+    auto k = parse(r.str(), "inputs memcached items=4096 buckets=1024 requests=50000", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 1);
+    const uint64_t items = k->region[1].base;
+    std::set<uint64_t> keys;
+    uint64_t chained = 0;
+    gmmu_insn sfu{};
+    sfu.op = GMMU_OP_SFU;
+    for (uint64_t b = 0; b < nb; b++)
+        for (uint64_t va = d.w[0][b]; va != 0; va = d.w[1][(va - items) / 8 + 1]) {
+            ASSERT_EQ((va - items) % 64, 0u);
+            ASSERT_LT((va - items) / 64, n);
+            const uint64_t key = d.w[1][(va - items) / 8];
+            EXPECT_EQ(gmmu_op_alu(&sfu, key, 0, 0) & (nb - 1), b);
+            keys.insert(key);
+            chained++;
+        }
+    EXPECT_EQ(chained, n);
+    EXPECT_EQ(keys.size(), n);
+    std::map<uint64_t, uint64_t> count;
+    for (uint64_t i = 0; i < nr; i++) {
+        EXPECT_TRUE(keys.count(d.w[2][i])) << "request " << i;
+        count[d.w[2][i]]++;
+    }
+    uint64_t top = 0;
+    for (auto &kv : count)
+        top = std::max(top, kv.second);
+    double zeta = 0;
+    for (uint64_t i = 1; i <= n; i++)
+        zeta += std::pow(double(i), -0.99);
+    const double want = double(nr) / zeta; // rank 0's share (scrambling may merge ranks: at least)
+    EXPECT_GT(double(top), 0.85 * want);
+    EXPECT_LT(double(top), 1.3 * want);
+}
+
+// pathfinder: cells uniform in 0..9, row 0 in its own region.
+TEST(KernelInputsTest, PathfinderCellsAreDigits)
+{
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input 16000\nregion input 800\nregion output 800\n", "inputs pathfinder cols=100 rows=21",
+                   &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 1);
+    std::vector<uint64_t> seen(10, 0);
+    for (uint64_t i = 0; i < 2000; i++) {
+        ASSERT_LT(d.w[0][i], 10u);
+        seen[d.w[0][i]]++;
+    }
+    for (uint64_t i = 0; i < 100; i++)
+        ASSERT_LT(d.w[1][i], 10u);
+    for (uint64_t v = 0; v < 10; v++)
+        EXPECT_GT(seen[v], 100u) << v; // about 200 each
+}
+
+TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
+{
+    gmmu_zipf z;
+    gmmu_error err{};
+    EXPECT_EQ(gmmu_zipf_init(&z, 1, 0.99, &err), GMMU_EINVAL);
+    EXPECT_EQ(gmmu_zipf_init(&z, 100, 1.0, &err), GMMU_EINVAL);
+    ASSERT_EQ(gmmu_zipf_init(&z, 1000, 0.99, &err), GMMU_OK);
+    std::vector<uint64_t> c(1000, 0);
+    uint64_t s = 42;
+    const int N = 400000;
+    for (int i = 0; i < N; i++) {
+        s += GMMU_SPLITMIX64_GAMMA;
+        const uint64_t r = gmmu_zipf_draw(&z, double(gmmu_mix64(s) >> 11) * 0x1.0p-53);
+        ASSERT_LT(r, 1000u);
+        c[r]++;
+    }
+    double zeta = 0;
+    for (int i = 1; i <= 1000; i++)
+        zeta += std::pow(double(i), -0.99);
+    for (int r : {0, 1}) // exact for ranks 0 and 1; the rest approximately
+        EXPECT_NEAR(double(c[size_t(r)]) / N, std::pow(double(r + 1), -0.99) / zeta, 0.004) << r;
+    double head = 0, want = 0;
+    for (int r = 0; r < 100; r++) {
+        head += double(c[size_t(r)]) / N;
+        want += std::pow(double(r + 1), -0.99) / zeta;
+    }
+    EXPECT_NEAR(head, want, 0.02);
+    // The harmonic number of a large n, by the exact sum and the tail's integral.
+    ASSERT_EQ(gmmu_zipf_init(&z, 3000000, 0.99, &err), GMMU_OK);
+    double exact = 0;
+    for (uint64_t i = 3000000; i >= 1; i--)
+        exact += std::pow(double(i), -0.99);
+    EXPECT_NEAR(z.zetan, exact, exact * 1e-9);
+}
+
+// The example kernels parse, and their regions match their generators.
+TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
+{
+    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached"}) {
+        std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + name + ".gk");
+        std::stringstream b;
+        b << in.rdbuf();
+        const std::string text = b.str();
+        ASSERT_FALSE(text.empty()) << name;
+        auto k = std::make_unique<gmmu_kernel>();
+        gmmu_error err{};
+        ASSERT_EQ(gmmu_kernel_parse(k.get(), text.data(), text.size(), &err), GMMU_OK) << name << ": " << err.msg;
+        EXPECT_STREQ(gmmu_inputs_name(k->inputs.gen - 1), name);
+        uint64_t bytes = 0;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            bytes += k->region[r].bytes;
+        EXPECT_GT(bytes, 1ull << 30) << name; // footprints over 1 GiB, as the paper's
+    }
+}
+
+TEST(KernelInputsTest, AccessShapeCountsPagesAndSpan)
+{
+    uint64_t a[32];
+    for (unsigned l = 0; l < 32; l++)
+        a[l] = 0x100000000000ull + l * 8; // one 256-byte run
+    gmmu_sm_shape s;
+    gmmu_sm_access_shape(a, 0xFFFFFFFFu, &s);
+    EXPECT_EQ(s.pages_4k, 1u);
+    EXPECT_EQ(s.pages_2m, 1u);
+    EXPECT_EQ(s.span, 256u);
+    for (unsigned l = 0; l < 32; l++)
+        a[l] = 0x100000000000ull + uint64_t(l) * 1048576 + 3; // 1 MiB apart, unaligned
+    gmmu_sm_access_shape(a, 0xFFFFFFFFu, &s);
+    EXPECT_EQ(s.pages_4k, 32u);
+    EXPECT_EQ(s.pages_2m, 16u);
+    EXPECT_EQ(s.span, 31ull * 1048576 + 8);
+    gmmu_sm_access_shape(a, 0x5u, &s); // lanes 0 and 2
+    EXPECT_EQ(s.pages_4k, 2u);
+    EXPECT_EQ(s.pages_2m, 2u);
+    EXPECT_EQ(s.span, 2ull * 1048576 + 8);
+    gmmu_sm_access_shape(a, 0, &s);
+    EXPECT_EQ(s.pages_4k, 0u);
+    EXPECT_EQ(s.span, 0u);
+}
+
+} // namespace
