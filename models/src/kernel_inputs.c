@@ -351,6 +351,85 @@ static gmmu_status pf_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *
     return GMMU_OK;
 }
 
+/* ---- bfs (Rodinia, over a graph made as Rodinia's graphgen makes it) --------
+ * graphgen: every node i draws 2..4 edges (uniform), each to a uniformly
+ * random node d, and each draw adds i -> d and d -> i, so the mean degree
+ * is 6 and every list holds its entries in the order they were added.
+ * Regions, as Rodinia's bfs.cu keeps them on the device (8-byte words for
+ * its ints and bools): 0 the nodes, two words each (the first edge's index,
+ * the number of edges); 1 the edges (a node id each); 2 the frontier mask;
+ * 3 the updating mask (written); 4 visited; 5 the cost (-1, 0 at the
+ * source); 6 the stop flag (written). The source is a node drawn after the
+ * graph, as graphgen draws one. The edge region has room for 8 x nodes
+ * edges where the lists need 6 x nodes on average; a graph that needs more
+ * is refused (at a million nodes and more that is many standard deviations
+ * away). */
+enum { BFS_NODES };
+
+static void bfs_layout(const uint64_t *a, layout *l)
+{
+    const uint64_t n = a[BFS_NODES];
+    static const char *const what[7] = {
+        "nodes (first edge, edge count: 2 words each)", "edges (a node id each, room for 8 per node)",
+        "the frontier mask (a word per node)", "the updating mask (a word per node)",
+        "visited (a word per node)", "the cost (a word per node)", "the stop flag (one word)"};
+    l->n = 7;
+    for (unsigned r = 0; r < 7; r++) {
+        l->bytes[r] = n * WORD;
+        l->kind[r] = (r == 3 || r == 6) ? GMMU_REGION_OUTPUT : GMMU_REGION_INPUT;
+        l->what[r] = what[r];
+    }
+    l->bytes[0] = 2 * n * WORD;
+    l->bytes[1] = 8 * n * WORD;
+    l->bytes[6] = WORD;
+}
+
+static uint32_t bfs_draws(stream *st) { return 2u + (uint32_t)below(st, 3); }
+
+static gmmu_status bfs_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
+                            gmmu_error *err)
+{
+    (void)k;
+    const uint64_t n = a[BFS_NODES];
+    /* Pass 1: the degrees; pass 2 replays the same draws into the lists. */
+    stream st = stream_of(seed, 0x6266736772617068ull);
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t d = bfs_draws(&st);
+        for (uint32_t j = 0; j < d; j++) {
+            w[0][2 * i + 1]++;
+            w[0][2 * below(&st, n) + 1]++;
+        }
+    }
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        w[0][2 * i] = total;
+        total += w[0][2 * i + 1];
+    }
+    if (total > 8 * n)
+        return gmmu_error_set(err, "kernel.inputs", "bfs: the graph has %llu edges, more than the region's %llu",
+                              (unsigned long long)total, (unsigned long long)(8 * n));
+    uint64_t *fill = calloc(n, sizeof *fill);
+    if (!fill)
+        return gmmu_error_set(err, "kernel.inputs", "bfs: out of memory");
+    st = stream_of(seed, 0x6266736772617068ull);
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t d = bfs_draws(&st);
+        for (uint32_t j = 0; j < d; j++) {
+            const uint64_t dst = below(&st, n);
+            w[1][w[0][2 * i] + fill[i]++] = dst;
+            w[1][w[0][2 * dst] + fill[dst]++] = i;
+        }
+    }
+    free(fill);
+    const uint64_t src = below(&st, n);
+    for (uint64_t i = 0; i < n; i++)
+        w[5][i] = UINT64_MAX; /* -1 */
+    w[2][src] = 1;
+    w[4][src] = 1;
+    w[5][src] = 0;
+    return GMMU_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const gen_desc GENS[] = {
@@ -368,6 +447,7 @@ static const gen_desc GENS[] = {
      mc_rule, mc_layout, mc_fill},
     {"pathfinder", 2, {{"cols", 1048576, 1, 1ull << 31}, {"rows", 160, 2, 1ull << 20}}, NULL, pf_layout,
      pf_fill},
+    {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
@@ -405,7 +485,7 @@ gmmu_status gmmu_kernel_inputs_set(gmmu_kernel *k, const char *const *tok, unsig
     if (!g)
         return gmmu_error_set(err, "kernel.inputs",
                               "unknown input generator '%.40s' (kmeans, streamcluster, memcached, "
-                              "pathfinder)", tok[0]);
+                              "pathfinder, bfs)", tok[0]);
     bool given[GMMU_INPUTS_MAX_ARGS] = {false};
     for (unsigned a = 0; a < g->nargs; a++)
         k->inputs.arg[a] = g->args[a].def;

@@ -384,3 +384,230 @@ gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len
         return gmmu_error_set(err, "kernel.text", "line %u: %s", k->inputs.line, e.msg);
     return GMMU_OK;
 }
+
+/* ---- programs: several code sections and the host loop ------------------ */
+
+typedef struct pline {
+    size_t at, len; /* the line's bytes in the text */
+    char *tok[8];
+    unsigned n;     /* tokens (0: blank or comment) */
+    char buf[MAX_LINE + 2];
+} pline;
+
+static gmmu_status pfail(gmmu_error *err, uint32_t line, const char *fmt, const char *a)
+{
+    char what[160];
+    snprintf(what, sizeof what, fmt, a ? a : "");
+    return gmmu_error_set(err, "kernel.text", "line %u: %s", line, what);
+}
+
+void gmmu_program_free(gmmu_program *p)
+{
+    if (!p)
+        return;
+    free(p->kernel);
+    free(p->insn_line);
+    p->kernel = NULL;
+    p->insn_line = NULL;
+    p->nkernels = 0;
+}
+
+/* `@R[+OFF]` of kernel k: the VA, which must be an 8-aligned word inside
+ * region R. */
+static bool region_word(const gmmu_kernel *k, const char *s, uint64_t *va)
+{
+    if (s[0] != '@')
+        return false;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s + 1);
+    char *plus = strchr(buf, '+');
+    uint64_t off = 0, r = 0;
+    if (plus) {
+        *plus = '\0';
+        if (!parse_u64(plus + 1, &off))
+            return false;
+    }
+    if (!parse_u64(buf, &r) || r >= k->nregions || off >= k->region[r].bytes || (off & 7u))
+        return false;
+    *va = k->region[r].base + off;
+    return true;
+}
+
+gmmu_status gmmu_program_parse(gmmu_program *prog, const char *text, size_t len, gmmu_error *err)
+{
+    if (!prog || (!text && len))
+        return gmmu_error_set(err, "kernel.text", "program or text is NULL");
+    memset(prog, 0, sizeof *prog);
+    /* Lines: at most what fits the text; each tokenised once. */
+    size_t nl = 1;
+    for (size_t i = 0; i < len; i++)
+        nl += text[i] == '\n';
+    pline *L = calloc(nl, sizeof *L);
+    char *ktext = malloc(len + nl + 8);
+    prog->kernel = calloc(GMMU_PROGRAM_MAX_KERNELS, sizeof *prog->kernel);
+    prog->insn_line = calloc((size_t)GMMU_PROGRAM_MAX_KERNELS * GMMU_KERNEL_MAX_INSNS, sizeof *prog->insn_line);
+    if (!L || !ktext || !prog->kernel || !prog->insn_line) {
+        free(L);
+        free(ktext);
+        gmmu_program_free(prog);
+        return gmmu_error_set(err, "kernel.text", "out of memory");
+    }
+    gmmu_status st = GMMU_OK;
+    uint32_t code_at[GMMU_PROGRAM_MAX_KERNELS]; /* each section's `code` line (index) */
+    char names[GMMU_PROGRAM_MAX_KERNELS][32];
+    uint32_t launch_at = 0, while_at = 0; /* 1-based line numbers, 0: none */
+    uint32_t nsec = 0;
+    size_t pos = 0;
+    for (size_t i = 0; i < nl; i++) {
+        size_t e = pos;
+        while (e < len && text[e] != '\n')
+            e++;
+        L[i].at = pos;
+        L[i].len = e - pos;
+        if (L[i].len <= MAX_LINE && !memchr(text + pos, '\0', L[i].len)) {
+            memcpy(L[i].buf, text + pos, L[i].len);
+            L[i].buf[L[i].len] = '\0';
+            char *hash = strchr(L[i].buf, '#');
+            if (hash)
+                *hash = '\0';
+            L[i].n = tokens(L[i].buf, L[i].tok, 6);
+        }
+        pos = e + 1;
+        if (L[i].n == 0 || L[i].n > 6)
+            continue;
+        if (strcmp(L[i].tok[0], "code") == 0 && L[i].n <= 2) {
+            if (nsec == GMMU_PROGRAM_MAX_KERNELS) {
+                st = pfail(err, (uint32_t)i + 1, "more than 4 code sections%s", NULL);
+                break;
+            }
+            if (L[i].n == 2 && strlen(L[i].tok[1]) >= 32) {
+                st = pfail(err, (uint32_t)i + 1, "code section name '%s' longer than 31 characters", L[i].tok[1]);
+                break;
+            }
+            snprintf(names[nsec], sizeof names[nsec], "%s", L[i].n == 2 ? L[i].tok[1] : "");
+            for (uint32_t s = 0; s < nsec && L[i].n == 2; s++)
+                if (strcmp(names[s], names[nsec]) == 0) {
+                    st = pfail(err, (uint32_t)i + 1, "code section '%s' given twice", names[nsec]);
+                    break;
+                }
+            if (st != GMMU_OK)
+                break;
+            if (nsec > 0 && (!names[0][0] || L[i].n == 1)) {
+                st = pfail(err, (uint32_t)i + 1, "a program of several code sections names each one "
+                                                 "('code NAME')%s", NULL);
+                break;
+            }
+            code_at[nsec++] = (uint32_t)i;
+        } else if (nsec == 0 && strcmp(L[i].tok[0], "launch") == 0) {
+            if (launch_at) {
+                st = pfail(err, (uint32_t)i + 1, "'launch' given twice%s", NULL);
+                break;
+            }
+            launch_at = (uint32_t)i + 1;
+        } else if (nsec == 0 && strcmp(L[i].tok[0], "repeat_while") == 0) {
+            if (while_at) {
+                st = pfail(err, (uint32_t)i + 1, "'repeat_while' given twice%s", NULL);
+                break;
+            }
+            while_at = (uint32_t)i + 1;
+        }
+    }
+    /* Each section: the header (without the program's own lines), its code
+     * line as `code` and its instructions, every other line blank, so that
+     * the kernel parser's line numbers are the file's. */
+    for (uint32_t s = 0; s < (nsec ? nsec : 1) && st == GMMU_OK; s++) {
+        size_t o = 0;
+        const size_t first = nsec ? code_at[0] : nl;
+        const size_t lo = nsec ? code_at[s] : nl, hi = nsec && s + 1 < nsec ? code_at[s + 1] : nl;
+        for (size_t i = 0; i < nl; i++) {
+            const bool header = i < first && i + 1 != launch_at && i + 1 != while_at;
+            if (i == lo) {
+                memcpy(ktext + o, "code", 4);
+                o += 4;
+            } else if (header || (i > lo && i < hi)) {
+                memcpy(ktext + o, text + L[i].at, L[i].len);
+                o += L[i].len;
+            }
+            if (i + 1 < nl)
+                ktext[o++] = '\n';
+        }
+        gmmu_kernel *k = &prog->kernel[s];
+        st = gmmu_kernel_parse_lines(k, ktext, o, prog->insn_line + (size_t)s * GMMU_KERNEL_MAX_INSNS, err);
+        if (st == GMMU_OK && s == 0)
+            memcpy(prog->name, k->name, sizeof prog->name);
+        if (st == GMMU_OK && nsec && names[s][0]) {
+            memset(k->name, 0, sizeof k->name);
+            memcpy(k->name, names[s], strlen(names[s]));
+        }
+        prog->nkernels = s + 1;
+    }
+    /* The host loop. */
+    if (st == GMMU_OK && launch_at) {
+        pline *l = &L[launch_at - 1];
+        if (l->n < 2)
+            st = pfail(err, launch_at, "'launch NAME...' names the code sections of one iteration%s", NULL);
+        for (unsigned t = 1; t < l->n && st == GMMU_OK; t++) {
+            uint32_t s = 0;
+            while (s < nsec && strcmp(names[s], l->tok[t]) != 0)
+                s++;
+            if (s == nsec)
+                st = pfail(err, launch_at, "'launch': no code section '%s'", l->tok[t]);
+            else
+                prog->step[prog->nsteps++] = (uint8_t)s;
+        }
+        prog->launch_line = launch_at;
+    } else if (st == GMMU_OK) {
+        if (prog->nkernels > 1)
+            st = pfail(err, (uint32_t)code_at[1] + 1, "several code sections need a 'launch' line%s", NULL);
+        prog->step[0] = 0;
+        prog->nsteps = 1;
+    }
+    prog->max_iters = 1;
+    if (st == GMMU_OK && while_at) {
+        pline *l = &L[while_at - 1];
+        uint64_t v = 0;
+        if (l->n != 3 || !region_word(&prog->kernel[0], l->tok[1], &prog->while_va) || !parse_u64(l->tok[2], &v) ||
+            v == 0 || v > (1u << 20))
+            st = pfail(err, while_at, "'repeat_while @R+OFFSET MAX': an 8-aligned word of a declared region, and "
+                                      "at most 1..1048576 iterations%s", NULL);
+        prog->max_iters = (uint32_t)v;
+        prog->while_line = while_at;
+    }
+    free(L);
+    free(ktext);
+    if (st != GMMU_OK)
+        gmmu_program_free(prog);
+    return st;
+}
+
+void gmmu_program_start(const gmmu_program *p, gmmu_program_cursor *c, uint64_t *clear_va)
+{
+    c->iter = 0;
+    c->step = 0;
+    c->done = p->nsteps == 0;
+    *clear_va = p->while_va;
+}
+
+gmmu_status gmmu_program_advance(const gmmu_program *p, gmmu_program_cursor *c, uint64_t word,
+                                 uint64_t *clear_va, gmmu_error *err)
+{
+    *clear_va = 0;
+    if (c->done)
+        return gmmu_error_set(err, "program", "the program has ended");
+    if (++c->step < p->nsteps)
+        return GMMU_OK;
+    /* The iteration's last launch is done. */
+    c->step = 0;
+    c->iter++;
+    if (!p->while_va || word == 0) {
+        c->done = true;
+        return GMMU_OK;
+    }
+    if (c->iter >= p->max_iters) {
+        c->done = true;
+        return gmmu_error_set(err, "program", "the host loop ran %u iterations and its word is still set",
+                              p->max_iters);
+    }
+    *clear_va = p->while_va;
+    return GMMU_OK;
+}

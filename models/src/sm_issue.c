@@ -326,7 +326,26 @@ static void sm_release(gmmu_sm *sm)
     sm->s = NULL;
 }
 
+static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bool keep_stats,
+                             gmmu_error *err);
+
 gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err)
+{
+    return sm_launch(sm, k, now, false, err);
+}
+
+gmmu_status gmmu_sm_launch_next(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err)
+{
+    if (sm && sm->s && !gmmu_sm_done(sm))
+        return gmmu_error_set(err, "kernel", "the SM's launch has not finished");
+    if (sm && now < sm->st.end_cycle)
+        return gmmu_error_set(err, "kernel", "launch at cycle %llu, before the previous one ended (%llu)",
+                              (unsigned long long)now, (unsigned long long)sm->st.end_cycle);
+    return sm_launch(sm, k, now, true, err);
+}
+
+static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bool keep_stats,
+                             gmmu_error *err)
 {
     if (!sm || !sm->env.translate)
         return gmmu_error_set(err, "sm", "SM is not initialised");
@@ -340,7 +359,8 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
                               k->warps_per_block, k->shared_bytes);
     free_state(sm->s);
     sm->s = NULL;
-    memset(&sm->st, 0, sizeof sm->st);
+    if (!keep_stats)
+        memset(&sm->st, 0, sizeof sm->st);
     struct gmmu_sm_state *s = calloc(1, sizeof *s);
     if (!s)
         return GMMU_ENOMEM;

@@ -12,6 +12,12 @@ namespace gmmu {
 
 kernel_source::~kernel_source() = default;
 
+sc_core::sc_event &kernel_source::launch_event()
+{
+    static sc_core::sc_event never("kernel_source_one_launch"); // one launch: nothing to wait for
+    return never;
+}
+
 sm_core::model_error::model_error(const std::string &f, const std::string &msg)
     : std::runtime_error(f + ": " + msg), field(f)
 {
@@ -74,27 +80,46 @@ void sm_core::fail(const std::string &msg)
 void sm_core::run()
 {
     qk.reset();
-    while (!gmmu_sm_done(sm) && error.empty()) {
-        const uint64_t t = gmmu_sm_next_cycle(sm);
-        if (t == UINT64_MAX) {
-            fail("the SM model has nothing to do but is not done");
+    for (;;) {
+        while (!gmmu_sm_done(sm) && error.empty()) {
+            const uint64_t t = gmmu_sm_next_cycle(sm);
+            if (t == UINT64_MAX) {
+                fail("the SM model has nothing to do but is not done");
+                break;
+            }
+            const sc_core::sc_time target = p.clock * double(t);
+            if (target > sc_core::sc_time_stamp() + qk.get_local_time()) {
+                qk.set(target - sc_core::sc_time_stamp());
+                if (qk.need_sync())
+                    qk.sync();
+            }
+            gmmu_status st = gmmu_sm_step(sm, t);
+            if (st != GMMU_OK && error.empty())
+                fail(std::string("SM model step at cycle ") + std::to_string(t) + ": " +
+                     gmmu_status_str(st));
+        }
+        const sc_core::sc_time end = p.clock * double(sm->st.end_cycle);
+        if (end > sc_core::sc_time_stamp() + qk.get_local_time())
+            qk.set(end - sc_core::sc_time_stamp());
+        qk.sync();
+        // A kernel boundary: every SM finishes the launch before the next
+        // one starts, at the time the last one finished.
+        const unsigned was = ks.launch();
+        ks.sm_finished_launch(p.id, !error.empty());
+        while (!ks.program_over() && ks.launch() == was)
+            wait(ks.launch_event());
+        if (ks.program_over() || !error.empty())
+            break;
+        uint64_t now = cycles(sc_core::sc_time_stamp());
+        if (now < sm->st.end_cycle)
+            now = sm->st.end_cycle;
+        gmmu_error err{};
+        if (gmmu_sm_launch_next(sm, &ks.kernel(), now, &err) != GMMU_OK) {
+            fail(std::string("launch ") + std::to_string(ks.launch()) + ": " + err.field + ": " + err.msg);
+            ks.sm_finished_launch(p.id, true);
             break;
         }
-        const sc_core::sc_time target = p.clock * double(t);
-        if (target > sc_core::sc_time_stamp() + qk.get_local_time()) {
-            qk.set(target - sc_core::sc_time_stamp());
-            if (qk.need_sync())
-                qk.sync();
-        }
-        gmmu_status st = gmmu_sm_step(sm, t);
-        if (st != GMMU_OK && error.empty())
-            fail(std::string("SM model step at cycle ") + std::to_string(t) + ": " +
-                 gmmu_status_str(st));
     }
-    const sc_core::sc_time end = p.clock * double(sm->st.end_cycle);
-    if (end > sc_core::sc_time_stamp() + qk.get_local_time())
-        qk.set(end - sc_core::sc_time_stamp());
-    qk.sync();
     done = true;
     if (on_finish)
         on_finish();

@@ -296,20 +296,25 @@ TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 // The example kernels parse, and their regions match their generators.
 TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
 {
-    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached"}) {
+    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs"}) {
         std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + name + ".gk");
         std::stringstream b;
         b << in.rdbuf();
         const std::string text = b.str();
         ASSERT_FALSE(text.empty()) << name;
-        auto k = std::make_unique<gmmu_kernel>();
+        gmmu_program p{};
         gmmu_error err{};
-        ASSERT_EQ(gmmu_kernel_parse(k.get(), text.data(), text.size(), &err), GMMU_OK) << name << ": " << err.msg;
+        ASSERT_EQ(gmmu_program_parse(&p, text.data(), text.size(), &err), GMMU_OK) << name << ": " << err.msg;
+        const gmmu_kernel *k = &p.kernel[0];
         EXPECT_STREQ(gmmu_inputs_name(k->inputs.gen - 1), name);
         uint64_t bytes = 0;
         for (uint32_t r = 0; r < k->nregions; r++)
             bytes += k->region[r].bytes;
         EXPECT_GT(bytes, 1ull << 30) << name; // footprints over 1 GiB, as the paper's
+        // bfs: two kernels a level, while a node set the stop flag.
+        EXPECT_EQ(p.nkernels, std::string(name) == "bfs" ? 2u : 1u) << name;
+        EXPECT_EQ(p.while_va != 0, std::string(name) == "bfs") << name;
+        gmmu_program_free(&p);
     }
 }
 
@@ -336,6 +341,153 @@ TEST(KernelInputsTest, AccessShapeCountsPagesAndSpan)
     gmmu_sm_access_shape(a, 0, &s);
     EXPECT_EQ(s.pages_4k, 0u);
     EXPECT_EQ(s.span, 0u);
+}
+
+} // namespace
+
+namespace {
+
+// bfs: the CSR graph is graphgen's: every edge both ways (the lists, as
+// multisets, are symmetric), 2..4 draws per node (mean degree 6), the
+// source in the frontier and visited at cost 0, every other cost -1.
+TEST(KernelInputsTest, BfsGraphIsSymmetricWithGraphgensDegrees)
+{
+    const uint64_t n = 2000;
+    std::ostringstream r;
+    r << "region input " << 2 * n * 8 << "\nregion input " << 8 * n * 8 << "\nregion input " << n * 8
+      << "\nregion output " << n * 8 << "\nregion input " << n * 8 << "\nregion input " << n * 8
+      << "\nregion output 8\n";
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse(r.str(), "inputs bfs nodes=2000", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 5);
+    std::map<std::pair<uint64_t, uint64_t>, int> arcs;
+    uint64_t total = 0, src = n, sources = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint64_t first = d.w[0][2 * i], cnt = d.w[0][2 * i + 1];
+        EXPECT_EQ(first, total) << i; // rows back to back, in node order
+        EXPECT_GE(cnt, 2u) << i;      // at least its own 2 draws
+        total += cnt;
+        for (uint64_t e = first; e < first + cnt; e++) {
+            ASSERT_LT(d.w[1][e], n);
+            arcs[{i, d.w[1][e]}]++;
+        }
+        if (d.w[2][i]) {
+            src = i;
+            sources++;
+        }
+    }
+    for (const auto &a : arcs) { // i -> j as often as j -> i (a loop i -> i twice per draw)
+        const auto back = arcs.find(std::make_pair(a.first.second, a.first.first));
+        ASSERT_NE(back, arcs.end());
+        EXPECT_EQ(a.second, back->second) << a.first.first << " " << a.first.second;
+    }
+    EXPECT_NEAR(double(total) / double(n), 6.0, 0.3);
+    ASSERT_EQ(sources, 1u);
+    EXPECT_EQ(d.w[4][src], 1u);
+    EXPECT_EQ(d.w[5][src], 0u);
+    for (uint64_t i = 0; i < n; i++) {
+        if (i != src) {
+            EXPECT_EQ(d.w[5][i], UINT64_MAX) << i;
+        }
+    }
+}
+
+gmmu_status parse_program(const std::string &text, gmmu_program *p, gmmu_error *err)
+{
+    return gmmu_program_parse(p, text.data(), text.size(), err);
+}
+
+// Programs: code sections, the launch order, the host loop, and the
+// cursor's decisions.
+TEST(KernelProgramTest, SectionsLaunchOrderAndHostLoop)
+{
+    const std::string text = "kernel prog\nregs 8\ngrid 2\nregion output 64\nlaunch b a b\n"
+                             "repeat_while @0+8 5\n"
+                             "code a\n  addi r4, r0, 1\n"
+                             "code b\n  addi r4, r0, 2\n  bad r4\n";
+    gmmu_program p{};
+    gmmu_error err{};
+    // An error inside a later section names the file's line.
+    ASSERT_EQ(parse_program(text, &p, &err), GMMU_EINVAL);
+    EXPECT_NE(std::string(err.msg).find("line 11: unknown instruction 'bad'"), std::string::npos) << err.msg;
+    const std::string good = text.substr(0, text.size() - std::string("  bad r4\n").size()) + "  shli r5, r4, 1\n";
+    ASSERT_EQ(parse_program(good, &p, &err), GMMU_OK) << err.msg;
+    EXPECT_STREQ(p.name, "prog");
+    ASSERT_EQ(p.nkernels, 2u);
+    EXPECT_STREQ(p.kernel[0].name, "a");
+    EXPECT_STREQ(p.kernel[1].name, "b");
+    EXPECT_EQ(p.kernel[0].ninsns, 1u);
+    EXPECT_EQ(p.kernel[1].ninsns, 2u);
+    EXPECT_EQ(p.kernel[1].nregs, 8u); // the shared header
+    EXPECT_EQ(p.kernel[1].grid_blocks, 2u);
+    EXPECT_EQ(p.insn_line[GMMU_KERNEL_MAX_INSNS + 1], 11u);
+    ASSERT_EQ(p.nsteps, 3u);
+    EXPECT_EQ(p.step[0], 1u);
+    EXPECT_EQ(p.step[1], 0u);
+    EXPECT_EQ(p.step[2], 1u);
+    EXPECT_EQ(p.while_va, p.kernel[0].region[0].base + 8);
+    EXPECT_EQ(p.max_iters, 5u);
+    // The host loop: three launches an iteration, another while the word is
+    // set, a runaway after 5.
+    gmmu_program_cursor c{};
+    uint64_t clear = 0;
+    gmmu_program_start(&p, &c, &clear);
+    EXPECT_EQ(clear, p.while_va);
+    std::vector<uint32_t> seq;
+    gmmu_status st = GMMU_OK;
+    for (int launches = 0; launches < 100 && !c.done; launches++) {
+        seq.push_back(p.step[c.step]);
+        st = gmmu_program_advance(&p, &c, /*word=*/seq.size() < 6 ? 1 : 0, &clear, &err);
+        if (st != GMMU_OK)
+            break;
+        EXPECT_EQ(clear, c.step == 0 && !c.done ? p.while_va : 0u);
+    }
+    EXPECT_EQ(st, GMMU_OK);
+    EXPECT_EQ(seq, (std::vector<uint32_t>{1, 0, 1, 1, 0, 1})); // the word read 0 after the second
+    gmmu_program_start(&p, &c, &clear);
+    int n = 0;
+    while (!c.done && (st = gmmu_program_advance(&p, &c, 1, &clear, &err)) == GMMU_OK)
+        n++;
+    EXPECT_EQ(st, GMMU_EINVAL);
+    EXPECT_EQ(n + 1, 15); // 5 iterations of 3 launches, the last one refused
+    EXPECT_NE(std::string(err.msg).find("ran 5 iterations"), std::string::npos) << err.msg;
+    gmmu_program_free(&p);
+    // One code section, no launch line: one launch, then done.
+    ASSERT_EQ(parse_program("kernel one\ncode\n  addi r4, r0, 1\n", &p, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(p.nkernels, 1u);
+    gmmu_program_start(&p, &c, &clear);
+    EXPECT_EQ(clear, 0u);
+    ASSERT_EQ(gmmu_program_advance(&p, &c, 7, &clear, &err), GMMU_OK);
+    EXPECT_TRUE(c.done);
+    gmmu_program_free(&p);
+}
+
+TEST(KernelProgramTest, BadProgramsNameTheLine)
+{
+    struct Bad {
+        std::string text, want;
+    } bad[] = {
+        {"kernel p\ncode a\n addi r4, r0, 1\ncode b\n addi r4, r0, 1\n", "line 4: several code sections need a 'launch' line"},
+        {"kernel p\nlaunch a c\ncode a\n addi r4, r0, 1\n", "line 2: 'launch': no code section 'c'"},
+        {"kernel p\nlaunch a\nlaunch a\ncode a\n addi r4, r0, 1\n", "line 3: 'launch' given twice"},
+        {"kernel p\nlaunch a\ncode a\n addi r4, r0, 1\ncode a\n addi r4, r0, 1\n", "line 5: code section 'a' given twice"},
+        {"kernel p\nlaunch a\ncode a\n addi r4, r0, 1\ncode\n addi r4, r0, 1\n", "line 5: a program of several code sections names each one"},
+        {"kernel p\nregion output 64\nrepeat_while @1 4\ncode\n addi r4, r0, 1\n", "line 3: 'repeat_while @R+OFFSET MAX'"},
+        {"kernel p\nregion output 64\nrepeat_while @0+4 4\ncode\n addi r4, r0, 1\n", "line 3: 'repeat_while"},
+        {"kernel p\nregion output 64\nrepeat_while @0 0\ncode\n addi r4, r0, 1\n", "line 3: 'repeat_while"},
+        {"kernel p\ncode a\n addi r4, r0, 1\ncode b\n addi r4, r0, 1\ncode c\n addi r4, r0, 1\ncode d\n addi r4, r0, "
+         "1\ncode e\n",
+         "line 10: more than 4 code sections"},
+    };
+    for (const Bad &b : bad) {
+        gmmu_program p{};
+        gmmu_error err{};
+        EXPECT_EQ(parse_program(b.text, &p, &err), GMMU_EINVAL) << b.text;
+        EXPECT_NE(std::string(err.msg).find(b.want), std::string::npos) << b.text << " -> " << err.msg;
+        EXPECT_EQ(p.kernel, nullptr);
+    }
 }
 
 } // namespace

@@ -389,6 +389,41 @@ TEST(SmIssueTest, StepRejectsTimeGoingBackwards)
     gmmu_sm_destroy(sm);
 }
 
+// gmmu_sm_launch_next: a program's next launch once the last is done and
+// not before it ended; the counters go on (a second launch of the same
+// kernel doubles them), where gmmu_sm_launch starts them over.
+TEST(SmIssueTest, LaunchNextRunsTheNextLaunchAndKeepsCounting)
+{
+    auto k = kernel("tiny", 2, 1);
+    Env e;
+    e.grid = 2;
+    gmmu_sm_env env = e.env();
+    gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+    gmmu_sm *sm = nullptr;
+    gmmu_error err{};
+    ASSERT_EQ(gmmu_sm_create(&c, &env, &sm, nullptr), GMMU_OK);
+    ASSERT_EQ(gmmu_sm_launch(sm, k.get(), 0, nullptr), GMMU_OK);
+    EXPECT_EQ(gmmu_sm_launch_next(sm, k.get(), 0, &err), GMMU_EINVAL); // still running
+    EXPECT_NE(std::string(err.msg).find("has not finished"), std::string::npos) << err.msg;
+    uint64_t end1 = 0, end2 = 0;
+    ASSERT_EQ(gmmu_sm_run(sm, 1ull << 30, &end1), GMMU_OK);
+    const gmmu_sm_stats one = sm->st;
+    ASSERT_GT(one.committed, 0u);
+    EXPECT_EQ(gmmu_sm_launch_next(sm, k.get(), end1 - 1, &err), GMMU_EINVAL); // before the end
+    e.next = 0; // the second launch's blocks, from the first
+    ASSERT_EQ(gmmu_sm_launch_next(sm, k.get(), end1 + 10, &err), GMMU_OK) << err.msg;
+    EXPECT_FALSE(gmmu_sm_done(sm));
+    ASSERT_EQ(gmmu_sm_run(sm, 1ull << 30, &end2), GMMU_OK);
+    EXPECT_EQ(sm->st.committed, 2 * one.committed);
+    EXPECT_EQ(sm->st.mem_insns, 2 * one.mem_insns);
+    EXPECT_EQ(sm->st.blocks_done, 2 * one.blocks_done);
+    EXPECT_GE(end2, end1 + 10 + (end1 - 0) / 2); // the second launch ran after the first ended
+    e.next = 0;
+    ASSERT_EQ(gmmu_sm_launch(sm, k.get(), end2, nullptr), GMMU_OK);
+    EXPECT_EQ(sm->st.committed, 0u); // a first launch starts the counters over
+    gmmu_sm_destroy(sm);
+}
+
 // ---- mechanics ----------------------------------------------------------------
 
 // Cycle of the first trace event of kind at pc (any warp of block 0).

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -513,6 +514,55 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
                 EXPECT_GT(s["gpu"]["fault_handler"]["faults"].get<uint64_t>(), 0u) << what;
             }
         }
+}
+
+// A program of two kernels and a host loop (tests/kernels/countdown.gk):
+// 7 iterations of two launches, each launch finished on every SM before
+// the next starts, under demand paging, fault schemes and schedulers; the
+// data check compares every launch's registers and the final memory with
+// the reference run's same sequence of launches.
+TEST(FaultsPlatformTest, AProgramOfSeveralLaunchesRunsItsHostLoop)
+{
+    const std::string ex = std::string(GMMU_SOURCE_DIR) + "/tests/kernels/countdown.gk";
+    struct Run {
+        const char *scheme, *ws;
+        bool faults;
+    } runs[] = {{"stall", "lrr", false}, {"oplog", "gto", true}, {"replay-queue", "tbc", true},
+                {"wd-commit", "tcws", true}};
+    for (const Run &x : runs) {
+        const std::string what = std::string(x.scheme) + "/" + x.ws + (x.faults ? "/faults" : "");
+        const std::string d = outdir(std::string("countdown_") + x.scheme);
+        SimRun r = sim("--set sm.count=3 --set workload.kernel_file=" + ex + " --set sm.fault_scheme=" + x.scheme +
+                       " --set sm.warp_scheduler=" + x.ws + (x.faults ? " --set workload.faults=true" : "") +
+                       " --quiet --out " + d);
+        ASSERT_EQ(r.status, 0) << what << "\n" << r.out;
+        json k = load(d + "/kernel.json");
+        EXPECT_EQ(k["kernel"], "countdown");
+        EXPECT_EQ(k["launches"], 14u) << what;
+        EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << what;
+        EXPECT_EQ(k["register_hash"], k["reference_register_hash"]) << what;
+        json s = load(d + "/stats.json");
+        EXPECT_EQ(s["data_check"]["mismatches"], 0u) << what;
+        uint64_t blocks = 0;
+        for (int i = 0; i < 3; i++)
+            blocks += s["gpu"]["sm" + std::to_string(i)]["blocks_done"].get<uint64_t>();
+        EXPECT_EQ(blocks, 8u * 14u) << what; // every launch's 8 blocks
+    }
+    // A host loop that never ends is refused before the run, at its line.
+    const std::string bad = outdir("countdown_bad") + "/runaway.gk";
+    {
+        std::ifstream in(ex);
+        std::stringstream b;
+        b << in.rdbuf();
+        std::string t = b.str();
+        t.replace(t.find("repeat_while @2 64"), 18, "repeat_while @2 3 ");
+        std::ofstream f(bad);
+        f << t;
+    }
+    SimRun r = sim("--set workload.kernel_file=" + bad + " --quiet --out " + outdir("countdown_bad_run"));
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(bad + ":14: the host loop ran 3 iterations and its word is still set"), std::string::npos)
+        << r.out;
 }
 
 // Shared memory and barriers (docs/simt.md): tests/kernels/shared_bar.gk

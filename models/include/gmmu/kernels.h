@@ -10,8 +10,8 @@
  * written reads as gmmu_kernel_input_value(va) — the "host-initialised"
  * content of the kernel's input regions — so callers need no set-up pass.
  * Kernels are race-free by construction: no two threads write the same word,
- * except through GMMU_OP_RED (commutative add), and no thread reads a word
- * any thread writes. Their final memory is therefore independent of timing,
+ * except through GMMU_OP_RED (commutative add) or with the same value, and no
+ * thread reads a word another thread writes. Their final memory is therefore independent of timing,
  * which is what lets tests compare a run with faults against a fault-free one.
  *
  * Control flow: GMMU_OP_BRNZ sends the lanes whose source is non-zero to
@@ -208,6 +208,47 @@ typedef struct gmmu_kernel_ref_stop {
 gmmu_status gmmu_kernel_ref_block(const gmmu_kernel *k, uint32_t block, uint64_t *regs,
                                   uint64_t *(*word)(void *ctx, uint64_t va, bool write), void *ctx,
                                   uint64_t max_steps, gmmu_kernel_ref_stop *why, gmmu_error *err);
+/* ---- programs: kernels and the host loop that launches them -------------
+ * A kernel file may hold several code sections (`code NAME`), which share
+ * its header (regions, inputs, geometry), and a host loop (docs/kernels.md):
+ *   launch NAME...            one iteration: these sections, in order, each a
+ *                             launch of the whole grid after the previous one
+ *                             has finished on every SM
+ *   repeat_while @R+OFF MAX   the host writes 0 to that word before each
+ *                             iteration and runs another while a kernel has
+ *                             set it (Rodinia bfs's stop flag), at most MAX
+ * A file with one `code` section and no launch line is one launch. */
+#define GMMU_PROGRAM_MAX_KERNELS 4u
+#define GMMU_PROGRAM_MAX_STEPS 6u
+typedef struct gmmu_program {
+    char name[32];         /* the file's `kernel NAME` */
+    uint32_t nkernels;
+    gmmu_kernel *kernel;   /* nkernels kernels (gmmu_program_free) */
+    uint32_t *insn_line;   /* kernel i's instruction lines at [i * GMMU_KERNEL_MAX_INSNS] */
+    uint32_t nsteps;
+    uint8_t step[GMMU_PROGRAM_MAX_STEPS]; /* one iteration's kernels, in launch order */
+    uint64_t while_va;     /* 0: one iteration */
+    uint32_t max_iters;
+    uint32_t launch_line, while_line; /* their lines (0: none) */
+} gmmu_program;
+/* Parse a kernel file into p (allocates; gmmu_program_free). Errors as
+ * gmmu_kernel_parse_lines's, with the file's line numbers. */
+gmmu_status gmmu_program_parse(gmmu_program *p, const char *text, size_t len, gmmu_error *err);
+void gmmu_program_free(gmmu_program *p);
+/* The host loop's decisions. start: the first launch is kernel
+ * p->step[c->step]; *clear_va the word to clear first (0: none). advance,
+ * after a launch has finished everywhere: word is the while word's value
+ * now (any value without one); c moves to the next launch or c->done;
+ * *clear_va is set when a new iteration starts. A runaway loop (MAX
+ * iterations ran and the word is still set): GMMU_EINVAL, field "program". */
+typedef struct gmmu_program_cursor {
+    uint32_t iter, step;
+    bool done;
+} gmmu_program_cursor;
+void gmmu_program_start(const gmmu_program *p, gmmu_program_cursor *c, uint64_t *clear_va);
+gmmu_status gmmu_program_advance(const gmmu_program *p, gmmu_program_cursor *c, uint64_t word,
+                                 uint64_t *clear_va, gmmu_error *err);
+
 /* Region index holding va, or -1. */
 int gmmu_kernel_region_of(const gmmu_kernel *k, uint64_t va);
 

@@ -389,6 +389,12 @@ void gmmu_sm_destroy(gmmu_sm *sm);
  * occupancy, partition the operand log, take the first blocks from
  * env.next_block. Allocates; everything after it does not. */
 gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err);
+/* The next launch of a program (gmmu_program): as gmmu_sm_launch, once the
+ * previous launch is done (gmmu_sm_done) and at a cycle not before it ended;
+ * the statistics go on accumulating (resident_blocks and
+ * oplog_partition_bytes become the new kernel's). The warp scheduler's
+ * state (scores, compaction) starts afresh, as at a kernel boundary. */
+gmmu_status gmmu_sm_launch_next(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err);
 /* Process cycle now (>= the previous one): events due, then issue. */
 gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now);
 /* The next cycle at which something can happen (UINT64_MAX when done). */

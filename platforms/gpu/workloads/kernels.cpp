@@ -129,7 +129,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     kernel_workload(const config &c, uint64_t sd)
         : kernel_workload(c, workload_spec_from(kernel_descriptor(), c), workload_machine_from(c), sd) {}
     kernel_workload(const config &c, const kernel_config &kc, const workload_machine &m, uint64_t sd)
-        : k(new gmmu_kernel), seed(sd)
+        : seed(sd)
     {
         if (m.sm_model != "issue")
             throw config_error("config key 'sm.model': workload kernel needs sm.model=issue");
@@ -138,20 +138,29 @@ class kernel_workload : public workload, public kernel_source, public pager {
         if (!kc.kernel_file.empty()) {
             load_file(kc.kernel_file);
             if (kp.grid_blocks)
-                k->grid_blocks = kp.grid_blocks;
-        } else if (gmmu_kernel_build(k.get(), kc.kernel.c_str(), &kp, &err) != GMMU_OK) {
-            // The model's fields, as the config keys that set them (the
-            // kernel spec's; a field it does not name is workload.kernel's).
-            const std::string key = kernel_descriptor().real_key_of("workload", err.field);
-            throw config_error("config key '" + (key.empty() ? "workload.kernel" : key) + "': " + err.msg);
+                for (uint32_t i = 0; i < prog.nkernels; i++)
+                    prog.kernel[i].grid_blocks = kp.grid_blocks;
+        } else {
+            // A built-in kernel: a program of one launch.
+            prog.kernel = static_cast<gmmu_kernel *>(std::calloc(1, sizeof(gmmu_kernel)));
+            if (!prog.kernel)
+                throw std::bad_alloc();
+            prog.nkernels = prog.nsteps = prog.max_iters = 1;
+            if (gmmu_kernel_build(prog.kernel, kc.kernel.c_str(), &kp, &err) != GMMU_OK) {
+                // The model's fields, as the config keys that set them (the
+                // kernel spec's; a field it does not name is workload.kernel's).
+                const std::string key = kernel_descriptor().real_key_of("workload", err.field);
+                throw config_error("config key '" + (key.empty() ? "workload.kernel" : key) + "': " + err.msg);
+            }
         }
+        uint64_t clear = 0;
+        gmmu_program_start(&prog, &cur, &clear);
+        k = &prog.kernel[prog.step[0]];
         demand = kc.faults;
         bypass = m.bypass;
         nsm = m.sms;
-        gmmu_sm_config sc = sm_core_config(c);
-        waves = gmmu_sm_occupancy(&sc, k.get());
-        launched.assign(nsm, 0);
-        next_id = std::min<uint64_t>(k->grid_blocks, uint64_t(waves) * nsm);
+        smc = sm_core_config(c);
+        start_launch();
         order.resize(k->grid_blocks);
         for (uint32_t b = 0; b < k->grid_blocks; b++)
             order[b] = b;
@@ -175,6 +184,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
             }
         reference();
     }
+    ~kernel_workload() override { gmmu_program_free(&prog); }
 
     // ---- workload ----
     void setup(driver &d, unsigned shift) override
@@ -198,6 +208,8 @@ class kernel_workload : public workload, public kernel_source, public pager {
         if (!demand)
             for (uint32_t r = 0; r < k->nregions; r++)
                 make_present(k->region[r].base, k->region[r].bytes);
+        if (prog.while_va)
+            host_write(prog.while_va, 0); // the first iteration's clear
     }
     bool next(unsigned, unsigned, warp_op &) override { return false; }
     std::string name() const override { return "kernel"; }
@@ -209,9 +221,11 @@ class kernel_workload : public workload, public kernel_source, public pager {
         for (uint32_t r = 0; r < k->nregions; r++)
             for (uint64_t v : ref[r])
                 ref_mem = (ref_mem ^ v) * 0x100000001b3ull;
-        for (uint32_t b = 0; b < reg_hash.size(); b++)
-            ref_regs += reg_hash[b] * (2 * uint64_t(b) + 1);
-        nlohmann::json j = {{"kernel", k->name},
+        for (uint64_t li = 0; li < reg_hash.size(); li++)
+            for (uint32_t b = 0; b < reg_hash[li].size(); b++)
+                ref_regs += reg_hash[li][b] * (2 * uint64_t(b) + 1) * (2 * li + 1);
+        nlohmann::json j = {{"kernel", prog.name[0] ? prog.name : prog.kernel[0].name},
+                            {"launches", launches},
                             {"demand_paging", demand},
                             {"memory_hash", run_mem_hash},
                             {"register_hash", run_reg_hash},
@@ -226,6 +240,36 @@ class kernel_workload : public workload, public kernel_source, public pager {
 
     // ---- kernel_source ----
     const gmmu_kernel &kernel() const override { return *k; }
+    unsigned launch() const override { return launches - 1; }
+    bool program_over() const override { return over; }
+    sc_core::sc_event &launch_event() override { return next_launch; }
+    // The last SM to finish a launch runs the host loop's step
+    // (gmmu_program_advance): the next launch, or the end.
+    void sm_finished_launch(unsigned, bool failed) override
+    {
+        over = over || failed;
+        if (++arrived < nsm && !over)
+            return;
+        arrived = 0;
+        if (!over) {
+            uint64_t clear = 0;
+            gmmu_error err{};
+            if (gmmu_program_advance(&prog, &cur, prog.while_va ? host_read(prog.while_va) : 0, &clear, &err) !=
+                GMMU_OK) {
+                host_error = std::string("the host loop: ") + err.msg + " (the reference run's ended after " +
+                             std::to_string(ref_launches) + " launches)";
+                over = true;
+            } else if (cur.done) {
+                over = true;
+            } else {
+                if (clear)
+                    host_write(clear, 0);
+                k = &prog.kernel[prog.step[cur.step]];
+                start_launch();
+            }
+        }
+        next_launch.notify(sc_core::SC_ZERO_TIME);
+    }
     bool demand_paging() const override { return demand; }
     pager &os_pager() override { return *this; }
     void next_block(unsigned sm, bool *got, uint32_t *id) override
@@ -246,16 +290,24 @@ class kernel_workload : public workload, public kernel_source, public pager {
     {
         chk.checked++;
         const uint64_t h = hash_regs(regs, size_t(nw) * nr * 32, id);
-        run_reg_hash += h * (2 * uint64_t(id) + 1); // order-independent
-        if (id >= reg_hash.size() || hash_regs(regs, size_t(nw) * nr * 32, id) != reg_hash[id]) {
+        const uint64_t li = launches - 1;
+        run_reg_hash += h * (2 * uint64_t(id) + 1) * (2 * li + 1); // order-independent
+        if (li >= reg_hash.size() || id >= reg_hash[li].size() || h != reg_hash[li][id]) {
             chk.mismatches++;
             if (chk.first_mismatch.empty())
-                chk.first_mismatch = "registers of block " + std::to_string(id) + " (SM " +
-                                     std::to_string(sm) + ") differ from the reference run";
+                chk.first_mismatch = "registers of block " + std::to_string(id) + " (SM " + std::to_string(sm) +
+                                     ", launch " + std::to_string(li) + ") differ from the reference run";
         }
     }
     void verify_memory(data_checker &chk) override
     {
+        if (!host_error.empty() || launches != ref_launches) {
+            chk.mismatches++;
+            if (chk.first_mismatch.empty())
+                chk.first_mismatch = !host_error.empty() ? host_error
+                                                         : std::to_string(launches) + " launches, the reference run " +
+                                                               std::to_string(ref_launches);
+        }
         for (uint32_t r = 0; r < k->nregions; r++) {
             const gmmu_region &g = k->region[r];
             uint64_t page[512];
@@ -288,7 +340,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // ---- pager ----
     bool classify(uint64_t va, gmmu_fault_kind *kind) override
     {
-        int r = gmmu_kernel_region_of(k.get(), va);
+        int r = gmmu_kernel_region_of(k, va);
         if (r < 0)
             return false;
         *kind = k->region[r].kind == GMMU_REGION_INPUT ? GMMU_FAULT_MIGRATE : GMMU_FAULT_FIRST_TOUCH;
@@ -339,9 +391,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         const std::string text = buf.str();
         gmmu_error err{};
         file = path;
-        file_line.assign(GMMU_KERNEL_MAX_INSNS, 0);
-        if (gmmu_kernel_parse_lines(k.get(), text.data(), text.size(), file_line.data(), &err) !=
-            GMMU_OK) {
+        if (gmmu_program_parse(&prog, text.data(), text.size(), &err) != GMMU_OK) {
             std::string msg = err.msg;
             if (std::strcmp(err.field, "kernel.text") == 0 && msg.rfind("line ", 0) == 0) {
                 const size_t colon = msg.find(':');
@@ -364,7 +414,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
             words[r] = ref[r].data();
         }
         gmmu_error err{};
-        if (gmmu_kernel_inputs_fill(k.get(), seed, words.data(), &err) != GMMU_OK) {
+        if (gmmu_kernel_inputs_fill(k, seed, words.data(), &err) != GMMU_OK) {
             if (!file.empty())
                 throw config_error(file + ":" + std::to_string(k->inputs.line) + ": " + err.msg);
             throw config_error("config key 'workload.kernel': " + std::string(err.msg));
@@ -382,34 +432,94 @@ class kernel_workload : public workload, public kernel_source, public pager {
     static uint64_t *ref_word(void *ctx, uint64_t va, bool)
     {
         auto *self = static_cast<kernel_workload *>(ctx);
-        const int r = gmmu_kernel_region_of(self->k.get(), va);
+        const int r = gmmu_kernel_region_of(self->k, va);
         if (r < 0)
             return nullptr;
         return &self->ref[size_t(r)][(va - self->k->region[r].base) / 8];
     }
+    // The program's launches in order, the host loop's steps between them
+    // on the reference memory (gmmu_program_advance, as the timed run).
     void reference()
     {
-        const uint32_t wpb = k->warps_per_block, nr = k->nregs;
-        std::vector<uint64_t> regs(size_t(wpb) * nr * 32);
-        reg_hash.assign(k->grid_blocks, 0);
-        for (uint32_t b = 0; b < k->grid_blocks; b++) {
-            gmmu_kernel_ref_stop why{};
-            gmmu_error err{};
-            if (gmmu_kernel_ref_block(k.get(), b, regs.data(), &kernel_workload::ref_word, this,
-                                      1ull << 32, &why, &err) != GMMU_OK) {
-                if (!file.empty() && why.kind != 0)
-                    throw config_error(file + ":" + std::to_string(file_line[why.pc]) + ": " + err.msg);
-                if (!file.empty())
-                    throw config_error(file + ": " + err.msg);
-                throw config_error("config key 'workload.kernel': " + std::string(err.msg));
+        gmmu_program_cursor c{};
+        uint64_t clear = 0;
+        gmmu_program_start(&prog, &c, &clear);
+        while (!c.done) {
+            if (clear)
+                *ref_word(this, clear, true) = 0;
+            const uint32_t ki = prog.step[c.step];
+            const gmmu_kernel *rk = &prog.kernel[ki];
+            const uint32_t wpb = rk->warps_per_block, nr = rk->nregs;
+            std::vector<uint64_t> regs(size_t(wpb) * nr * 32);
+            reg_hash.emplace_back(rk->grid_blocks, 0);
+            for (uint32_t b = 0; b < rk->grid_blocks; b++) {
+                gmmu_kernel_ref_stop why{};
+                gmmu_error err{};
+                if (gmmu_kernel_ref_block(rk, b, regs.data(), &kernel_workload::ref_word, this, 1ull << 32, &why,
+                                          &err) != GMMU_OK) {
+                    if (!file.empty() && why.kind != 0)
+                        throw config_error(file + ":" +
+                                           std::to_string(prog.insn_line[size_t(ki) * GMMU_KERNEL_MAX_INSNS + why.pc]) +
+                                           ": " + err.msg);
+                    if (!file.empty())
+                        throw config_error(file + ": " + err.msg);
+                    throw config_error("config key 'workload.kernel': " + std::string(err.msg));
+                }
+                reg_hash.back()[b] = hash_regs(regs.data(), regs.size(), b);
             }
-            reg_hash[b] = hash_regs(regs.data(), regs.size(), b);
+            ref_launches++;
+            gmmu_error err{};
+            if (gmmu_program_advance(&prog, &c, prog.while_va ? *ref_word(this, prog.while_va, false) : 0, &clear,
+                                     &err) != GMMU_OK)
+                throw config_error(file + ":" + std::to_string(prog.while_line) + ": " + err.msg +
+                                   " (the reference run)");
         }
     }
 
-    std::unique_ptr<gmmu_kernel> k;
-    std::string file;                // workload.kernel_file, or "" (built-in)
-    std::vector<uint32_t> file_line; // each instruction's line in it
+    // A new launch of kernel k: its blocks handed out from the start.
+    void start_launch()
+    {
+        waves = gmmu_sm_occupancy(&smc, k);
+        launched.assign(nsm, 0);
+        next_id = std::min<uint64_t>(k->grid_blocks, uint64_t(waves) * nsm);
+        launches++;
+    }
+
+    // The host's own accesses to GPU memory (the host loop's word), as a
+    // cudaMemcpy: through the page tables; a page not present is made
+    // present first (a write) or read from the CPU-side store.
+    uint64_t host_read(uint64_t va)
+    {
+        const uint64_t pa = bypass ? va : drv->translate(va);
+        uint64_t v = 0;
+        if (pa != ~0ull) {
+            drv->read_phys(pa, &v, 8);
+            return v;
+        }
+        const int r = gmmu_kernel_region_of(k, va);
+        return r < 0 ? 0 : cpu_word(uint32_t(r), (va - k->region[r].base) / 8);
+    }
+    void host_write(uint64_t va, uint64_t v)
+    {
+        uint64_t pa = bypass ? va : drv->translate(va);
+        if (pa == ~0ull) {
+            const uint64_t psz = 1ull << page_shift;
+            make_present(va & ~(psz - 1), psz);
+            pa = drv->translate(va);
+        }
+        drv->write_phys(pa, &v, 8);
+    }
+
+    gmmu_program prog{};         // the kernels and their host loop (one launch for a built-in)
+    gmmu_program_cursor cur{};   // the timed run's place in it
+    gmmu_kernel *k = nullptr;    // the current launch's kernel (every kernel has the same regions)
+    gmmu_sm_config smc{};        // for the occupancy of each launch
+    uint64_t launches = 0, ref_launches = 0;
+    unsigned arrived = 0;        // SMs done with the current launch
+    bool over = false;           // the program has ended (or an SM failed)
+    std::string host_error;
+    sc_core::sc_event next_launch{"kernel_next_launch"};
+    std::string file;            // workload.kernel_file, or "" (built-in)
     bool demand = false;
     bool bypass = false; // mmu.bypass: PA = VA
     unsigned nsm = 1, waves = 1;
@@ -434,7 +544,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
     std::vector<std::vector<uint64_t>> cpu; // generated inputs: the CPU-side store, per region
     std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
-    std::vector<uint64_t> reg_hash;         // reference final registers, per block
+    std::vector<std::vector<uint64_t>> reg_hash; // reference final registers, per launch and block
     driver *drv = nullptr;
     unsigned page_shift = 12;
     uint64_t run_mem_hash = 0xcbf29ce484222325ull, run_reg_hash = 0;

@@ -64,6 +64,16 @@ class kernel_source {
     // After every SM has finished: compare the final memory (through the
     // page tables) with the reference run; mismatches go to the checker.
     virtual void verify_memory(data_checker &chk) = 0;
+    // Programs of several launches (gmmu_program, docs/kernels.md). An SM
+    // whose launch is done calls sm_finished_launch (failed: it stopped on
+    // an error); the last SM's call runs the host loop's step: the next
+    // launch (launch() counts up, kernel() is its kernel) or the end
+    // (program_over()), and notifies launch_event(). An SM waits on the
+    // event until either. A source of one launch keeps these defaults.
+    virtual unsigned launch() const { return 0; }
+    virtual bool program_over() const { return true; }
+    virtual void sm_finished_launch(unsigned /*sm*/, bool /*failed*/) {}
+    virtual sc_core::sc_event &launch_event();
 };
 
 class sm_core : public sm_base {
