@@ -514,6 +514,19 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
                 EXPECT_GT(s["gpu"]["fault_handler"]["faults"].get<uint64_t>(), 0u) << what;
             }
         }
+    // bfs, a program: its first 2 blocks of each launch (the window ends the
+    // search after one level), with demand paging.
+    const std::string d = outdir("real_bfs");
+    SimRun r = sim("--set sm.count=2 --set workload.kernel_file=" + std::string(GMMU_SOURCE_DIR) +
+                   "/examples/kernels/bfs.gk --set workload.grid_blocks=2 --set workload.faults=true "
+                   "--set sm.fault_scheme=oplog --set sm.warp_scheduler=gto --quiet --out " + d);
+    ASSERT_EQ(r.status, 0) << r.out;
+    json k = load(d + "/kernel.json");
+    EXPECT_EQ(k["kernel"], "bfs");
+    EXPECT_EQ(k["launches"], 2u);
+    EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]);
+    EXPECT_EQ(k["register_hash"], k["reference_register_hash"]);
+    EXPECT_EQ(load(d + "/stats.json")["data_check"]["mismatches"], 0u);
 }
 
 // A program of two kernels and a host loop (tests/kernels/countdown.gk):
