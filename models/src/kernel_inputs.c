@@ -430,6 +430,41 @@ static gmmu_status bfs_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel 
     return GMMU_OK;
 }
 
+/* ---- hotspot (Rodinia; PICLE's) ---------------------------------------------
+ * Regions: 0 the temperatures (rows x cols words, row-major: temp_src of
+ * the first launch), 1 the power (the same shape), 2 the result
+ * (temp_dst, written). Rodinia reads its grids from files (made larger by
+ * tiling smaller ones); here temperatures are uniform in 323000..342999
+ * (millikelvin: Rodinia's are 323-343 K) and power in 0..999. No branch of
+ * the kernel depends on the values. */
+enum { HS_ROWS, HS_COLS };
+
+static void hs_layout(const uint64_t *a, layout *l)
+{
+    static const char *const what[3] = {"the temperatures (rows x cols words)", "the power (rows x cols words)",
+                                         "the result (rows x cols words)"};
+    l->n = 3;
+    for (unsigned r = 0; r < 3; r++) {
+        l->bytes[r] = a[HS_ROWS] * a[HS_COLS] * WORD;
+        l->kind[r] = r < 2 ? GMMU_REGION_INPUT : GMMU_REGION_OUTPUT;
+        l->what[r] = what[r];
+    }
+}
+
+static gmmu_status hs_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
+                           gmmu_error *err)
+{
+    (void)k;
+    (void)err;
+    const uint64_t n = a[HS_ROWS] * a[HS_COLS];
+    stream st = stream_of(seed, 0x686f7473706f74ull);
+    for (uint64_t i = 0; i < n; i++)
+        w[0][i] = 323000 + below(&st, 20000);
+    for (uint64_t i = 0; i < n; i++)
+        w[1][i] = below(&st, 1000);
+    return GMMU_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const gen_desc GENS[] = {
@@ -448,6 +483,7 @@ static const gen_desc GENS[] = {
     {"pathfinder", 2, {{"cols", 1048576, 1, 1ull << 31}, {"rows", 160, 2, 1ull << 20}}, NULL, pf_layout,
      pf_fill},
     {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill},
+    {"hotspot", 2, {{"rows", 8192, 1, 1u << 20}, {"cols", 8192, 1, 1u << 20}}, NULL, hs_layout, hs_fill},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
@@ -485,7 +521,7 @@ gmmu_status gmmu_kernel_inputs_set(gmmu_kernel *k, const char *const *tok, unsig
     if (!g)
         return gmmu_error_set(err, "kernel.inputs",
                               "unknown input generator '%.40s' (kmeans, streamcluster, memcached, "
-                              "pathfinder, bfs)", tok[0]);
+                              "pathfinder, bfs, hotspot)", tok[0]);
     bool given[GMMU_INPUTS_MAX_ARGS] = {false};
     for (unsigned a = 0; a < g->nargs; a++)
         k->inputs.arg[a] = g->args[a].def;

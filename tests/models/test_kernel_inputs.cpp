@@ -258,6 +258,31 @@ TEST(KernelInputsTest, PathfinderCellsAreDigits)
         EXPECT_GT(seen[v], 100u) << v; // about 200 each
 }
 
+// hotspot: temperatures in 323000..342999, power in 0..999, both uniform.
+TEST(KernelInputsTest, HotspotGridsHoldTemperaturesAndPower)
+{
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input 80000\nregion input 80000\nregion output 80000\n", "inputs hotspot rows=100 cols=100",
+                   &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 1);
+    uint64_t lo_t = UINT64_MAX, hi_t = 0, lo_p = UINT64_MAX, hi_p = 0;
+    for (uint64_t i = 0; i < 10000; i++) {
+        lo_t = std::min(lo_t, d.w[0][i]);
+        hi_t = std::max(hi_t, d.w[0][i]);
+        lo_p = std::min(lo_p, d.w[1][i]);
+        hi_p = std::max(hi_p, d.w[1][i]);
+    }
+    EXPECT_GE(lo_t, 323000u);
+    EXPECT_LT(lo_t, 323100u);
+    EXPECT_LE(hi_t, 342999u);
+    EXPECT_GT(hi_t, 342900u);
+    EXPECT_LT(lo_p, 5u);
+    EXPECT_GT(hi_p, 994u);
+    EXPECT_LE(hi_p, 999u);
+}
+
 TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 {
     gmmu_zipf z;
@@ -296,7 +321,7 @@ TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 // The example kernels parse, and their regions match their generators.
 TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
 {
-    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs"}) {
+    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs", "hotspot"}) {
         std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + name + ".gk");
         std::stringstream b;
         b << in.rdbuf();
