@@ -465,6 +465,61 @@ static gmmu_status hs_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *
     return GMMU_OK;
 }
 
+/* ---- backprop (Rodinia; PICLE's) ---------------------------------------------
+ * A 16-unit hidden layer (the kernels' 16 x 16 blocks fix it). Regions: 0
+ * the input units (inputs + 1 words; unit 0 is the bias), 1 the
+ * input-to-hidden weights ((inputs + 1) x 17 words, row-major as Rodinia's
+ * flattened array), 2 the hidden partial sums (a word per block and hidden
+ * unit, written), 3 the hidden deltas (17 words), 4 the previous weight
+ * changes ((inputs + 1) x 17 words, zero: written by the second kernel).
+ * Rodinia draws units and weights at random (bpnn_randomize_*); here they
+ * are uniform in 0..65535. The deltas are what Rodinia's host computes
+ * between the two launches (the hidden layer's error); the program runs
+ * the launches back to back, so they are drawn here too. No branch depends
+ * on any value. */
+enum { BP_INPUTS };
+
+static void bp_layout(const uint64_t *a, layout *l)
+{
+    const uint64_t n = a[BP_INPUTS];
+    static const char *const what[5] = {"the input units (inputs + 1 words)",
+                                         "the input-to-hidden weights ((inputs + 1) x 17 words)",
+                                         "the hidden partial sums (inputs words: 16 per block)",
+                                         "the hidden deltas (17 words)",
+                                         "the previous weight changes ((inputs + 1) x 17 words)"};
+    l->n = 5;
+    l->bytes[0] = (n + 1) * WORD;
+    l->bytes[1] = (n + 1) * 17 * WORD;
+    l->bytes[2] = n * WORD;
+    l->bytes[3] = 17 * WORD;
+    l->bytes[4] = (n + 1) * 17 * WORD;
+    for (unsigned r = 0; r < 5; r++) {
+        l->kind[r] = (r == 2 || r == 4) ? GMMU_REGION_OUTPUT : GMMU_REGION_INPUT;
+        l->what[r] = what[r];
+    }
+}
+
+static const char *bp_rule(const uint64_t *a)
+{
+    return a[BP_INPUTS] % 16 ? "inputs must be a multiple of 16 (one block per 16 input units)" : NULL;
+}
+
+static gmmu_status bp_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
+                           gmmu_error *err)
+{
+    (void)k;
+    (void)err;
+    const uint64_t n = a[BP_INPUTS];
+    stream st = stream_of(seed, 0x6261636b70726f70ull);
+    for (uint64_t i = 0; i <= n; i++)
+        w[0][i] = next64(&st) & 0xFFFFu;
+    for (uint64_t i = 0; i < (n + 1) * 17; i++)
+        w[1][i] = next64(&st) & 0xFFFFu;
+    for (uint64_t i = 0; i < 17; i++)
+        w[3][i] = next64(&st) & 0xFFFFu;
+    return GMMU_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const gen_desc GENS[] = {
@@ -484,6 +539,7 @@ static const gen_desc GENS[] = {
      pf_fill},
     {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill},
     {"hotspot", 2, {{"rows", 8192, 1, 1u << 20}, {"cols", 8192, 1, 1u << 20}}, NULL, hs_layout, hs_fill},
+    {"backprop", 1, {{"inputs", 4194304, 16, 1u << 28}}, bp_rule, bp_layout, bp_fill},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
@@ -521,7 +577,7 @@ gmmu_status gmmu_kernel_inputs_set(gmmu_kernel *k, const char *const *tok, unsig
     if (!g)
         return gmmu_error_set(err, "kernel.inputs",
                               "unknown input generator '%.40s' (kmeans, streamcluster, memcached, "
-                              "pathfinder, bfs, hotspot)", tok[0]);
+                              "pathfinder, bfs, hotspot, backprop)", tok[0]);
     bool given[GMMU_INPUTS_MAX_ARGS] = {false};
     for (unsigned a = 0; a < g->nargs; a++)
         k->inputs.arg[a] = g->args[a].def;

@@ -283,6 +283,30 @@ TEST(KernelInputsTest, HotspotGridsHoldTemperaturesAndPower)
     EXPECT_LE(hi_p, 999u);
 }
 
+// backprop: units and weights in 0..65535, deltas too; the previous
+// weight changes start at zero (an output region); inputs must be a
+// multiple of 16.
+TEST(KernelInputsTest, BackpropLayersAndTheirRule)
+{
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input 264\nregion input 4488\nregion output 256\nregion input 136\nregion output 4488\n",
+                   "inputs backprop inputs=32", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled d = fill(*k, 2);
+    std::set<uint64_t> w;
+    for (uint64_t i = 0; i < 33 * 17; i++) {
+        ASSERT_LT(d.w[1][i], 65536u);
+        w.insert(d.w[1][i]);
+        EXPECT_EQ(d.w[4][i], 0u);
+    }
+    EXPECT_GT(w.size(), 500u);
+    for (uint64_t i = 0; i < 17; i++)
+        EXPECT_LT(d.w[3][i], 65536u);
+    parse("region input 64\n", "inputs backprop inputs=33", &err, &st);
+    EXPECT_NE(std::string(err.msg).find("inputs must be a multiple of 16"), std::string::npos) << err.msg;
+}
+
 TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 {
     gmmu_zipf z;
@@ -321,7 +345,7 @@ TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 // The example kernels parse, and their regions match their generators.
 TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
 {
-    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs", "hotspot"}) {
+    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs", "hotspot", "backprop"}) {
         std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + name + ".gk");
         std::stringstream b;
         b << in.rdbuf();
@@ -336,8 +360,10 @@ TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
         for (uint32_t r = 0; r < k->nregions; r++)
             bytes += k->region[r].bytes;
         EXPECT_GT(bytes, 1ull << 30) << name; // footprints over 1 GiB, as the paper's
-        // bfs: two kernels a level, while a node set the stop flag.
-        EXPECT_EQ(p.nkernels, std::string(name) == "bfs" ? 2u : 1u) << name;
+        // bfs: two kernels a level, while a node set the stop flag; backprop
+        // two kernels once.
+        const std::string nm = name;
+        EXPECT_EQ(p.nkernels, nm == "bfs" || nm == "backprop" ? 2u : 1u) << name;
         EXPECT_EQ(p.while_va != 0, std::string(name) == "bfs") << name;
         gmmu_program_free(&p);
     }

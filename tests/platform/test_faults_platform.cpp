@@ -514,17 +514,18 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
                 EXPECT_GT(s["gpu"]["fault_handler"]["faults"].get<uint64_t>(), 0u) << what;
             }
         }
-    // hotspot (PICLE's): 2 blocks, demand paging.
-    {
-        const std::string d = outdir("real_hotspot");
+    // hotspot and backprop (PICLE's): 2 blocks, demand paging.
+    for (const char *name : {"hotspot", "backprop"}) {
+        const std::string d = outdir(std::string("real_") + name);
         SimRun r = sim("--set sm.count=2 --set workload.kernel_file=" + std::string(GMMU_SOURCE_DIR) +
-                       "/examples/kernels/hotspot.gk --set workload.grid_blocks=2 --set workload.faults=true "
+                       "/examples/kernels/" + name + ".gk --set workload.grid_blocks=2 --set workload.faults=true "
                        "--set sm.fault_scheme=wd-lastcheck --set sm.warp_scheduler=lrr --quiet --out " + d);
-        ASSERT_EQ(r.status, 0) << r.out;
+        ASSERT_EQ(r.status, 0) << name << "\n" << r.out;
         json k = load(d + "/kernel.json");
-        EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]);
-        EXPECT_EQ(k["register_hash"], k["reference_register_hash"]);
-        EXPECT_EQ(load(d + "/stats.json")["data_check"]["mismatches"], 0u);
+        EXPECT_EQ(k["launches"], std::string(name) == "backprop" ? 2u : 1u) << name;
+        EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << name;
+        EXPECT_EQ(k["register_hash"], k["reference_register_hash"]) << name;
+        EXPECT_EQ(load(d + "/stats.json")["data_check"]["mismatches"], 0u) << name;
     }
     // bfs, a program: its first 2 blocks of each launch (the window ends the
     // search after one level), with demand paging.
