@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 /* Generators, by name: "kmeans", "streamcluster", "memcached",
- * "pathfinder", "bfs" (docs/kernels.md lists their arguments and layouts). */
+ * "pathfinder", "bfs", "mummergpu" (docs/kernels.md lists their arguments
+ * and layouts). */
 unsigned gmmu_inputs_count(void);
 const char *gmmu_inputs_name(unsigned i);
 
