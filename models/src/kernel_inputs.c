@@ -6,25 +6,17 @@
 #include "gmmu/kernel_inputs.h"
 
 #include "gmmu/rng.h"
+#include "kernel_inputs_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define WORD 8ull
-
 typedef struct arg_desc {
     const char *key;
     uint64_t def, lo, hi;
 } arg_desc;
-
-typedef struct layout {
-    uint32_t n;
-    uint64_t bytes[GMMU_KERNEL_MAX_REGIONS];
-    gmmu_region_kind kind[GMMU_KERNEL_MAX_REGIONS];
-    const char *what[GMMU_KERNEL_MAX_REGIONS];
-} layout;
 
 typedef struct gen_desc {
     const char *name;
@@ -36,31 +28,6 @@ typedef struct gen_desc {
     gmmu_status (*fill)(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
                         gmmu_error *err);
 } gen_desc;
-
-/* ---- random numbers ------------------------------------------------------- */
-
-/* A splitmix64 stream: state advances by the golden gamma. */
-typedef struct stream {
-    uint64_t s;
-} stream;
-
-static stream stream_of(uint64_t seed, uint64_t salt)
-{
-    stream st = {gmmu_mix64(seed * GMMU_SPLITMIX64_GAMMA ^ salt)};
-    return st;
-}
-
-static uint64_t next64(stream *st)
-{
-    st->s += GMMU_SPLITMIX64_GAMMA;
-    return gmmu_mix64(st->s);
-}
-
-/* Uniform in 0..n-1 (n >= 1): the multiply-shift map of a 64-bit draw. */
-static uint64_t below(stream *st, uint64_t n) { return (uint64_t)(((unsigned __int128)next64(st) * n) >> 64); }
-
-/* Uniform double in [0, 1). */
-static double unit(stream *st) { return (double)(next64(st) >> 11) * 0x1.0p-53; }
 
 /* ---- Zipf ------------------------------------------------------------------ */
 
@@ -540,6 +507,14 @@ static const gen_desc GENS[] = {
     {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill},
     {"hotspot", 2, {{"rows", 8192, 1, 1u << 20}, {"cols", 8192, 1, 1u << 20}}, NULL, hs_layout, hs_fill},
     {"backprop", 1, {{"inputs", 4194304, 16, 1u << 28}}, bp_rule, bp_layout, bp_fill},
+    {"mummergpu", MUM_NARGS,
+     {{"ref", 16777216, 64, 1ull << 26},
+      {"reads", 131072, 1, 1ull << 24},
+      {"read_len", 100, 2, 4096},
+      {"error_permille", 10, 0, 1000},
+      {"min_match", 20, 1, 4095},
+      {"wide_depth", 16, 0, 1024}},
+     mummer_rule, mummer_layout, mummer_fill},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
@@ -577,7 +552,7 @@ gmmu_status gmmu_kernel_inputs_set(gmmu_kernel *k, const char *const *tok, unsig
     if (!g)
         return gmmu_error_set(err, "kernel.inputs",
                               "unknown input generator '%.40s' (kmeans, streamcluster, memcached, "
-                              "pathfinder, bfs, hotspot, backprop)", tok[0]);
+                              "pathfinder, bfs, hotspot, backprop, mummergpu)", tok[0]);
     bool given[GMMU_INPUTS_MAX_ARGS] = {false};
     for (unsigned a = 0; a < g->nargs; a++)
         k->inputs.arg[a] = g->args[a].def;

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /* Generators, by name: "kmeans", "streamcluster", "memcached",
- * "pathfinder", "bfs", "hotspot", "backprop" (docs/kernels.md lists their arguments
+ * "pathfinder", "bfs", "hotspot", "backprop", "mummergpu" (docs/kernels.md lists their arguments
  * and layouts). */
 unsigned gmmu_inputs_count(void);
 const char *gmmu_inputs_name(unsigned i);
