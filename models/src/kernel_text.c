@@ -98,20 +98,31 @@ static bool parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+/* `@R[+OFFSET]` into *r and *off: 0, or 1 for a bad offset, 2 for a bad
+ * region number (not checked against the regions). */
+static int region_ref(const char *s, uint64_t *r, uint64_t *off)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s + 1);
+    char *plus = strchr(buf, '+');
+    *off = 0;
+    if (plus) {
+        *plus = '\0';
+        if (!parse_u64(plus + 1, off))
+            return 1;
+    }
+    return parse_u64(buf, r) ? 0 : 2;
+}
+
 static gmmu_status parse_imm(parser *p, const char *s, int64_t *out)
 {
     /* [-]NUMBER, or @R[+NUMBER] (region R's base) */
     if (s[0] == '@') {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", s + 1);
-        char *plus = strchr(buf, '+');
         uint64_t off = 0, r = 0;
-        if (plus) {
-            *plus = '\0';
-            if (!parse_u64(plus + 1, &off))
-                return fail(p, "bad offset in '%s'", s);
-        }
-        if (!parse_u64(buf, &r) || r >= p->k->nregions)
+        const int bad = region_ref(s, &r, &off);
+        if (bad == 1)
+            return fail(p, "bad offset in '%s'", s);
+        if (bad || r >= p->k->nregions)
             return fail(p, "'%s' names no declared region", s);
         *out = (int64_t)(p->k->region[r].base + off);
         return GMMU_OK;
@@ -416,18 +427,8 @@ void gmmu_program_free(gmmu_program *p)
  * region R. */
 static bool region_word(const gmmu_kernel *k, const char *s, uint64_t *va)
 {
-    if (s[0] != '@')
-        return false;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s + 1);
-    char *plus = strchr(buf, '+');
     uint64_t off = 0, r = 0;
-    if (plus) {
-        *plus = '\0';
-        if (!parse_u64(plus + 1, &off))
-            return false;
-    }
-    if (!parse_u64(buf, &r) || r >= k->nregions || off >= k->region[r].bytes || (off & 7u))
+    if (s[0] != '@' || region_ref(s, &r, &off) || r >= k->nregions || off >= k->region[r].bytes || (off & 7u))
         return false;
     *va = k->region[r].base + off;
     return true;

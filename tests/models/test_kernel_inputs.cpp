@@ -3,6 +3,8 @@
 // checked against what the benchmark's own code builds.
 #include <gtest/gtest.h>
 
+#include "kernel_inputs_test_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -33,23 +35,7 @@ std::unique_ptr<gmmu_kernel> parse(const std::string &regions, const std::string
     return k;
 }
 
-// Region words for k, zeroed, and the generator's fill of them.
-struct filled {
-    std::vector<std::vector<uint64_t>> w;
-    std::vector<uint64_t *> p;
-};
-filled fill(const gmmu_kernel &k, uint64_t seed)
-{
-    filled f;
-    f.w.resize(k.nregions);
-    for (uint32_t r = 0; r < k.nregions; r++) {
-        f.w[r].assign(k.region[r].bytes / 8, 0);
-        f.p.push_back(f.w[r].data());
-    }
-    gmmu_error err{};
-    EXPECT_EQ(gmmu_kernel_inputs_fill(&k, seed, f.p.data(), &err), GMMU_OK) << err.msg;
-    return f;
-}
+filled_regions fill(const gmmu_kernel &k, uint64_t seed) { return fill_regions(k, seed); }
 
 TEST(KernelInputsTest, TheInputsLineSetsTheGeneratorAndItsArguments)
 {
@@ -125,7 +111,7 @@ TEST(KernelInputsTest, KmeansCentresAreCopiesOfPoints)
                        "\nregion output " + std::to_string(n * 8) + "\n",
                    "inputs kmeans points=1000 features=7 clusters=4", &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 1);
+    filled_regions d = fill(*k, 1);
     std::set<uint64_t> distinct;
     for (uint64_t i = 0; i < n * f; i++) {
         EXPECT_LT(d.w[0][i], 65536u);
@@ -145,7 +131,7 @@ TEST(KernelInputsTest, KmeansCentresAreCopiesOfPoints)
     for (uint64_t i = 0; i < n; i++)
         EXPECT_EQ(d.w[2][i], 0u); // the output region is left alone
     // Deterministic in the seed; another seed, another data set.
-    filled again = fill(*k, 1), other = fill(*k, 2);
+    filled_regions again = fill(*k, 1), other = fill(*k, 2);
     EXPECT_EQ(d.w, again.w);
     EXPECT_NE(d.w[0], other.w[0]);
 }
@@ -163,7 +149,7 @@ TEST(KernelInputsTest, StreamclusterPointsAreAssignedToTheirNearestCentre)
       << "\nregion output " << n * 8 << "\nregion output " << n * (nc + 1) * 8 << "\n";
     auto k = parse(r.str(), "inputs streamcluster points=300 dim=5 centres=6", &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 3);
+    filled_regions d = fill(*k, 3);
     auto dist = [&](uint64_t a, uint64_t b) {
         uint64_t s = 0;
         for (uint64_t x = 0; x < dim; x++) {
@@ -205,7 +191,7 @@ TEST(KernelInputsTest, MemcachedChainsHoldEveryItemAndRequestsFollowZipf)
       << "\nregion output " << nr * 8 << "\n";
     auto k = parse(r.str(), "inputs memcached items=4096 buckets=1024 requests=50000", &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 1);
+    filled_regions d = fill(*k, 1);
     const uint64_t items = k->region[1].base;
     std::set<uint64_t> keys;
     uint64_t chained = 0;
@@ -246,7 +232,7 @@ TEST(KernelInputsTest, PathfinderCellsAreDigits)
     auto k = parse("region input 16000\nregion input 800\nregion output 800\n", "inputs pathfinder cols=100 rows=21",
                    &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 1);
+    filled_regions d = fill(*k, 1);
     std::vector<uint64_t> seen(10, 0);
     for (uint64_t i = 0; i < 2000; i++) {
         ASSERT_LT(d.w[0][i], 10u);
@@ -266,7 +252,7 @@ TEST(KernelInputsTest, HotspotGridsHoldTemperaturesAndPower)
     auto k = parse("region input 80000\nregion input 80000\nregion output 80000\n", "inputs hotspot rows=100 cols=100",
                    &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 1);
+    filled_regions d = fill(*k, 1);
     uint64_t lo_t = UINT64_MAX, hi_t = 0, lo_p = UINT64_MAX, hi_p = 0;
     for (uint64_t i = 0; i < 10000; i++) {
         lo_t = std::min(lo_t, d.w[0][i]);
@@ -293,7 +279,7 @@ TEST(KernelInputsTest, BackpropLayersAndTheirRule)
     auto k = parse("region input 264\nregion input 4488\nregion output 256\nregion input 136\nregion output 4488\n",
                    "inputs backprop inputs=32", &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 2);
+    filled_regions d = fill(*k, 2);
     std::set<uint64_t> w;
     for (uint64_t i = 0; i < 33 * 17; i++) {
         ASSERT_LT(d.w[1][i], 65536u);
@@ -412,7 +398,7 @@ TEST(KernelInputsTest, BfsGraphIsSymmetricWithGraphgensDegrees)
     gmmu_status st;
     auto k = parse(r.str(), "inputs bfs nodes=2000", &err, &st);
     ASSERT_EQ(st, GMMU_OK) << err.msg;
-    filled d = fill(*k, 5);
+    filled_regions d = fill(*k, 5);
     std::map<std::pair<uint64_t, uint64_t>, int> arcs;
     uint64_t total = 0, src = n, sources = 0;
     for (uint64_t i = 0; i < n; i++) {

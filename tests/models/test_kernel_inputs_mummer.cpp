@@ -5,6 +5,8 @@
 // a plain walk of the tree.
 #include <gtest/gtest.h>
 
+#include "kernel_inputs_test_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -67,22 +69,8 @@ std::unique_ptr<gmmu_kernel> kernel(const Args &a)
     return k;
 }
 
-struct Filled {
-    std::vector<std::vector<uint64_t>> w;
-    std::vector<uint64_t *> p;
-};
-Filled fill(const gmmu_kernel &k, uint64_t seed)
-{
-    Filled f;
-    f.w.resize(k.nregions);
-    for (uint32_t r = 0; r < k.nregions; r++) {
-        f.w[r].assign(k.region[r].bytes / 8, 0);
-        f.p.push_back(f.w[r].data());
-    }
-    gmmu_error err{};
-    EXPECT_EQ(gmmu_kernel_inputs_fill(&k, seed, f.p.data(), &err), GMMU_OK) << err.msg;
-    return f;
-}
+using Filled = filled_regions;
+Filled fill(const gmmu_kernel &k, uint64_t seed) { return fill_regions(k, seed); }
 
 uint64_t id2addr(uint64_t id)
 {
