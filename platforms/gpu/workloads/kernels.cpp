@@ -184,7 +184,6 @@ class kernel_workload : public workload, public kernel_source, public pager {
             }
         reference();
     }
-    ~kernel_workload() override { gmmu_program_free(&prog); }
 
     // ---- workload ----
     void setup(driver &d, unsigned shift) override
@@ -510,7 +509,15 @@ class kernel_workload : public workload, public kernel_source, public pager {
         drv->write_phys(pa, &v, 8);
     }
 
-    gmmu_program prog{};         // the kernels and their host loop (one launch for a built-in)
+    // The kernels and their host loop (one launch for a built-in), freed
+    // with the workload, or when its constructor throws.
+    struct owned_program : gmmu_program {
+        owned_program() : gmmu_program{} {}
+        ~owned_program() { gmmu_program_free(this); }
+        owned_program(const owned_program &) = delete;
+        owned_program &operator=(const owned_program &) = delete;
+    };
+    owned_program prog;
     gmmu_program_cursor cur{};   // the timed run's place in it
     gmmu_kernel *k = nullptr;    // the current launch's kernel (every kernel has the same regions)
     gmmu_sm_config smc{};        // for the occupancy of each launch
@@ -518,7 +525,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     unsigned arrived = 0;        // SMs done with the current launch
     bool over = false;           // the program has ended (or an SM failed)
     std::string host_error;
-    sc_core::sc_event next_launch{"kernel_next_launch"};
+    sc_core::sc_event next_launch; // unnamed: a process may build several workloads
     std::string file;            // workload.kernel_file, or "" (built-in)
     bool demand = false;
     bool bypass = false; // mmu.bypass: PA = VA
