@@ -548,6 +548,27 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
     EXPECT_EQ(load(d + "/stats.json")["data_check"]["mismatches"], 0u);
 }
 
+// sm.access_shape: the shape counters are written only with the key, and
+// count what the kernel does (clamp_sum's per-thread 128-byte rows: a warp
+// access spans 31 x 128 + 8 bytes over 1-2 pages, never more).
+TEST(FaultsPlatformTest, AccessShapeStatsOnlyWithTheKey)
+{
+    const std::string ex = std::string(GMMU_SOURCE_DIR) + "/examples/kernels/clamp_sum.gk";
+    const std::string on = outdir("shape_on"), off = outdir("shape_off");
+    SimRun r = sim("--set sm.count=2 --set workload.kernel_file=" + ex + " --set sm.access_shape=true --quiet --out " + on);
+    ASSERT_EQ(r.status, 0) << r.out;
+    r = sim("--set sm.count=2 --set workload.kernel_file=" + ex + " --quiet --out " + off);
+    ASSERT_EQ(r.status, 0) << r.out;
+    json a = load(on + "/stats.json")["gpu"]["sm0"], b = load(off + "/stats.json")["gpu"]["sm0"];
+    EXPECT_FALSE(b.contains("page_divergence_max"));
+    EXPECT_FALSE(b.contains("span_max_bytes"));
+    EXPECT_EQ(a["mem_insns"], b["mem_insns"]); // counting changes nothing else
+    EXPECT_GE(a["page_divergence_max"].get<uint64_t>(), 1u);
+    EXPECT_LE(a["page_divergence_max"].get<uint64_t>(), 2u);
+    EXPECT_EQ(a["page_divergence_2m_max"].get<uint64_t>(), 1u);
+    EXPECT_EQ(a["span_max_bytes"].get<uint64_t>(), 31u * 128u + 8u);
+}
+
 // A program of two kernels and a host loop (tests/kernels/countdown.gk):
 // 7 iterations of two launches, each launch finished on every SM before
 // the next starts, under demand paging, fault schemes and schedulers; the
