@@ -3,6 +3,8 @@
 
 #include "sm_issue_internal.h"
 
+#include <stdio.h>
+
 /* ---- issue --------------------------------------------------------------- */
 
 enum { TRY_ISSUED, TRY_BLOCKED, TRY_LIMITED, TRY_NONE };
@@ -70,6 +72,10 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
     }
     uint64_t splits = w->simt.splits;
     gmmu_status st = gmmu_simt_branch(&w->simt, taken, (uint32_t)in->imm, s->ipdom[pc]);
+    if (st == GMMU_ENOMEM)
+        snprintf(s->failure, sizeof s->failure,
+                 "block %u warp %u: instruction %u: the warp's reconvergence stack would be deeper "
+                 "than %u entries", b->id, wi, pc, GMMU_SIMT_DEPTH);
     if (st != GMMU_OK) {
         s->failed = st;
         return TRY_NONE;
@@ -89,16 +95,22 @@ static int issue_branch(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint
 }
 
 /* A block barrier (docs/simt.md, "Barriers"): the warp must be converged
- * (every lane active; a BAR in divergent code stops the SM with
- * GMMU_EINVAL). It takes a math slot, commits at issue and waits (at_bar)
- * until every warp of the block that has not exited has issued a BAR. */
+ * (every lane active; under compaction, the whole block on the stack's top
+ * entry: gmmu_tbc_converged). A BAR in divergent code stops the SM with
+ * GMMU_EINVAL. It takes a math slot, commits at issue and waits (at_bar)
+ * until every warp of the block that has not exited (under compaction:
+ * every dynamic warp) has issued a BAR. */
 static int issue_bar(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_t *unit_left)
 {
     struct gmmu_sm_state *s = sm->s;
     block_t *b = &s->blk[c];
     warp_t *w = &b->w[wi];
     uint32_t pc = gmmu_simt_pc(&w->simt), mask = gmmu_simt_mask(&w->simt);
-    if (mask != 0xFFFFFFFFu) {
+    if (b->tbc ? !gmmu_tbc_converged(b->tbc) : mask != 0xFFFFFFFFu) {
+        snprintf(s->failure, sizeof s->failure,
+                 "block %u warp %u: instruction %u: bar in divergent code (%s)", b->id, wi, pc,
+                 b->tbc ? "under compaction, some of the block's threads wait on another path"
+                        : "only some lanes active");
         s->failed = GMMU_EINVAL;
         return TRY_NONE;
     }
@@ -423,16 +435,7 @@ static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bo
     }
     st = gmmu_kernel_ipdom(k, s->ipdom, err);
     if (st == GMMU_OK && sm->cfg.compaction != GMMU_COMPACT_NONE) {
-        uint32_t bar = NONE;
-        for (uint32_t i = 0; i < k->ninsns && bar == NONE; i++)
-            if (k->code[i].op == GMMU_OP_BAR)
-                bar = i;
-        if (bar != NONE) {
-            st = gmmu_error_set(err, "compaction",
-                                "kernel '%.32s' instruction %u: bar (block barrier) under thread "
-                                "block compaction is not modelled; use lrr, gto, oldest or a throttle",
-                                k->name, bar);
-        } else if (s->wpb > GMMU_TBC_MAX_WARPS) {
+        if (s->wpb > GMMU_TBC_MAX_WARPS) {
             st = gmmu_error_set(err, "compaction",
                                 "kernel '%.32s' has %u warps per block; compaction handles at most %u",
                                 k->name, s->wpb, GMMU_TBC_MAX_WARPS);
@@ -539,6 +542,11 @@ bool gmmu_sm_done(const gmmu_sm *sm)
         if (s->blk[c].state != B_FREE)
             return false;
     return true;
+}
+
+const char *gmmu_sm_failure(const gmmu_sm *sm)
+{
+    return sm && sm->s ? sm->s->failure : "";
 }
 
 uint64_t gmmu_sm_next_cycle(const gmmu_sm *sm)

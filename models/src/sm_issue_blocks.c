@@ -346,7 +346,7 @@ void gmmu_smi_bar_release(gmmu_sm *sm, uint32_t c)
     block_t *b = &s->blk[c];
     bool any = false;
     for (uint32_t i = 0; i < s->wpb; i++) {
-        if (b->w[i].state == W_DONE)
+        if (b->w[i].state == W_DONE || b->w[i].idle) /* exited, or no dynamic warp (compaction) */
             continue;
         if (!b->w[i].at_bar)
             return;

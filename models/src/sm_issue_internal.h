@@ -124,6 +124,7 @@ struct gmmu_sm_state {
     uint32_t *takens;
     gmmu_cpm *cpm;        /* TLB-aware compaction */
     gmmu_status failed;  /* an issue-time error, returned by gmmu_sm_step */
+    char failure[160];   /* its reason in words (gmmu_sm_failure), or "" */
 };
 
 /* ---- event queue: a binary heap by (time, kind, sequence); push here

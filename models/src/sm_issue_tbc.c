@@ -2,6 +2,8 @@
 
 #include "sm_issue_internal.h"
 
+#include <stdio.h>
+
 /* Compaction: the block moves on once every dynamic warp has reached the
  * synchronisation point (and, at a branch, resolved it). A change of the
  * top entry regroups the threads, which waits until the block has no
@@ -30,6 +32,10 @@ gmmu_status gmmu_smi_tbc_progress(gmmu_sm *sm, uint32_t c, uint64_t now)
             bool regroup = false;
             gmmu_status st = gmmu_tbc_branch(b->tbc, b->sync_pc, b->taken, (uint32_t)in->imm,
                                              s->ipdom[b->sync_pc], &regroup);
+            if (st == GMMU_ENOMEM)
+                snprintf(s->failure, sizeof s->failure,
+                         "block %u: instruction %u: the block-wide reconvergence stack of compaction "
+                         "would be deeper than %u entries", b->id, b->sync_pc, GMMU_TBC_DEPTH);
             if (st != GMMU_OK)
                 return st;
             sm->st.divergent_branches += b->tbc->splits - splits;

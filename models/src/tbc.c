@@ -83,6 +83,17 @@ gmmu_status gmmu_tbc_branch(gmmu_tbc_stack *s, uint32_t pc, const uint32_t *take
     return GMMU_OK;
 }
 
+bool gmmu_tbc_converged(const gmmu_tbc_stack *s)
+{
+    if (!s || s->n == 0)
+        return false;
+    const gmmu_tbc_entry *top = &s->e[s->n - 1];
+    for (uint32_t w = 0; w < s->nwarps; w++)
+        if (top->mask[w] != s->e[0].mask[w])
+            return false;
+    return true;
+}
+
 gmmu_status gmmu_tbc_reconverge(gmmu_tbc_stack *s)
 {
     if (!s || s->n == 0)

@@ -34,10 +34,12 @@ TEST(TbcStackTest, DivergentBranchPushesTakenThenFallThroughWithBlockWideMasks)
 {
     gmmu_tbc_stack s;
     ASSERT_EQ(gmmu_tbc_reset(&s, 2, 8), GMMU_OK);
+    EXPECT_TRUE(gmmu_tbc_converged(&s));
     const uint32_t taken[2] = {0x0000FFFFu, 0x00000001u};
     bool regroup = false;
     ASSERT_EQ(gmmu_tbc_branch(&s, 2, taken, 5, 6, &regroup), GMMU_OK);
     EXPECT_TRUE(regroup);
+    EXPECT_FALSE(gmmu_tbc_converged(&s)); // a barrier here could never release
     ASSERT_EQ(s.n, 3u);
     EXPECT_EQ(s.e[0].pc, 6u); // waiting at the join with every thread
     EXPECT_EQ(s.e[0].mask[0], 0xFFFFFFFFu);
@@ -53,13 +55,16 @@ TEST(TbcStackTest, DivergentBranchPushesTakenThenFallThroughWithBlockWideMasks)
     ASSERT_EQ(gmmu_tbc_reconverge(&s), GMMU_OK);
     EXPECT_EQ(s.n, 2u);
     EXPECT_EQ(gmmu_tbc_top(&s)->pc, 5u);
+    EXPECT_FALSE(gmmu_tbc_converged(&s));
     ASSERT_EQ(gmmu_tbc_reconverge(&s), GMMU_OK);
     EXPECT_EQ(s.n, 1u);
     EXPECT_EQ(gmmu_tbc_top(&s)->pc, 6u);
+    EXPECT_TRUE(gmmu_tbc_converged(&s)); // whole again: a barrier may release
     EXPECT_EQ(s.reconverged, 2u);
     EXPECT_EQ(s.peak, 3u);
     ASSERT_EQ(gmmu_tbc_reconverge(&s), GMMU_OK); // the exit
     EXPECT_TRUE(gmmu_tbc_done(&s));
+    EXPECT_FALSE(gmmu_tbc_converged(&s));
     EXPECT_EQ(gmmu_tbc_reconverge(&s), GMMU_EINVAL);
 }
 
@@ -101,18 +106,23 @@ TEST(TbcStackTest, SplitAtTheTopsOwnReconvergencePcReplacesTheTop)
 TEST(TbcStackTest, RefusesLanesThatAreNotActiveAndDepthBeyondTheLimit)
 {
     gmmu_tbc_stack s;
-    ASSERT_EQ(gmmu_tbc_reset(&s, 1, 100), GMMU_OK);
+    ASSERT_EQ(gmmu_tbc_reset(&s, 8, 1000), GMMU_OK);
     const uint32_t half[1] = {0x0000FFFFu};
     bool regroup = false;
     // nested ifs, each with its own join: every level keeps a waiting entry
-    // and pushes both paths (the lowest lane takes each branch)
+    // and pushes both paths (the block's lowest thread takes each branch)
     gmmu_status st = GMMU_OK;
     uint32_t n_before = 0;
-    for (uint32_t k = 0; k < 31 && st == GMMU_OK; k++) {
-        const uint32_t m = gmmu_tbc_top(&s)->mask[0];
-        uint32_t sub[1] = {m & (0u - m)};
+    for (uint32_t k = 0; k < 255 && st == GMMU_OK; k++) {
+        uint32_t sub[8] = {0};
+        const gmmu_tbc_entry *top = gmmu_tbc_top(&s);
+        for (uint32_t w = 0; w < 8; w++)
+            if (top->mask[w]) {
+                sub[w] = top->mask[w] & (0u - top->mask[w]);
+                break;
+            }
         n_before = s.n;
-        st = gmmu_tbc_branch(&s, gmmu_tbc_top(&s)->pc, sub, 60 + k, 99 - k, &regroup);
+        st = gmmu_tbc_branch(&s, top->pc, sub, 300 + k, 999 - k, &regroup);
     }
     EXPECT_EQ(st, GMMU_ENOMEM);
     EXPECT_EQ(s.n, n_before); // nothing changed

@@ -397,6 +397,9 @@ gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu
 gmmu_status gmmu_sm_launch_next(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err);
 /* Process cycle now (>= the previous one): events due, then issue. */
 gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now);
+/* Why the last gmmu_sm_step failed, in words ("" when nothing says more
+ * than its status): e.g. a BAR reached in divergent code. */
+const char *gmmu_sm_failure(const gmmu_sm *sm);
 /* The next cycle at which something can happen (UINT64_MAX when done). */
 uint64_t gmmu_sm_next_cycle(const gmmu_sm *sm);
 bool gmmu_sm_done(const gmmu_sm *sm);

@@ -52,7 +52,12 @@ extern "C" {
 #endif
 
 #define GMMU_TBC_MAX_WARPS 32u
-#define GMMU_TBC_DEPTH 32u
+/* Block-wide reconvergence stack entries. A block's threads leave a loop
+ * with several exits on more paths than a warp's 32 lanes do: mummergpu's
+ * suffix-tree walk reaches 14 entries per warp and 54 block-wide (60
+ * blocks of 8 warps), past the 32 of the per-warp stack. Deeper than this
+ * stops the SM (GMMU_ENOMEM, gmmu_sm_failure says so). */
+#define GMMU_TBC_DEPTH 128u
 #define GMMU_TBC_NO_THREAD 0xFFu
 
 typedef struct gmmu_tbc_entry {
@@ -86,6 +91,12 @@ static inline const gmmu_tbc_entry *gmmu_tbc_top(const gmmu_tbc_stack *s)
  * (nothing changes then). */
 gmmu_status gmmu_tbc_branch(gmmu_tbc_stack *s, uint32_t pc, const uint32_t *taken, uint32_t target,
                             uint32_t rpc, bool *regroup);
+/* The block is converged: the top entry holds every thread the bottom one
+ * does (no thread waits on a deeper entry). Compaction honours a block
+ * barrier (BAR) only there: the stack runs one entry at a time, so a BAR
+ * reached by the top entry's threads while others wait below could never
+ * release (docs/simt.md, "Barriers under compaction"). */
+bool gmmu_tbc_converged(const gmmu_tbc_stack *s);
 /* Every dynamic warp of the top entry reached its reconvergence pc: pop it
  * (and any entry below that is waiting at its own). GMMU_EINVAL if empty. */
 gmmu_status gmmu_tbc_reconverge(gmmu_tbc_stack *s);
