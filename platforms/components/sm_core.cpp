@@ -94,9 +94,11 @@ void sm_core::run()
                     qk.sync();
             }
             gmmu_status st = gmmu_sm_step(sm, t);
-            if (st != GMMU_OK && error.empty())
+            if (st != GMMU_OK && error.empty()) {
+                const std::string why = gmmu_sm_failure(sm);
                 fail(std::string("SM model step at cycle ") + std::to_string(t) + ": " +
-                     gmmu_status_str(st));
+                     (why.empty() ? std::string(gmmu_status_str(st)) : why));
+            }
         }
         const sc_core::sc_time end = p.clock * double(sm->st.end_cycle);
         if (end > sc_core::sc_time_stamp() + qk.get_local_time())
