@@ -1,0 +1,115 @@
+"""The MMU studies on the real kernels (docs/kernels.md): one sweep that the
+pichai, warp-scheduling, TBC and PICLE pages share (experiments/pichai,
+experiments/warp_sched, experiments/picle). The first page that asks runs
+it; the others find its runs done (gmmu-sweep skips a finished point).
+
+Fixed before the first run (commit order shows it; the claims these runs
+judge are in experiments/claims.json, ids ending in -real):
+  kernels: kmeans, streamcluster, pathfinder, memcached, mummergpu
+  (examples/kernels/*.gk, 1.1-1.5 GiB each) and bfs on a 128 Ki-node graph
+  (examples/kernels/bfs-128k.gk, 14 MiB): the six pichai benchmarks;
+  window: the first 120 blocks of each grid (4 a core on the 30 cores of
+  pichai14), mummergpu's first 30 (one a core: its blocks run about 30
+  times longer than the others'), bfs whole (a window of blocks ends a
+  breadth-first search at its first level; the 12 Mi-node graph takes
+  about 30 minutes a run whole);
+  machines (sm.model=issue): pichai14 (augmented), pichai14-naive,
+  pichai14-ideal, pichai14-8ptw and pichai14 with mmu.bypass=true (no
+  TLB), at the SM's default scheduler (lrr) for figures 2, 10 and 11;
+  CCWS without, with naive and with augmented TLBs and TCWS (EPW 8,
+  LRU(1,2,4,8)) with augmented TLBs for section 7; the oldest-first order
+  with augmented TLBs, TBC without and with augmented TLBs and TLB-aware
+  TBC (3-bit counters) with augmented TLBs for section 8; every scheduler
+  parameter at its documented default;
+  PICLE: hotspot and backprop (PICLE's benchmarks; LUD is not ported) on
+  the picle machine, prefetch off and on, the first 256 blocks (4 a CU);
+  seeds: REAL_SEEDS, default 1, 2, 3 (each kernel's inputs and the block
+  placement): every run at every seed.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweeplib  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = ["bfs", "kmeans", "mummergpu", "streamcluster", "pathfinder", "memcached"]
+FILE_OF = {k: k for k in KERNELS}
+FILE_OF["bfs"] = "bfs-128k"
+WINDOW_OF = {"bfs": None, "mummergpu": 30}
+WINDOW = 120
+PICLE_KERNELS = ["hotspot", "backprop"]
+PICLE_WINDOW = 256
+
+# Machines: label -> (config, settings).
+NOTLB = ("pichai14", ("mmu.bypass=true",))
+MACHINES = {
+    "none": NOTLB,
+    "naive": ("pichai14-naive", ()),
+    "augmented": ("pichai14", ()),
+    "ideal": ("pichai14-ideal", ()),
+    "8 naive walkers": ("pichai14-8ptw", ()),
+    "none, CCWS": ("pichai14", ("mmu.bypass=true", "sm.warp_scheduler=ccws")),
+    "naive, CCWS": ("pichai14-naive", ("sm.warp_scheduler=ccws",)),
+    "augmented, CCWS": ("pichai14", ("sm.warp_scheduler=ccws",)),
+    "augmented, TCWS": ("pichai14", ("sm.warp_scheduler=tcws",)),
+    "augmented, oldest": ("pichai14", ("sm.warp_scheduler=oldest",)),
+    "none, TBC": ("pichai14", ("mmu.bypass=true", "sm.warp_scheduler=tbc")),
+    "augmented, TBC": ("pichai14", ("sm.warp_scheduler=tbc",)),
+    "augmented, TLB-aware TBC": ("pichai14", ("sm.warp_scheduler=tlb-tbc", "sm.tbc.cpm_bits=3")),
+}
+PICLE_MODES = {"no prefetch": ("picle.enabled=false",), "PICLE": ("picle.enabled=true",)}
+
+SEEDS = [int(x) for x in os.environ.get("REAL_SEEDS", "1,2,3").split(",")]
+if len(SEEDS) < 2 or len(set(SEEDS)) != len(SEEDS):
+    sys.exit(f"REAL_SEEDS={','.join(map(str, SEEDS))}: at least two seeds, no repeats")
+
+
+def kernel_file(k):
+    return os.path.join(ROOT, "examples", "kernels", FILE_OF.get(k, k) + ".gk")
+
+
+def _points():
+    pts = {}
+    for m, (cfg, sets) in MACHINES.items():
+        for k in KERNELS:
+            w = WINDOW_OF.get(k, WINDOW)
+            pts[(m, k)] = (cfg, "kernel", ["sm.model=issue", "workload.kernel_file=" + kernel_file(k)] +
+                           ([f"workload.grid_blocks={w}"] if w else []) + list(sets))
+    for m, sets in PICLE_MODES.items():
+        for k in PICLE_KERNELS:
+            pts[("picle " + m, k)] = ("picle", "kernel", ["sm.model=issue", "workload.kernel_file=" + kernel_file(k),
+                                                           f"workload.grid_blocks={PICLE_WINDOW}"] + list(sets))
+    return pts
+
+
+def results(sim, jobs=None):
+    """{(machine label, kernel): [stats.json per seed of SEEDS]}; every run
+    must pass its data check. The sweep `real-kernels` (sweeplib)."""
+    out = {}
+    for key, ds in sweeplib.run_points(sim, "real-kernels", _points(), jobs, seeds=SEEDS).items():
+        out[key] = [sweeplib.stats(d) for d in ds]
+        for sd, st in zip(SEEDS, out[key]):
+            if st["data_check"]["mismatches"]:
+                sys.exit(f"data check failed: {key}, seed {sd}")
+    return out
+
+
+def folders(sim, jobs=None):
+    """The runs' folders (for sweeplib.run_seconds)."""
+    return [d for ds in sweeplib.run_points(sim, "real-kernels", _points(), jobs, seeds=SEEDS).values() for d in ds]
+
+
+def l1_miss_rate(st):
+    tl = [v for n, v in st["gpu"].items() if n.startswith("l1_tlb") and n[6:].isdigit() and isinstance(v, dict)]
+    acc = sum(v["accesses"] for v in tl)
+    return sum(v["misses"] for v in tl) / acc if acc else 0.0
+
+
+def seed_text():
+    return (f"Real kernels: seeds {', '.join(map(str, SEEDS))} (`--seed`: each kernel's inputs and block "
+            "placement), every run at every seed; each figure is the mean over the seeds ± the 95% "
+            "interval of the mean (`experiments/seedstats.py`), and a table cell is the mean. "
+            f"Windows: the first {WINDOW} blocks of kmeans, streamcluster, pathfinder and memcached, "
+            f"the first {WINDOW_OF['mummergpu']} of mummergpu, bfs whole on a 128 Ki-node graph "
+            "(`experiments/realkernels.py` gives the reasons; `docs/kernels.md` the kernels).")
