@@ -487,6 +487,40 @@ static gmmu_status bp_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *
     return GMMU_OK;
 }
 
+/* ---- lud (Rodinia; PICLE's) --------------------------------------------------
+ * Region 0: the matrix (dim x dim words, row-major), factored in place.
+ * Rodinia's create_matrix makes a diagonally dominant matrix so that the
+ * factorisation needs no pivoting; here off-diagonal entries are uniform in
+ * 0..65535 and the diagonal adds 2^20 (the kernels' integer stand-in for
+ * the division by the pivot makes no branch depend on a value). */
+enum { LUD_DIM };
+
+static void lud_layout(const uint64_t *a, layout *l)
+{
+    l->n = 1;
+    l->bytes[0] = a[LUD_DIM] * a[LUD_DIM] * WORD;
+    l->kind[0] = GMMU_REGION_INPUT;
+    l->what[0] = "the matrix (dim x dim words)";
+}
+
+static const char *lud_rule(const uint64_t *a)
+{
+    return a[LUD_DIM] % 16 ? "dim must be a multiple of 16 (BLOCK_SIZE)" : NULL;
+}
+
+static gmmu_status lud_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
+                            gmmu_error *err)
+{
+    (void)k;
+    (void)err;
+    const uint64_t n = a[LUD_DIM];
+    stream st = stream_of(seed, 0x6c75642d6d6174ull);
+    for (uint64_t r = 0; r < n; r++)
+        for (uint64_t c = 0; c < n; c++)
+            w[0][r * n + c] = (next64(&st) & 0xFFFFu) + (r == c ? (1u << 20) : 0u);
+    return GMMU_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------ */
 
 static const gen_desc GENS[] = {
@@ -515,6 +549,7 @@ static const gen_desc GENS[] = {
       {"min_match", 20, 1, 4095},
       {"wide_depth", 16, 0, 1024}},
      mummer_rule, mummer_layout, mummer_fill},
+    {"lud", 1, {{"dim", 12288, 32, 1u << 17}}, lud_rule, lud_layout, lud_fill},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
@@ -552,7 +587,7 @@ gmmu_status gmmu_kernel_inputs_set(gmmu_kernel *k, const char *const *tok, unsig
     if (!g)
         return gmmu_error_set(err, "kernel.inputs",
                               "unknown input generator '%.40s' (kmeans, streamcluster, memcached, "
-                              "pathfinder, bfs, hotspot, backprop, mummergpu)", tok[0]);
+                              "pathfinder, bfs, hotspot, backprop, mummergpu, lud)", tok[0]);
     bool given[GMMU_INPUTS_MAX_ARGS] = {false};
     for (unsigned a = 0; a < g->nargs; a++)
         k->inputs.arg[a] = g->args[a].def;

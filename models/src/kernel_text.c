@@ -36,6 +36,9 @@ typedef struct parser {
     bool in_code;
     uint32_t seen[5]; /* line of the kernel, regs, warps_per_block, grid, shared line (0: none) */
     uint32_t *insn_line; /* optional: each instruction's line */
+    bool section;        /* a program's named code section: its own header lines may open it */
+    bool in_body;        /* the section's first instruction or label was seen */
+    uint32_t own[4];     /* line of the section's own regs, warps_per_block, grid, shared (0: none) */
 } parser;
 
 static gmmu_status fail(parser *p, const char *fmt, const char *a)
@@ -146,6 +149,31 @@ static gmmu_status parse_reg(parser *p, const char *s, uint8_t *out)
     return GMMU_OK;
 }
 
+static const char *const NUMERIC[] = {"regs", "warps_per_block", "grid", "shared"};
+
+static int numeric_key(const char *t)
+{
+    for (unsigned i = 0; i < 4; i++)
+        if (strcmp(t, NUMERIC[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* regs, warps_per_block, grid or shared: one number. Leave the line out for
+ * the default; 0 is no kernel (shared 0 is none). */
+static gmmu_status set_numeric(parser *p, unsigned i, char **tok, unsigned n)
+{
+    uint64_t v = 0;
+    if (n != 2 || !parse_u64(tok[1], &v) || v > (1u << 20) || (i < 3 && v == 0))
+        return fail(p, i < 3 ? "'%s' needs one number 1..1048576 (leave the line out for the default)"
+                             : "'%s' needs one number up to 1048576",
+                    NUMERIC[i]);
+    gmmu_kernel *k = p->k;
+    uint32_t *dst[] = {&k->nregs, &k->warps_per_block, &k->grid_blocks, &k->shared_bytes};
+    *dst[i] = (uint32_t)v;
+    return GMMU_OK;
+}
+
 static gmmu_status header(parser *p, char **tok, unsigned n)
 {
     gmmu_kernel *k = p->k;
@@ -202,20 +230,9 @@ static gmmu_status header(parser *p, char **tok, unsigned n)
         k->inputs.line = p->line;
         return GMMU_OK;
     }
-    static const char *const keys[] = {"regs", "warps_per_block", "grid", "shared"};
-    for (unsigned i = 0; i < 4; i++)
-        if (strcmp(tok[0], keys[i]) == 0) {
-            /* Leave the line out for the default; 0 is no kernel (shared 0
-             * is none). */
-            if (n != 2 || !parse_u64(tok[1], &v) || v > (1u << 20) || (i < 3 && v == 0))
-                return fail(p, i < 3 ? "'%s' needs one number 1..1048576 (leave the line out for "
-                                       "the default)"
-                                     : "'%s' needs one number up to 1048576",
-                            keys[i]);
-            uint32_t *dst[] = {&k->nregs, &k->warps_per_block, &k->grid_blocks, &k->shared_bytes};
-            *dst[i] = (uint32_t)v;
-            return GMMU_OK;
-        }
+    const int i = numeric_key(tok[0]);
+    if (i >= 0)
+        return set_numeric(p, (unsigned)i, tok, n);
     return fail(p, "unknown header line '%s' (kernel, regs, warps_per_block, grid, shared, region, "
                    "inputs, code)", tok[0]);
 }
@@ -280,8 +297,17 @@ gmmu_status gmmu_kernel_parse(gmmu_kernel *k, const char *text, size_t len, gmmu
     return gmmu_kernel_parse_lines(k, text, len, NULL, err);
 }
 
+static gmmu_status parse_lines(gmmu_kernel *k, const char *text, size_t len, uint32_t *insn_line, bool section,
+                               gmmu_error *err);
+
 gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len, uint32_t *insn_line,
                                     gmmu_error *err)
+{
+    return parse_lines(k, text, len, insn_line, false, err);
+}
+
+static gmmu_status parse_lines(gmmu_kernel *k, const char *text, size_t len, uint32_t *insn_line, bool section,
+                               gmmu_error *err)
 {
     if (!k || (!text && len))
         return gmmu_error_set(err, "kernel.text", "kernel or text is NULL");
@@ -292,6 +318,7 @@ gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len
     p->k = k;
     p->err = err;
     p->insn_line = insn_line;
+    p->section = section;
     gmmu_status st = GMMU_OK;
     size_t pos = 0;
     char buf[MAX_LINE + 2];
@@ -329,6 +356,23 @@ gmmu_status gmmu_kernel_parse_lines(gmmu_kernel *k, const char *text, size_t len
                 st = header(p, tok, n);
             continue;
         }
+        /* A named section of a program may open with its own regs,
+         * warps_per_block, grid and shared lines (docs/kernels.md): they
+         * replace the shared header's for this section. */
+        const int own = p->section && !p->in_body ? numeric_key(tok[0]) : -1;
+        if (own >= 0) {
+            if (p->own[own]) {
+                char what[96];
+                snprintf(what, sizeof what, "'%s' given twice in this section (first on line %u)", NUMERIC[own],
+                         p->own[own]);
+                st = fail(p, "%s", what);
+                break;
+            }
+            p->own[own] = p->line;
+            st = set_numeric(p, (unsigned)own, tok, n);
+            continue;
+        }
+        p->in_body = true;
         size_t l0 = strlen(tok[0]);
         if (tok[0][l0 - 1] == ':') { /* label: [instruction] */
             tok[0][l0 - 1] = '\0';
@@ -533,7 +577,7 @@ gmmu_status gmmu_program_parse(gmmu_program *prog, const char *text, size_t len,
                 ktext[o++] = '\n';
         }
         gmmu_kernel *k = &prog->kernel[s];
-        st = gmmu_kernel_parse_lines(k, ktext, o, prog->insn_line + (size_t)s * GMMU_KERNEL_MAX_INSNS, err);
+        st = parse_lines(k, ktext, o, prog->insn_line + (size_t)s * GMMU_KERNEL_MAX_INSNS, nsec > 1, err);
         if (st == GMMU_OK && s == 0)
             memcpy(prog->name, k->name, sizeof prog->name);
         if (st == GMMU_OK && nsec && names[s][0]) {

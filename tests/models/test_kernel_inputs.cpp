@@ -293,6 +293,34 @@ TEST(KernelInputsTest, BackpropLayersAndTheirRule)
     EXPECT_NE(std::string(err.msg).find("inputs must be a multiple of 16"), std::string::npos) << err.msg;
 }
 
+// lud: a diagonally dominant matrix (off-diagonal 0..65535, the diagonal
+// 2^20 more), as Rodinia's create_matrix makes one that needs no pivoting;
+// dim must be a multiple of 16.
+TEST(KernelInputsTest, LudMatrixIsDiagonallyDominant)
+{
+    gmmu_error err{};
+    gmmu_status st;
+    auto k = parse("region input 18432\n", "inputs lud dim=48", &err, &st);
+    ASSERT_EQ(st, GMMU_OK) << err.msg;
+    filled_regions d = fill(*k, 3);
+    std::set<uint64_t> off;
+    for (uint64_t r = 0; r < 48; r++)
+        for (uint64_t c = 0; c < 48; c++) {
+            const uint64_t v = d.w[0][r * 48 + c];
+            if (r == c) {
+                EXPECT_GE(v, 1u << 20);
+                EXPECT_LT(v, (1u << 20) + 65536u);
+            } else {
+                ASSERT_LT(v, 65536u);
+                off.insert(v);
+            }
+        }
+    EXPECT_GT(off.size(), 2000u);
+    EXPECT_NE(fill(*k, 4).w[0], d.w[0]); // the seed decides the data
+    parse("region input 18432\n", "inputs lud dim=40", &err, &st);
+    EXPECT_NE(std::string(err.msg).find("dim must be a multiple of 16"), std::string::npos) << err.msg;
+}
+
 TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 {
     gmmu_zipf z;
@@ -331,7 +359,7 @@ TEST(KernelInputsTest, ZipfDrawsFollowTheDistribution)
 // The example kernels parse, and their regions match their generators.
 TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
 {
-    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs", "hotspot", "backprop"}) {
+    for (const char *name : {"kmeans", "streamcluster", "pathfinder", "memcached", "bfs", "hotspot", "backprop", "lud"}) {
         std::ifstream in(std::string(GMMU_SOURCE_DIR) + "/examples/kernels/" + name + ".gk");
         std::stringstream b;
         b << in.rdbuf();
@@ -347,9 +375,18 @@ TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
             bytes += k->region[r].bytes;
         EXPECT_GT(bytes, 1ull << 30) << name; // footprints over 1 GiB, as the paper's
         // bfs: two kernels a level, while a node set the stop flag; backprop
-        // two kernels once.
+        // two kernels once; lud three (its host loop's first iteration),
+        // each with its own block shape and grid.
         const std::string nm = name;
-        EXPECT_EQ(p.nkernels, nm == "bfs" || nm == "backprop" ? 2u : 1u) << name;
+        EXPECT_EQ(p.nkernels, nm == "bfs" || nm == "backprop" ? 2u : nm == "lud" ? 3u : 1u) << name;
+        if (nm == "lud") {
+            EXPECT_EQ(p.kernel[0].warps_per_block, 1u);
+            EXPECT_EQ(p.kernel[0].grid_blocks, 1u);
+            EXPECT_EQ(p.kernel[1].grid_blocks, 767u);
+            EXPECT_EQ(p.kernel[2].warps_per_block, 8u);
+            EXPECT_EQ(p.kernel[2].grid_blocks, 767u * 767u);
+            EXPECT_EQ(p.kernel[2].shared_bytes, 4096u);
+        }
         EXPECT_EQ(p.while_va != 0, std::string(name) == "bfs") << name;
         gmmu_program_free(&p);
     }
@@ -499,6 +536,47 @@ TEST(KernelProgramTest, SectionsLaunchOrderAndHostLoop)
     ASSERT_EQ(gmmu_program_advance(&p, &c, 7, &clear, &err), GMMU_OK);
     EXPECT_TRUE(c.done);
     gmmu_program_free(&p);
+}
+
+// A named section may open with its own regs, warps_per_block, grid and
+// shared lines: they replace the shared header's for that section alone.
+TEST(KernelProgramTest, SectionsMayHaveTheirOwnBlockShapeAndGrid)
+{
+    const std::string text = "kernel prog\nregs 8\nwarps_per_block 2\ngrid 5\nlaunch a b\n"
+                             "code a\ngrid 1\nwarps_per_block 1\nshared 256\n  addi r4, r0, 1\n"
+                             "code b\n  addi r4, r0, 2\n";
+    gmmu_program p{};
+    gmmu_error err{};
+    ASSERT_EQ(parse_program(text, &p, &err), GMMU_OK) << err.msg;
+    EXPECT_EQ(p.kernel[0].grid_blocks, 1u);
+    EXPECT_EQ(p.kernel[0].warps_per_block, 1u);
+    EXPECT_EQ(p.kernel[0].shared_bytes, 256u);
+    EXPECT_EQ(p.kernel[0].nregs, 8u);
+    EXPECT_EQ(p.insn_line[0], 10u);
+    EXPECT_EQ(p.kernel[1].grid_blocks, 5u); // the header's
+    EXPECT_EQ(p.kernel[1].warps_per_block, 2u);
+    EXPECT_EQ(p.kernel[1].shared_bytes, 0u);
+    gmmu_program_free(&p);
+    struct Bad {
+        std::string text, want;
+    } bad[] = {
+        // twice in one section
+        {"kernel p\nlaunch a b\ncode a\ngrid 2\ngrid 3\n addi r4, r0, 1\ncode b\n addi r4, r0, 1\n",
+         "line 5: 'grid' given twice in this section (first on line 4)"},
+        // after the section's first instruction: an unknown instruction
+        {"kernel p\nlaunch a b\ncode a\n addi r4, r0, 1\ngrid 2\ncode b\n addi r4, r0, 1\n",
+         "line 5: unknown instruction 'grid'"},
+        // a bad value
+        {"kernel p\nlaunch a b\ncode a\nwarps_per_block 0\n addi r4, r0, 1\ncode b\n addi r4, r0, 1\n",
+         "line 4: 'warps_per_block' needs one number 1..1048576"},
+        // a file of one code section has no section header
+        {"kernel p\ncode\ngrid 2\n addi r4, r0, 1\n", "line 3: unknown instruction 'grid'"},
+    };
+    for (const Bad &b : bad) {
+        gmmu_program q{};
+        EXPECT_EQ(parse_program(b.text, &q, &err), GMMU_EINVAL) << b.text;
+        EXPECT_NE(std::string(err.msg).find(b.want), std::string::npos) << b.text << " -> " << err.msg;
+    }
 }
 
 TEST(KernelProgramTest, BadProgramsNameTheLine)

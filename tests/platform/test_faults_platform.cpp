@@ -492,7 +492,7 @@ TEST(FaultsPlatformTest, AKernelFileRunsAndBadFilesNameFileAndLine)
 TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    // Fourteen runs over 1.1-1.5 GiB footprints, ~50x slower under ASan: the
+    // Fifteen runs over 1.1-1.5 GiB footprints, ~50x slower under ASan: the
     // sanitizer build checks the generators (KernelInputsTest, small
     // sizes) and a program of several launches (countdown) instead.
     GTEST_SKIP() << "1 GiB footprints: the normal build runs them";
@@ -522,13 +522,14 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
         }
     // The barrier kernels under thread block compaction (docs/simt.md,
     // "Barriers under compaction"), hotspot and backprop (PICLE's) among
-    // them, and mummergpu, whose block-wide reconvergence stack goes deeper
-    // than a warp's: 2 blocks, demand paging.
+    // them, mummergpu, whose block-wide reconvergence stack goes deeper than
+    // a warp's, and lud (three launches of three block shapes): 2 blocks,
+    // demand paging.
     const struct {
         const char *name, *ws, *scheme;
     } compacted[] = {{"streamcluster", "tbc", "stall"},      {"pathfinder", "tlb-tbc", "oplog"},
                      {"hotspot", "tbc", "wd-lastcheck"},     {"backprop", "tlb-tbc", "wd-lastcheck"},
-                     {"mummergpu", "tbc", "replay-queue"}};
+                     {"mummergpu", "tbc", "replay-queue"}, {"lud", "tlb-tbc", "oplog"}};
     for (const auto &c : compacted) {
         const std::string what = std::string(c.name) + "/" + c.scheme + "/" + c.ws;
         const std::string d = outdir(std::string("real_") + c.name + "_" + c.ws);
@@ -537,14 +538,19 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
                        "--set sm.fault_scheme=" + c.scheme + " --set sm.warp_scheduler=" + c.ws + " --quiet --out " + d);
         ASSERT_EQ(r.status, 0) << what << "\n" << r.out;
         json k = load(d + "/kernel.json");
-        EXPECT_EQ(k["launches"], std::string(c.name) == "backprop" ? 2u : 1u) << what;
+        const std::string nm = c.name;
+        EXPECT_EQ(k["launches"], nm == "backprop" ? 2u : nm == "lud" ? 3u : 1u) << what;
         EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << what;
         EXPECT_EQ(k["register_hash"], k["reference_register_hash"]) << what;
         json s = load(d + "/stats.json");
         EXPECT_EQ(s["data_check"]["mismatches"], 0u) << what;
         EXPECT_GT(s["gpu"]["sm0"]["block_syncs"].get<uint64_t>(), 0u) << what;
-        if (std::string(c.name) == "mummergpu") {
+        if (nm == "mummergpu") {
             EXPECT_GT(s["gpu"]["sm0"]["simt_peak_depth"].get<uint64_t>(), 32u) << what;
+        }
+        if (nm == "lud") { // the window keeps lud_diagonal's one block: 1 + 2 + 2 blocks
+            EXPECT_EQ(s["gpu"]["sm0"]["blocks_done"].get<uint64_t>() + s["gpu"]["sm1"]["blocks_done"].get<uint64_t>(),
+                      5u) << what;
         }
     }
     // bfs, a program: its first 2 blocks of each launch (the window ends the

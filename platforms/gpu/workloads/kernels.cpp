@@ -137,9 +137,14 @@ class kernel_workload : public workload, public kernel_source, public pager {
         gmmu_error err{};
         if (!kc.kernel_file.empty()) {
             load_file(kc.kernel_file);
+            // workload.grid_blocks: a kernel's grid; in a program of several
+            // launches, a window of each (its first N blocks; a launch of a
+            // smaller grid keeps its own, docs/kernels.md).
             if (kp.grid_blocks)
                 for (uint32_t i = 0; i < prog.nkernels; i++)
-                    prog.kernel[i].grid_blocks = kp.grid_blocks;
+                    prog.kernel[i].grid_blocks = prog.nkernels > 1
+                                                     ? std::min(prog.kernel[i].grid_blocks, kp.grid_blocks)
+                                                     : kp.grid_blocks;
         } else {
             // A built-in kernel: a program of one launch.
             prog.kernel = static_cast<gmmu_kernel *>(std::calloc(1, sizeof(gmmu_kernel)));
@@ -161,14 +166,20 @@ class kernel_workload : public workload, public kernel_source, public pager {
         nsm = m.sms;
         smc = sm_core_config(c);
         start_launch();
-        order.resize(k->grid_blocks);
-        for (uint32_t b = 0; b < k->grid_blocks; b++)
-            order[b] = b;
-        if (seed != 1) {
-            uint64_t st = seed;
-            for (uint32_t i = k->grid_blocks; i > 1; i--) {
-                st += GMMU_SPLITMIX64_GAMMA;
-                std::swap(order[i - 1], order[gmmu_mix64(st) % i]);
+        // Each kernel's block order (its own grid), shuffled alike.
+        order_of.resize(prog.nkernels);
+        for (uint32_t i = 0; i < prog.nkernels; i++) {
+            std::vector<uint32_t> &order = order_of[i];
+            const uint32_t grid = prog.kernel[i].grid_blocks;
+            order.resize(grid);
+            for (uint32_t b = 0; b < grid; b++)
+                order[b] = b;
+            if (seed != 1) {
+                uint64_t st = seed;
+                for (uint32_t j = grid; j > 1; j--) {
+                    st += GMMU_SPLITMIX64_GAMMA;
+                    std::swap(order[j - 1], order[gmmu_mix64(st) % j]);
+                }
             }
         }
         if (k->inputs.gen)
@@ -277,12 +288,12 @@ class kernel_workload : public workload, public kernel_source, public pager {
             uint64_t b = uint64_t(launched[sm]++) * nsm + sm;
             *got = b < k->grid_blocks;
             if (*got)
-                *id = order[b];
+                *id = order_of[size_t(k - prog.kernel)][b];
             return;
         }
         *got = next_id < k->grid_blocks;
         if (*got)
-            *id = order[next_id++];
+            *id = order_of[size_t(k - prog.kernel)][next_id++];
     }
     void block_done(unsigned sm, uint32_t id, const uint64_t *regs, uint32_t nw, uint32_t nr,
                     data_checker &chk) override
@@ -533,7 +544,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     std::vector<unsigned> launched;
     uint64_t next_id = 0;
     uint64_t seed = 1;
-    std::vector<uint32_t> order; // the n-th block handed out is order[n]
+    std::vector<std::vector<uint32_t>> order_of; // kernel i's n-th block handed out is order_of[i][n]
     uint64_t input_word(uint64_t va) const
     {
         const uint64_t v = gmmu_kernel_input_value(va);
