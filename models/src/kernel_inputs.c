@@ -27,6 +27,7 @@ typedef struct gen_desc {
     void (*layout)(const uint64_t *a, layout *l);
     gmmu_status (*fill)(const uint64_t *a, uint64_t seed, const gmmu_kernel *k, uint64_t *const *w,
                         gmmu_error *err);
+    bool slow; /* gmmu_inputs_slow */
 } gen_desc;
 
 /* ---- Zipf ------------------------------------------------------------------ */
@@ -526,21 +527,21 @@ static gmmu_status lud_fill(const uint64_t *a, uint64_t seed, const gmmu_kernel 
 static const gen_desc GENS[] = {
     {"kmeans", 3,
      {{"points", 4194304, 1, 1ull << 31}, {"features", 34, 1, 1024}, {"clusters", 5, 1, 1024}},
-     NULL, kmeans_layout, kmeans_fill},
+     NULL, kmeans_layout, kmeans_fill, false},
     {"streamcluster", 3,
      {{"points", 524288, 1, 1ull << 31}, {"dim", 256, 1, 4096}, {"centres", 20, 1, 1024}},
-     sc_rule, sc_layout, sc_fill},
+     sc_rule, sc_layout, sc_fill, false},
     {"memcached", 4,
      {{"items", 16777216, 2, 1ull << 31},
       {"buckets", 16777216, 1, 1ull << 31},
       {"requests", 1048576, 1, 1ull << 31},
       {"theta_milli", 990, 1, 999}},
-     mc_rule, mc_layout, mc_fill},
+     mc_rule, mc_layout, mc_fill, false},
     {"pathfinder", 2, {{"cols", 1048576, 1, 1ull << 31}, {"rows", 160, 2, 1ull << 20}}, NULL, pf_layout,
-     pf_fill},
-    {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill},
-    {"hotspot", 2, {{"rows", 8192, 1, 1u << 20}, {"cols", 8192, 1, 1u << 20}}, NULL, hs_layout, hs_fill},
-    {"backprop", 1, {{"inputs", 4194304, 16, 1u << 28}}, bp_rule, bp_layout, bp_fill},
+     pf_fill, false},
+    {"bfs", 1, {{"nodes", 12582912, 20, 1ull << 30}}, NULL, bfs_layout, bfs_fill, false},
+    {"hotspot", 2, {{"rows", 8192, 1, 1u << 20}, {"cols", 8192, 1, 1u << 20}}, NULL, hs_layout, hs_fill, false},
+    {"backprop", 1, {{"inputs", 4194304, 16, 1u << 28}}, bp_rule, bp_layout, bp_fill, false},
     {"mummergpu", MUM_NARGS,
      {{"ref", 16777216, 64, 1ull << 26},
       {"reads", 131072, 1, 1ull << 24},
@@ -548,14 +549,16 @@ static const gen_desc GENS[] = {
       {"error_permille", 10, 0, 1000},
       {"min_match", 20, 1, 4095},
       {"wide_depth", 16, 0, 1024}},
-     mummer_rule, mummer_layout, mummer_fill},
-    {"lud", 1, {{"dim", 12288, 32, 1u << 17}}, lud_rule, lud_layout, lud_fill},
+     mummer_rule, mummer_layout, mummer_fill, true},
+    {"lud", 1, {{"dim", 12288, 32, 1u << 17}}, lud_rule, lud_layout, lud_fill, false},
 };
 #define NGENS (sizeof GENS / sizeof GENS[0])
 
 unsigned gmmu_inputs_count(void) { return (unsigned)NGENS; }
 
 const char *gmmu_inputs_name(unsigned i) { return i < NGENS ? GENS[i].name : NULL; }
+
+bool gmmu_inputs_slow(unsigned i) { return i < NGENS && GENS[i].slow; }
 
 static const gen_desc *gen_of(const gmmu_kernel *k)
 {

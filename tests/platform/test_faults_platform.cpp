@@ -568,6 +568,71 @@ TEST(FaultsPlatformTest, RealKernelsPassTheDataCheckUnderSchemesAndSchedulers)
     EXPECT_EQ(load(d + "/stats.json")["data_check"]["mismatches"], 0u);
 }
 
+// GMMU_INPUTS_CACHE (docs/kernels.md, "Simulation cost"): a slow
+// generator's inputs (mummergpu's) are kept in the folder and read back by
+// the next run of the same generator, arguments, seed and layout; the
+// outputs are the same with the cache, without it, and when a damaged
+// cache file is ignored and written again. Other seeds get their own file.
+TEST(FaultsPlatformTest, SlowInputsAreCachedAndReadBack)
+{
+    namespace fs = std::filesystem;
+    const std::string gk = std::string(GMMU_SOURCE_DIR) + "/tests/kernels/mummer-small.gk";
+    const std::string cache = outdir("inputs_cache");
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    auto files = [&] {
+        std::vector<fs::path> v;
+        for (const auto &e : fs::directory_iterator(cache))
+            v.push_back(e.path());
+        return v;
+    };
+    auto run = [&](const std::string &name, const std::string &env, unsigned seed) {
+        const std::string d = outdir("inputs_cache_" + name);
+        SimRun r = run_gmmu_sim("--set sm.count=2 --set workload.kernel_file=" + gk + " --seed " +
+                                    std::to_string(seed) + " --quiet --out " + d,
+                                "--config tanasic17 --workload kernel", env);
+        EXPECT_EQ(r.status, 0) << name << "\n" << r.out;
+        json k = load(d + "/kernel.json");
+        EXPECT_EQ(k["memory_hash"], k["reference_memory_hash"]) << name;
+        return std::make_pair(k["memory_hash"].get<uint64_t>(), k["register_hash"].get<uint64_t>());
+    };
+    const std::string env = "env GMMU_INPUTS_CACHE=" + cache + " ";
+    const auto plain = run("none", "", 3);
+    EXPECT_TRUE(files().empty());
+    const auto first = run("write", env, 3);
+    ASSERT_EQ(files().size(), 1u);
+    const fs::path f = files()[0];
+    const auto size = fs::file_size(f);
+    EXPECT_GT(size, 4u * 1024 * 1024); // the two textures and the rest
+    const auto second = run("read", env, 3);
+    EXPECT_EQ(first, plain);
+    EXPECT_EQ(second, plain);
+    // A damaged file (cut short) is ignored and written again.
+    fs::resize_file(f, size / 2);
+    EXPECT_EQ(run("damaged", env, 3), plain);
+    EXPECT_EQ(fs::file_size(f), size);
+    // A changed word (the file's size and key intact) fails the checksum:
+    // ignored and written again too.
+    const auto good = [&] {
+        std::ifstream in(f, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    {
+        std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+        io.seekp(-16, std::ios::end);
+        const uint64_t junk = 0x5a5a5a5a5a5a5a5aull;
+        io.write(reinterpret_cast<const char *>(&junk), 8);
+    }
+    EXPECT_EQ(run("flipped", env, 3), plain);
+    {
+        std::ifstream in(f, std::ios::binary);
+        EXPECT_TRUE(std::string(std::istreambuf_iterator<char>(in), {}) == good);
+    }
+    // Another seed: its own file.
+    run("seed4", env, 4);
+    EXPECT_EQ(files().size(), 2u);
+}
+
 // sm.access_shape: the shape counters are written only with the key, and
 // count what the kernel does (clamp_sum's per-thread 128-byte rows: a warp
 // access spans 31 x 128 + 8 bytes over 1-2 pages, never more).

@@ -26,10 +26,14 @@ extern "C" {
 #endif
 
 /* Generators, by name: "kmeans", "streamcluster", "memcached",
- * "pathfinder", "bfs", "hotspot", "backprop", "mummergpu" (docs/kernels.md lists their arguments
- * and layouts). */
+ * "pathfinder", "bfs", "hotspot", "backprop", "mummergpu", "lud"
+ * (docs/kernels.md lists their arguments and layouts). */
 unsigned gmmu_inputs_count(void);
 const char *gmmu_inputs_name(unsigned i);
+/* Generator i takes far longer to generate its inputs than to copy them
+ * (mummergpu's suffix tree: ~13 s against ~1 s to read 1.1 GiB back): a
+ * run may keep its inputs for the next (GMMU_INPUTS_CACHE). */
+bool gmmu_inputs_slow(unsigned i);
 
 /* Set k->inputs from an `inputs` line's tokens: the generator's name, then
  * key=value arguments (a value is decimal or 0x hex). Unknown generator,

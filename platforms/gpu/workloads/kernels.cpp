@@ -31,6 +31,10 @@
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 
 #include <cerrno>
 #include <cinttypes>
@@ -423,16 +427,129 @@ class kernel_workload : public workload, public kernel_source, public pager {
             ref[r].assign(k->region[r].bytes / 8, 0);
             words[r] = ref[r].data();
         }
-        gmmu_error err{};
-        if (gmmu_kernel_inputs_fill(k, seed, words.data(), &err) != GMMU_OK) {
-            if (!file.empty())
-                throw config_error(file + ":" + std::to_string(k->inputs.line) + ": " + err.msg);
-            throw config_error("config key 'workload.kernel': " + std::string(err.msg));
+        const char *dir = std::getenv("GMMU_INPUTS_CACHE");
+        const std::string cached =
+            dir && *dir && gmmu_inputs_slow(k->inputs.gen - 1) ? inputs_cache_path(dir) : std::string();
+        if (cached.empty() || !load_inputs(cached)) {
+            gmmu_error err{};
+            if (gmmu_kernel_inputs_fill(k, seed, words.data(), &err) != GMMU_OK) {
+                if (!file.empty())
+                    throw config_error(file + ":" + std::to_string(k->inputs.line) + ": " + err.msg);
+                throw config_error("config key 'workload.kernel': " + std::string(err.msg));
+            }
+            if (!cached.empty())
+                save_inputs(cached);
         }
         cpu.resize(k->nregions);
         for (uint32_t r = 0; r < k->nregions; r++)
             if (k->region[r].kind == GMMU_REGION_INPUT)
                 cpu[r] = ref[r];
+    }
+
+    // GMMU_INPUTS_CACHE=DIR (docs/kernels.md, "Simulation cost"): a slow
+    // generator's input regions (gmmu_inputs_slow) are kept in DIR, one file per generator,
+    // arguments, seed, region layout and gmmu-sim binary, and a later run
+    // with the same reads them back instead of generating them again. The
+    // file starts with that key and ends with a checksum of its words; a
+    // file whose key, size or checksum does not match is ignored (and
+    // replaced). Nothing a run writes depends on the cache.
+    std::string inputs_key() const
+    {
+        static const uint64_t exe = [] {
+            uint64_t h = 0xcbf29ce484222325ull; // FNV-1a over the running binary
+            std::ifstream in("/proc/self/exe", std::ios::binary);
+            char buf[1 << 16];
+            while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+                for (std::streamsize i = 0; i < in.gcount(); i++)
+                    h = (h ^ uint8_t(buf[i])) * 0x100000001b3ull;
+                if (!in)
+                    break;
+            }
+            return h;
+        }();
+        std::string key = "gmmu-inputs 1 " + std::string(gmmu_inputs_name(k->inputs.gen - 1));
+        for (uint64_t a : k->inputs.arg)
+            key += " " + std::to_string(a);
+        key += " seed " + std::to_string(seed);
+        for (uint32_t r = 0; r < k->nregions; r++)
+            key += std::string(k->region[r].kind == GMMU_REGION_INPUT ? " in " : " out ") +
+                   std::to_string(k->region[r].bytes);
+        char hx[20];
+        std::snprintf(hx, sizeof hx, "%016" PRIx64, exe);
+        return key + " exe " + hx;
+    }
+    std::string inputs_cache_path(const std::string &dir) const
+    {
+        const std::string key = inputs_key();
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (unsigned char ch : key)
+            h = (h ^ ch) * 0x100000001b3ull;
+        char name[40];
+        std::snprintf(name, sizeof name, "inputs-%016" PRIx64 ".bin", h);
+        return dir + "/" + name;
+    }
+    // The words' checksum: a damaged file is never read as inputs.
+    static uint64_t words_sum(const std::vector<uint64_t> &w, uint64_t h)
+    {
+        for (uint64_t x : w)
+            h = (h ^ x) * 0x100000001b3ull;
+        return h;
+    }
+    // The key's length (8 bytes), the key, each input region's words, then
+    // their checksum (8 bytes).
+    bool load_inputs(const std::string &path)
+    {
+        std::FILE *f = std::fopen(path.c_str(), "rb");
+        if (!f)
+            return false;
+        const std::string key = inputs_key();
+        uint64_t n = 0;
+        std::string got;
+        bool ok = std::fread(&n, 8, 1, f) == 1 && n == key.size();
+        if (ok) {
+            got.resize(n);
+            ok = std::fread(&got[0], 1, n, f) == n && got == key;
+        }
+        uint64_t sum = 0xcbf29ce484222325ull, want = 0;
+        for (uint32_t r = 0; r < k->nregions && ok; r++)
+            if (k->region[r].kind == GMMU_REGION_INPUT) {
+                ok = std::fread(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
+                sum = words_sum(ref[r], sum);
+            }
+        ok = ok && std::fread(&want, 8, 1, f) == 1 && want == sum && std::fgetc(f) == EOF;
+        std::fclose(f);
+        if (!ok) // a stale or damaged file: generate afresh (outputs zero again)
+            for (uint32_t r = 0; r < k->nregions; r++)
+                std::fill(ref[r].begin(), ref[r].end(), 0);
+        return ok;
+    }
+    // Written to a temporary file and renamed: a reader sees a whole file or
+    // none. A cache that cannot be written is only slower.
+    void save_inputs(const std::string &path) const
+    {
+        std::string tmpl = path + ".XXXXXX";
+        const int fd = ::mkstemp(&tmpl[0]);
+        if (fd < 0)
+            return;
+        std::FILE *f = ::fdopen(fd, "wb");
+        if (!f) {
+            ::close(fd);
+            ::unlink(tmpl.c_str());
+            return;
+        }
+        const std::string key = inputs_key();
+        const uint64_t n = key.size();
+        bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n;
+        uint64_t sum = 0xcbf29ce484222325ull;
+        for (uint32_t r = 0; r < k->nregions && ok; r++)
+            if (k->region[r].kind == GMMU_REGION_INPUT) {
+                ok = std::fwrite(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
+                sum = words_sum(ref[r], sum);
+            }
+        ok = ok && std::fwrite(&sum, 8, 1, f) == 1;
+        ok = std::fclose(f) == 0 && ok;
+        if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0)
+            ::unlink(tmpl.c_str());
     }
 
     // Functional interpreter: the expected final memory and registers
