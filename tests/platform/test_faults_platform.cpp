@@ -588,7 +588,7 @@ TEST(FaultsPlatformTest, SlowInputsAreCachedAndReadBack)
     };
     auto run = [&](const std::string &name, const std::string &env, unsigned seed) {
         const std::string d = outdir("inputs_cache_" + name);
-        SimRun r = run_gmmu_sim("--set sm.count=2 --set workload.kernel_file=" + gk + " --seed " +
+        SimRun r = run_gmmu_sim("--set sm.count=2 --set workload.grid_blocks=1 --set workload.kernel_file=" + gk + " --seed " +
                                     std::to_string(seed) + " --quiet --out " + d,
                                 "--config tanasic17 --workload kernel", env);
         EXPECT_EQ(r.status, 0) << name << "\n" << r.out;
