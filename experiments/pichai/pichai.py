@@ -277,22 +277,15 @@ w("| **geomean** | | | | " + " | ".join(
     f"**{seedstats.fmt(seedstats.summary(real_figures[f'speedup_geomean_{s}_real']), 3)}**"
     for s in ["naive", "8naive", "augmented", "ideal"]) + " |")
 w("")
-w("| figure (real kernels) | mean ± 95% | paper (pichai-asplos14) | " +
-  " | ".join(f"seed {sd}" for sd in RSEEDS) + " |")
-w("|---|---|---|" + "---|" * len(RSEEDS))
-for label, name, paper in [
-        ("figure 2: naive MMU's loss against no TLB (%, geomean)", "naive_loss_pct_geomean_real", "20-50%"),
-        ("figure 10: augmented MMU's overhead against no TLB (%, geomean)",
-         "augmented_overhead_pct_geomean_real", ""),
-        ("figure 10: augmented MMU's overhead, worst kernel (%)", "augmented_overhead_pct_max_real", "under 10%"),
-        ("figure 10: augmented behind the ideal TLB (%, geomean)", "augmented_behind_ideal_pct_geomean_real",
-         "within 1%"),
-        ("figure 11: 1 augmented walker faster than 8 naive ones (%, geomean)",
-         "augmented_faster_than_8naive_pct_geomean_real", "about 10%")]:
-    f = real_figures[name]
-    w(f"| {label} | {seedstats.fmt(seedstats.summary(f), 1)}% | {paper} | " +
-      " | ".join(f"{x:.1f}%" for x in f) + " |")
-w("")
+realkernels.figure_table(w, real_figures, [
+    ("figure 2: naive MMU's loss against no TLB (%, geomean)", "naive_loss_pct_geomean_real", "%", "20-50%"),
+    ("figure 10: augmented MMU's overhead against no TLB (%, geomean)", "augmented_overhead_pct_geomean_real",
+     "%", ""),
+    ("figure 10: augmented MMU's overhead, worst kernel (%)", "augmented_overhead_pct_max_real", "%", "under 10%"),
+    ("figure 10: augmented behind the ideal TLB (%, geomean)", "augmented_behind_ideal_pct_geomean_real", "%",
+     "within 1%"),
+    ("figure 11: 1 augmented walker faster than 8 naive ones (%, geomean)",
+     "augmented_faster_than_8naive_pct_geomean_real", "%", "about 10%")], digits=1)
 w("Speedup = no-TLB time / time, per kernel the mean over the seeds. Figures 6 and 7 (TLB size and "
   "ports, the non-blocking steps) and the sensitivity sections are not rerun on the real kernels "
   "(`make reproduce`'s time); they stay on the synthetic workloads below.\n")

@@ -203,21 +203,14 @@ for k in RK:
     w(f"| {k} | " + " | ".join(f"{x:.3f}" for x in rels) + " | " +
       " / ".join(f"{100 * x:.1f}%" for x in miss) + " | " + " / ".join(f"{x:.3f}" for x in simds) + " |")
 w("")
-w("| figure (real kernels) | mean ± 95% | paper (pichai-asplos14) | " +
-  " | ".join(f"seed {sd}" for sd in RSEEDS) + " |")
-w("|---|---|---|" + "---|" * len(RSEEDS))
-for label, name, unit, paper in [
-        ("TBC with augmented TLBs: loss against TBC without (%, geomean)", "tbc_augmented_loss_pct_real", "%",
-         "about 20%"),
-        ("TBC's rise of the L1 TLB miss rate, relative (%; augmented, averaged over the kernels)",
-         "tbc_tlb_miss_increase_pct_real", "%", "5-10%"),
-        ("the same in percentage points", "tbc_tlb_miss_change_pts_real", "", ""),
-        ("TLB-aware TBC (3-bit counters), augmented: behind TBC without TLBs (%, geomean)",
-         "tlbaware_behind_notlb_pct_real", "%", "3-12%")]:
-    f = real_figures[name]
-    w(f"| {label} | {seedstats.fmt(seedstats.summary(f), 3)}{unit} | {paper} | " +
-      " | ".join(f"{x:.3f}{unit}" for x in f) + " |")
-w("")
+realkernels.figure_table(w, real_figures, [
+    ("TBC with augmented TLBs: loss against TBC without (%, geomean)", "tbc_augmented_loss_pct_real", "%",
+     "about 20%"),
+    ("TBC's rise of the L1 TLB miss rate, relative (%; augmented, averaged over the kernels)",
+     "tbc_tlb_miss_increase_pct_real", "%", "5-10%"),
+    ("the same in percentage points", "tbc_tlb_miss_change_pts_real", "", ""),
+    ("TLB-aware TBC (3-bit counters), augmented: behind TBC without TLBs (%, geomean)",
+     "tlbaware_behind_notlb_pct_real", "%", "3-12%")])
 w("The counter widths and flush periods of figure 22 are not rerun on the real kernels "
   "(`make reproduce`'s time); they stay on the synthetic kernels below.\n")
 

@@ -149,21 +149,13 @@ for k in RK:
     w(f"| {k} | " + " | ".join(f"{sum(rrel(i, m, k) for i in range(len(RSEEDS))) / len(RSEEDS):.3f}"
                                for m in REAL_COLS) + " |")
 w("")
-w("| figure (real kernels) | mean ± 95% | paper (pichai-asplos14) | " +
-  " | ".join(f"seed {sd}" for sd in RSEEDS) + " |")
-w("|---|---|---|" + "---|" * len(RSEEDS))
-for label, name, unit, paper in [
-        ("CCWS with naive TLBs: loss against CCWS without (%, geomean)", "ccws_naive_loss_pct_real", "%",
-         "30-50%"),
-        ("CCWS with augmented TLBs: loss against CCWS without (%, geomean)", "ccws_augmented_loss_pct_real",
-         "%", "still loses"),
-        ("TCWS with augmented TLBs, relative to CCWS without (geomean)", "tcws_augmented_rel_real", "", ""),
-        ("share of CCWS's augmented-TLB loss that TCWS wins back (%)", "tcws_recovered_pct_of_loss_real", "%",
-         "over half")]:
-    f = real_figures[name]
-    w(f"| {label} | {seedstats.fmt(seedstats.summary(f), 3)}{unit} | {paper} | " +
-      " | ".join(f"{x:.3f}{unit}" for x in f) + " |")
-w("")
+realkernels.figure_table(w, real_figures, [
+    ("CCWS with naive TLBs: loss against CCWS without (%, geomean)", "ccws_naive_loss_pct_real", "%", "30-50%"),
+    ("CCWS with augmented TLBs: loss against CCWS without (%, geomean)", "ccws_augmented_loss_pct_real", "%",
+     "still loses"),
+    ("TCWS with augmented TLBs, relative to CCWS without (geomean)", "tcws_augmented_rel_real", "", ""),
+    ("share of CCWS's augmented-TLB loss that TCWS wins back (%)", "tcws_recovered_pct_of_loss_real", "%",
+     "over half")])
 w("TA-CCWS's weights, TCWS's entries per warp and depth weights (figures 16-18) are not rerun on "
   "the real kernels (`make reproduce`'s time); they stay on the synthetic kernels below.\n")
 
