@@ -114,7 +114,7 @@ class SweeplibTest(unittest.TestCase):
         out = os.path.join(self.dir, "results")
         p = subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "picle", "picle.py"),
                             ARGS.sim, out], capture_output=True, text=True,
-                           env=dict(os.environ, PICLE_SEEDS="3,4"))
+                           env=dict(os.environ, PICLE_SEEDS="3,4", PICLE_REAL="0"))
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(os.path.join(self.dir, "sweeps", "picle", "out", "sweep.json")) as f:
             sw = json.load(f)
@@ -124,6 +124,8 @@ class SweeplibTest(unittest.TestCase):
         with open(os.path.join(out, "picle.md")) as f:
             md = f.read()
         self.assertIn("2 seeds (3, 4)", md)
+        self.assertIn("The real kernels' section is left out (PICLE_REAL=0)", md)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "sweeps", "real-kernels")))
         # Every point's own simulated time is in the by-seed table.
         for pt in sw["points"]:
             with open(os.path.join(self.dir, "sweeps", "picle", "out", "points", pt["id"], "stats.json")) as f:
