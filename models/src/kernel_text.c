@@ -467,6 +467,15 @@ void gmmu_program_free(gmmu_program *p)
     p->nkernels = 0;
 }
 
+void gmmu_program_window(gmmu_program *p, uint32_t blocks)
+{
+    if (!p || !blocks)
+        return;
+    for (uint32_t i = 0; i < p->nkernels; i++)
+        if (p->nkernels == 1 || blocks < p->kernel[i].grid_blocks)
+            p->kernel[i].grid_blocks = blocks;
+}
+
 /* `@R[+OFF]` of kernel k: the VA, which must be an 8-aligned word inside
  * region R. */
 static bool region_word(const gmmu_kernel *k, const char *s, uint64_t *va)

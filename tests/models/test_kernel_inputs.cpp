@@ -556,6 +556,18 @@ TEST(KernelProgramTest, SectionsMayHaveTheirOwnBlockShapeAndGrid)
     EXPECT_EQ(p.kernel[1].grid_blocks, 5u); // the header's
     EXPECT_EQ(p.kernel[1].warps_per_block, 2u);
     EXPECT_EQ(p.kernel[1].shared_bytes, 0u);
+    // workload.grid_blocks: a window of each launch; a smaller grid keeps
+    // its own (0 leaves the grids).
+    gmmu_program_window(&p, 0);
+    EXPECT_EQ(p.kernel[1].grid_blocks, 5u);
+    gmmu_program_window(&p, 3);
+    EXPECT_EQ(p.kernel[0].grid_blocks, 1u);
+    EXPECT_EQ(p.kernel[1].grid_blocks, 3u);
+    gmmu_program_free(&p);
+    // One kernel: the key sets its grid, larger or smaller.
+    ASSERT_EQ(parse_program("kernel one\ngrid 4\ncode\n  addi r4, r0, 1\n", &p, &err), GMMU_OK) << err.msg;
+    gmmu_program_window(&p, 9);
+    EXPECT_EQ(p.kernel[0].grid_blocks, 9u);
     gmmu_program_free(&p);
     struct Bad {
         std::string text, want;

@@ -235,6 +235,10 @@ typedef struct gmmu_program {
  * gmmu_kernel_parse_lines's, with the file's line numbers. */
 gmmu_status gmmu_program_parse(gmmu_program *p, const char *text, size_t len, gmmu_error *err);
 void gmmu_program_free(gmmu_program *p);
+/* workload.grid_blocks = blocks (0: leave the grids): a kernel's grid; in a
+ * program of several kernels, a window of each launch (its first `blocks`
+ * blocks; a kernel of a smaller grid keeps its own, docs/kernels.md). */
+void gmmu_program_window(gmmu_program *p, uint32_t blocks);
 /* The host loop's decisions. start: the first launch is kernel
  * p->step[c->step]; *clear_va the word to clear first (0: none). advance,
  * after a launch has finished everywhere: word is the while word's value

@@ -141,14 +141,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         gmmu_error err{};
         if (!kc.kernel_file.empty()) {
             load_file(kc.kernel_file);
-            // workload.grid_blocks: a kernel's grid; in a program of several
-            // launches, a window of each (its first N blocks; a launch of a
-            // smaller grid keeps its own, docs/kernels.md).
-            if (kp.grid_blocks)
-                for (uint32_t i = 0; i < prog.nkernels; i++)
-                    prog.kernel[i].grid_blocks = prog.nkernels > 1
-                                                     ? std::min(prog.kernel[i].grid_blocks, kp.grid_blocks)
-                                                     : kp.grid_blocks;
+            gmmu_program_window(&prog, kp.grid_blocks);
         } else {
             // A built-in kernel: a program of one launch.
             prog.kernel = static_cast<gmmu_kernel *>(std::calloc(1, sizeof(gmmu_kernel)));
