@@ -1517,4 +1517,43 @@ TEST(SmIssueTest, BarInBlockDivergentCodeStopsCompaction)
         << gmmu_sm_failure(r.sm);
 }
 
+// A reconvergence stack deeper than it holds stops the SM with
+// GMMU_ENOMEM, and gmmu_sm_failure names the block and the branch: 70
+// nested branches, each splitting one thread off onto a path of its own
+// (two entries a level: warp 0's 31 splits pass a warp's 32 entries, the
+// block's 70 the block-wide stack's 128 under compaction).
+TEST(SmIssueTest, AStackTooDeepStopsTheSmAndSaysWhere)
+{
+    std::string text = "kernel deep\nregs 24\nwarps_per_block 4\ncode\n movi r20, 1\n shli r4, r2, 5\n add r4, r4, r3\n";
+    const int levels = 70;
+    for (int k = 0; k < levels; k++)
+        text += " movi r5, " + std::to_string(k) + "\n xor r6, r4, r5\n sltu r6, r6, r20\n brnz r6, t" +
+                std::to_string(k) + "\n";
+    text += " addi r7, r0, 1\n";
+    for (int k = levels - 1; k >= 0; k--)
+        text += "j" + std::to_string(k) + ": addi r7, r7, 1\n";
+    text += " jmp end\n";
+    for (int k = 0; k < levels; k++) // a taken path of its own: an entry on the stack
+        text += "t" + std::to_string(k) + ": addi r7, r7, 3\n jmp j" + std::to_string(k) + "\n";
+    text += "end:\n";
+    auto k = parse_kernel(text);
+    for (const char *ws : {"lrr", "tbc"}) {
+        SmRun r;
+        r.env.grid = 1;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        ASSERT_EQ(gmmu_warp_scheduler_parse(ws, &c), GMMU_OK);
+        gmmu_error err{};
+        gmmu_sm_env e = r.env.env();
+        ASSERT_EQ(gmmu_sm_create(&c, &e, &r.sm, &err), GMMU_OK) << err.msg;
+        ASSERT_EQ(gmmu_sm_launch(r.sm, k.get(), 0, &err), GMMU_OK) << err.msg;
+        EXPECT_EQ(gmmu_sm_run(r.sm, 1ull << 22, &r.end), GMMU_ENOMEM) << ws;
+        const std::string why = gmmu_sm_failure(r.sm);
+        EXPECT_NE(why.find(std::string(ws) == "lrr" ? "the warp's reconvergence stack would be deeper than 32"
+                                                    : "block-wide reconvergence stack of compaction would be "
+                                                      "deeper than 128"),
+                  std::string::npos)
+            << ws << ": " << why;
+    }
+}
+
 } // namespace
