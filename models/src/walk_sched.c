@@ -123,6 +123,7 @@ static uint16_t slot_new(gmmu_walk_sched *ws, unsigned level, bool known, uint64
         s->seq = ws->slot_seq++;
         s->ready_cycle = ws->cycle + 1;
         ws->free_slots--;
+        ws->queued[i / 64] |= 1ull << (i % 64);
         return (uint16_t)i;
     }
     return GMMU_WS_NO_SLOT; /* not reached: scans reserve slots before they start */
@@ -132,6 +133,7 @@ static void slot_free(gmmu_walk_sched *ws, uint16_t id)
 {
     ws->s[id].state = GMMU_WS_SLOT_FREE;
     ws->free_slots++;
+    ws->queued[id / 64] &= ~(1ull << (id % 64));
 }
 
 /* An MSHR gives up a reference it will not consume (its walk ended above). */
@@ -150,6 +152,19 @@ static void slot_release(gmmu_walk_sched *ws, uint16_t id)
     }
 }
 
+/* The QUEUED slots in index order: for (i = first; i < nslots; i = next). */
+static unsigned queued_next(const gmmu_walk_sched *ws, unsigned from)
+{
+    for (unsigned w = from / 64; w < GMMU_WS_MAX_SLOTS / 64; w++) {
+        uint64_t bits = ws->queued[w];
+        if (w == from / 64)
+            bits &= ~0ull << (from % 64);
+        if (bits)
+            return w * 64 + (unsigned)__builtin_ctzll(bits);
+    }
+    return GMMU_WS_MAX_SLOTS;
+}
+
 static uint64_t slot_pa(const gmmu_ws_slot *s)
 {
     return s->key + 8ull * s->index;
@@ -160,6 +175,7 @@ static uint64_t slot_pa(const gmmu_ws_slot *s)
 static void walk_finish(gmmu_walk_sched *ws, gmmu_ws_mshr *m, unsigned level)
 {
     m->done = 1;
+    ws->done_mask |= 1ull << (m - ws->m);
     m->next_scan = 0;
     for (unsigned k = 1; k < level; k++) {
         if (m->ref[k] != GMMU_WS_NO_SLOT) {
@@ -242,9 +258,9 @@ static void phase_response(gmmu_walk_sched *ws, const gmmu_ws_resp *r)
     }
     unsigned level = s->level;
     unsigned consumers = 0;
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
-        gmmu_ws_mshr *m = &ws->m[i];
-        if (!m->valid || m->done || m->level != level || m->ref[level] != tag)
+    for (uint64_t left = ws->valid_mask & ~ws->done_mask; left; left &= left - 1) {
+        gmmu_ws_mshr *m = &ws->m[__builtin_ctzll(left)];
+        if (m->level != level || m->ref[level] != tag)
             continue;
         consumers++;
         if (walk_consume(ws, m, r->data) && ws->cfg.variant == GMMU_WS_SERIAL)
@@ -256,7 +272,7 @@ static void phase_response(gmmu_walk_sched *ws, const gmmu_ws_resp *r)
         ws->st.refs_wasted++;
     /* The tables named "the one this read returns" are now known. */
     if (level > 1) {
-        for (unsigned i = 0; i < ws->nslots; i++) {
+        for (unsigned i = queued_next(ws, 0); i < ws->nslots; i = queued_next(ws, i + 1)) {
             gmmu_ws_slot *c = &ws->s[i];
             if (c->state == GMMU_WS_SLOT_QUEUED && !c->known && c->level == level - 1 &&
                 c->key == tag) {
@@ -271,10 +287,9 @@ static void phase_response(gmmu_walk_sched *ws, const gmmu_ws_resp *r)
 
 static void phase_retire(gmmu_walk_sched *ws, gmmu_ws_out *out)
 {
-    for (unsigned i = 0; i < ws->cfg.mshrs && out->n_done < ws->cfg.retire_width; i++) {
+    for (uint64_t left = ws->done_mask; left && out->n_done < ws->cfg.retire_width; left &= left - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(left);
         gmmu_ws_mshr *m = &ws->m[i];
-        if (!m->valid || !m->done)
-            continue;
         gmmu_ws_done *d = &out->done[out->n_done++];
         d->valid = 1;
         d->fault = m->fault;
@@ -289,6 +304,8 @@ static void phase_retire(gmmu_walk_sched *ws, gmmu_ws_out *out)
         ws->st.walks++;
         ws->st.faults += m->fault != GMMU_FAULT_NONE;
         m->valid = 0;
+        ws->valid_mask &= ~(1ull << i);
+        ws->done_mask &= ~(1ull << i);
         ws->scan_mask &= ~(1ull << i);
     }
 }
@@ -296,7 +313,7 @@ static void phase_retire(gmmu_walk_sched *ws, gmmu_ws_out *out)
 static void phase_issue(gmmu_walk_sched *ws, bool mem_ready, gmmu_ws_out *out)
 {
     int best = -1, best_line = -1;
-    for (unsigned i = 0; i < ws->nslots; i++) {
+    for (unsigned i = queued_next(ws, 0); i < ws->nslots; i = queued_next(ws, i + 1)) {
         const gmmu_ws_slot *s = &ws->s[i];
         if (s->state != GMMU_WS_SLOT_QUEUED || !s->known || s->ready_cycle > ws->cycle)
             continue;
@@ -316,6 +333,7 @@ static void phase_issue(gmmu_walk_sched *ws, bool mem_ready, gmmu_ws_out *out)
     uint16_t id = (uint16_t)(best_line >= 0 ? best_line : best);
     gmmu_ws_slot *s = &ws->s[id];
     s->state = GMMU_WS_SLOT_INFLIGHT;
+    ws->queued[id / 64] &= ~(1ull << (id % 64));
     uint64_t pa = slot_pa(s);
     out->req.valid = 1;
     out->req.level = s->level;
@@ -419,6 +437,25 @@ static void scan_pass_one_group(gmmu_walk_sched *ws)
     }
 }
 
+/* The walks each level's scan would take now (eligible at that level and
+ * allocated before this cycle), and how many: one pass over the MSHRs. */
+static void scan_waiting(const gmmu_walk_sched *ws, uint64_t *masks, unsigned *ns)
+{
+    for (unsigned l = 0; l <= GMMU_PT_LEVELS; l++) {
+        masks[l] = 0;
+        ns[l] = 0;
+    }
+    for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
+        const gmmu_ws_mshr *m = &ws->m[i];
+        if (!m->valid || m->done || !m->next_scan || m->next_scan > GMMU_PT_LEVELS)
+            continue;
+        if (m->alloc_cycle < ws->cycle) {
+            masks[m->next_scan] |= 1ull << i;
+            ns[m->next_scan]++;
+        }
+    }
+}
+
 static bool scan_has_work(const gmmu_walk_sched *ws)
 {
     for (unsigned i = 0; i < ws->cfg.mshrs; i++)
@@ -430,17 +467,14 @@ static bool scan_has_work(const gmmu_walk_sched *ws)
 static void phase_scan(gmmu_walk_sched *ws)
 {
     if (!ws->scan_active) {
+        uint64_t masks[GMMU_PT_LEVELS + 1];
+        unsigned ns[GMMU_PT_LEVELS + 1];
+        scan_waiting(ws, masks, ns);
         unsigned level = ws->last_scan_level;
         for (unsigned tries = 0; tries < 4; tries++) {
             level = level == 1 ? 4u : level - 1u;
-            uint64_t mask = 0;
-            unsigned n = 0;
-            for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
-                if (scan_eligible(ws, i, level) && ws->m[i].alloc_cycle < ws->cycle) {
-                    mask |= 1ull << i;
-                    n++;
-                }
-            }
+            const uint64_t mask = masks[level];
+            const unsigned n = ns[level];
             if (!mask)
                 continue;
             if (n > ws->free_slots)
@@ -514,6 +548,7 @@ static void phase_alloc(gmmu_walk_sched *ws, const gmmu_ws_in *in, uint64_t free
         gmmu_ws_mshr *m = &ws->m[id];
         memset(m, 0, sizeof *m);
         m->valid = 1;
+        ws->valid_mask |= 1ull << id;
         m->va = a->va;
         m->access = a->access;
         m->start_level = a->start_level;
@@ -532,6 +567,7 @@ static void phase_alloc(gmmu_walk_sched *ws, const gmmu_ws_in *in, uint64_t free
             m->fault = GMMU_FAULT_NONCANONICAL;
             m->fault_level = a->start_level;
             m->done = 1;
+            ws->done_mask |= 1ull << id;
             m->next_scan = 0;
         }
         out->alloc_accepted[k] = 1;
@@ -559,10 +595,8 @@ gmmu_status gmmu_walk_sched_step(gmmu_walk_sched *ws, const gmmu_ws_in *in, gmmu
                                         ws->s[in->resp.tag].state != GMMU_WS_SLOT_ORPHAN)))
         return GMMU_EINVAL;
     memset(out, 0, sizeof *out);
-    uint64_t free_mask = 0;
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++)
-        if (!ws->m[i].valid)
-            free_mask |= 1ull << i;
+    const uint64_t all = ws->cfg.mshrs == 64 ? ~0ull : (1ull << ws->cfg.mshrs) - 1;
+    const uint64_t free_mask = ~ws->valid_mask & all;
 
     if (in->resp.valid)
         phase_response(ws, &in->resp);
@@ -584,21 +618,17 @@ bool gmmu_walk_sched_quiescent(const gmmu_walk_sched *ws)
 {
     if (!ws || ws->scan_active)
         return false;
-    for (unsigned i = 0; i < ws->nslots; i++)
-        if (ws->s[i].state == GMMU_WS_SLOT_QUEUED && ws->s[i].known)
+    for (unsigned i = queued_next(ws, 0); i < ws->nslots; i = queued_next(ws, i + 1))
+        if (ws->s[i].known)
             return false;
     bool idle_walker = false;
     for (unsigned w = 0; w < ws->cfg.walkers; w++)
         idle_walker |= ws->walker_mshr[w] == NO_WALKER;
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
-        const gmmu_ws_mshr *m = &ws->m[i];
-        if (!m->valid)
-            continue;
-        if (m->done)
+    if (ws->done_mask)
+        return false;
+    for (uint64_t left = ws->valid_mask; left; left &= left - 1)
+        if (ws->m[__builtin_ctzll(left)].next_scan && (ws->cfg.variant != GMMU_WS_SERIAL || idle_walker))
             return false;
-        if (m->next_scan && (ws->cfg.variant != GMMU_WS_SERIAL || idle_walker))
-            return false;
-    }
     return true;
 }
 

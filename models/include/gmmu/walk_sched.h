@@ -219,6 +219,8 @@ typedef struct gmmu_walk_sched {
     uint32_t nslots;       /* slot file size: 4 x mshrs */
     uint32_t free_slots;
     uint32_t inflight;
+    uint64_t queued[GMMU_WS_MAX_SLOTS / 64]; /* bit i: s[i] is QUEUED (what issue looks at) */
+    uint64_t valid_mask, done_mask;          /* bit i: m[i].valid, m[i].valid && m[i].done */
     /* comparator */
     uint8_t scan_active, scan_level, last_scan_level, scan_timer;
     uint64_t scan_mask;    /* MSHRs still to be grouped in the active scan */
