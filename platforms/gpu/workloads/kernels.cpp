@@ -409,9 +409,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
     }
 
     // The kernel's input generator (gmmu/kernel_inputs.h) writes the input
-    // regions; they are kept as the CPU-side store (the generated data is
-    // not a function of the address), and copied as the reference run's
-    // starting memory.
+    // regions as the reference run's starting memory; they are also the
+    // CPU-side store (the generated data is not a function of the address),
+    // with the pieces the reference run writes kept first (keep_page).
     void generate()
     {
         ref.resize(k->nregions);
@@ -433,10 +433,10 @@ class kernel_workload : public workload, public kernel_source, public pager {
             if (!cached.empty())
                 save_inputs(cached);
         }
-        cpu.resize(k->nregions);
+        kept.assign(k->nregions, {});
         for (uint32_t r = 0; r < k->nregions; r++)
             if (k->region[r].kind == GMMU_REGION_INPUT)
-                cpu[r] = ref[r];
+                kept[r].slot.assign((ref[r].size() + kept_words - 1) / kept_words, 0);
     }
 
     // GMMU_INPUTS_CACHE=DIR (docs/kernels.md, "Simulation cost"): a slow
@@ -549,13 +549,16 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // (gmmu_kernel_ref_block: each thread alone with its own pc, a block's
     // threads phase by phase between barriers). An error names what wrote
     // the kernel: the file's line, or the built-in kernel's key.
-    static uint64_t *ref_word(void *ctx, uint64_t va, bool)
+    static uint64_t *ref_word(void *ctx, uint64_t va, bool write)
     {
         auto *self = static_cast<kernel_workload *>(ctx);
         const int r = gmmu_kernel_region_of(self->k, va);
         if (r < 0)
             return nullptr;
-        return &self->ref[size_t(r)][(va - self->k->region[r].base) / 8];
+        const uint64_t w = (va - self->k->region[r].base) / 8;
+        if (write && size_t(r) < self->kept.size())
+            self->keep_page(uint32_t(r), w);
+        return &self->ref[size_t(r)][w];
     }
     // The program's launches in order, the host loop's steps between them
     // on the reference memory (gmmu_program_advance, as the timed run).
@@ -668,9 +671,34 @@ class kernel_workload : public workload, public kernel_source, public pager {
         const gmmu_region &g = k->region[r];
         if (g.kind != GMMU_REGION_INPUT)
             return 0;
-        return k->inputs.gen ? cpu[r][w] : input_word(g.base + 8 * w);
+        if (!k->inputs.gen)
+            return input_word(g.base + 8 * w);
+        const uint32_t s = kept[r].slot[w / kept_words];
+        return s ? kept[r].page[s - 1][w % kept_words] : ref[r][w];
     }
-    std::vector<std::vector<uint64_t>> cpu; // generated inputs: the CPU-side store, per region
+    // Generated inputs: the CPU-side store is the reference memory (ref)
+    // but for the 4 KiB pieces of input regions the reference run wrote,
+    // whose generated words are kept here before its first write to them
+    // (copy on write: one host copy of a 1 GiB input, not two).
+    static constexpr uint64_t kept_words = 512;
+    struct kept_region {
+        std::vector<uint32_t> slot;                  // piece -> 1 + its index in page, or 0: unwritten
+        std::vector<std::vector<uint64_t>> page;     // the generated words of written pieces
+    };
+    std::vector<kept_region> kept;
+    void keep_page(uint32_t r, uint64_t w)
+    {
+        kept_region &kr = kept[r];
+        if (kr.slot.empty())
+            return; // not an input region
+        uint32_t &s = kr.slot[w / kept_words];
+        if (s)
+            return;
+        const uint64_t w0 = w / kept_words * kept_words;
+        const uint64_t n = std::min<uint64_t>(kept_words, ref[r].size() - w0);
+        kr.page.emplace_back(ref[r].begin() + w0, ref[r].begin() + w0 + n);
+        s = uint32_t(kr.page.size());
+    }
     std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
     std::vector<std::vector<uint64_t>> reg_hash; // reference final registers, per launch and block
     driver *drv = nullptr;
