@@ -326,19 +326,28 @@ unsigned gmmu_ws_pick_walker(const uint64_t *free_at, unsigned n)
     return k;
 }
 
-/* The k-th smallest (k >= 1) of v[0..n-1], n <= GMMU_WS_MAX_MSHRS. */
+/* The k-th smallest (1 <= k <= n) of v[0..n-1], n <= GMMU_WS_MAX_MSHRS: the
+ * k smallest values kept in order (or, when k is past the middle, the
+ * n - k + 1 largest, whose smallest is the same value), so that a small k
+ * or a large one costs one pass, not a sort. */
 static uint64_t kth_smallest(const uint64_t *v, unsigned n, unsigned k)
 {
     uint64_t s[GMMU_WS_MAX_MSHRS];
-    for (unsigned i = 0; i < n; i++) { /* insertion sort: n is small */
-        unsigned j = i;
-        while (j > 0 && s[j - 1] > v[i]) {
+    const bool low = k <= n - k + 1;
+    const unsigned keep = low ? k : n - k + 1;
+    unsigned have = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const uint64_t x = v[i];
+        if (have == keep && (low ? x >= s[keep - 1] : x <= s[keep - 1]))
+            continue;
+        unsigned j = have < keep ? have++ : keep - 1;
+        while (j > 0 && (low ? s[j - 1] > x : s[j - 1] < x)) {
             s[j] = s[j - 1];
             j--;
         }
-        s[j] = v[i];
+        s[j] = x;
     }
-    return s[k - 1];
+    return s[keep - 1];
 }
 
 uint64_t gmmu_ws_batch_start(const uint64_t *free_at, unsigned nslots, unsigned n, uint64_t req)

@@ -17,9 +17,13 @@ static gmmu_status wm_init_into(gmmu_walk_merge *m, uint32_t slots, gmmu_error *
     memset(m, 0, sizeof *m);
     if (!gmmu_is_pow2_u64(slots) || slots < 2 || slots > (1u << 20))
         return gmmu_error_set(err, "slots", "%u is not a power of two in 2..2^20", slots);
-    m->slots = calloc(slots, sizeof *m->slots);
+    /* Slots start on cache lines: a probe (a random slot, by the hash) then
+     * touches one line, not two (a slot is 64 bytes on LP64 hosts). */
+    const size_t line = 64, bytes = ((size_t)slots * sizeof *m->slots + line - 1) / line * line;
+    m->slots = aligned_alloc(line, bytes);
     if (!m->slots)
         return GMMU_ENOMEM;
+    memset(m->slots, 0, bytes);
     m->nslots = slots;
     m->slot_bits = gmmu_log2_u64(slots);
     return GMMU_OK;

@@ -107,13 +107,26 @@ bool gmmu_walk_sched_idle(const gmmu_walk_sched *ws)
 
 /* ---- slots --------------------------------------------------------------------- */
 
+/* The first slot at or after `from` that is not FREE (free: that is FREE),
+ * or GMMU_WS_MAX_SLOTS: the busy mask in index order, so a search visits
+ * the slots a way-by-way loop would, in the same order. */
+static unsigned busy_next(const gmmu_walk_sched *ws, unsigned from, bool busy)
+{
+    for (unsigned w = from / 64; w < GMMU_WS_MAX_SLOTS / 64; w++) {
+        uint64_t bits = busy ? ws->busy[w] : ~ws->busy[w];
+        if (w == from / 64)
+            bits &= ~0ull << (from % 64);
+        if (bits)
+            return w * 64 + (unsigned)__builtin_ctzll(bits);
+    }
+    return GMMU_WS_MAX_SLOTS;
+}
+
 static uint16_t slot_new(gmmu_walk_sched *ws, unsigned level, bool known, uint64_t key,
                          unsigned index)
 {
-    for (unsigned i = 0; i < ws->nslots; i++) {
+    for (unsigned i = busy_next(ws, 0, false); i < ws->nslots; i = busy_next(ws, i + 1, false)) {
         gmmu_ws_slot *s = &ws->s[i];
-        if (s->state != GMMU_WS_SLOT_FREE)
-            continue;
         memset(s, 0, sizeof *s);
         s->state = GMMU_WS_SLOT_QUEUED;
         s->level = (uint8_t)level;
@@ -124,6 +137,7 @@ static uint16_t slot_new(gmmu_walk_sched *ws, unsigned level, bool known, uint64
         s->ready_cycle = ws->cycle + 1;
         ws->free_slots--;
         ws->queued[i / 64] |= 1ull << (i % 64);
+        ws->busy[i / 64] |= 1ull << (i % 64);
         return (uint16_t)i;
     }
     return GMMU_WS_NO_SLOT; /* not reached: scans reserve slots before they start */
@@ -134,6 +148,7 @@ static void slot_free(gmmu_walk_sched *ws, uint16_t id)
     ws->s[id].state = GMMU_WS_SLOT_FREE;
     ws->free_slots++;
     ws->queued[id / 64] &= ~(1ull << (id % 64));
+    ws->busy[id / 64] &= ~(1ull << (id % 64));
 }
 
 /* An MSHR gives up a reference it will not consume (its walk ended above). */
@@ -379,14 +394,13 @@ static void scan_pass_one_group(gmmu_walk_sched *ws)
 {
     unsigned level = ws->scan_level;
     int leader = -1;
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
-        if ((ws->scan_mask >> i) & 1u) {
-            if (scan_eligible(ws, i, level)) {
-                leader = (int)i;
-                break;
-            }
-            ws->scan_mask &= ~(1ull << i);
+    for (uint64_t left = ws->scan_mask; left; left &= left - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(left);
+        if (scan_eligible(ws, i, level)) {
+            leader = (int)i;
+            break;
         }
+        ws->scan_mask &= ~(1ull << i);
     }
     if (leader < 0)
         return;
@@ -396,8 +410,9 @@ static void scan_pass_one_group(gmmu_walk_sched *ws)
     unsigned lline = gmmu_va_index(ws->m[leader].va, level) >> 4;
     uint64_t members = 0;
     uint32_t lows = 0;
-    for (unsigned i = (unsigned)leader; i < ws->cfg.mshrs; i++) {
-        if (!((ws->scan_mask >> i) & 1u) || !scan_eligible(ws, i, level))
+    for (uint64_t left = ws->scan_mask & (~0ull << leader); left; left &= left - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(left);
+        if (!scan_eligible(ws, i, level))
             continue;
         uint8_t kn;
         uint64_t key;
@@ -415,9 +430,9 @@ static void scan_pass_one_group(gmmu_walk_sched *ws)
             continue;
         unsigned index = (lline << 4) | low;
         uint16_t id = GMMU_WS_NO_SLOT;
-        for (unsigned i = 0; i < ws->nslots; i++) {
+        for (unsigned i = busy_next(ws, 0, true); i < ws->nslots; i = busy_next(ws, i + 1, true)) {
             gmmu_ws_slot *s = &ws->s[i];
-            if (s->state != GMMU_WS_SLOT_FREE && s->level == level && s->known == lknown &&
+            if (s->level == level && s->known == lknown &&
                 s->key == lkey && s->index == index) {
                 id = (uint16_t)i;
                 if (s->state == GMMU_WS_SLOT_ORPHAN)
@@ -445,9 +460,10 @@ static void scan_waiting(const gmmu_walk_sched *ws, uint64_t *masks, unsigned *n
         masks[l] = 0;
         ns[l] = 0;
     }
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++) {
+    for (uint64_t left = ws->valid_mask & ~ws->done_mask; left; left &= left - 1) {
+        const unsigned i = (unsigned)__builtin_ctzll(left);
         const gmmu_ws_mshr *m = &ws->m[i];
-        if (!m->valid || m->done || !m->next_scan || m->next_scan > GMMU_PT_LEVELS)
+        if (!m->next_scan || m->next_scan > GMMU_PT_LEVELS)
             continue;
         if (m->alloc_cycle < ws->cycle) {
             masks[m->next_scan] |= 1ull << i;
@@ -458,8 +474,8 @@ static void scan_waiting(const gmmu_walk_sched *ws, uint64_t *masks, unsigned *n
 
 static bool scan_has_work(const gmmu_walk_sched *ws)
 {
-    for (unsigned i = 0; i < ws->cfg.mshrs; i++)
-        if (((ws->scan_mask >> i) & 1u) && scan_eligible(ws, i, ws->scan_level))
+    for (uint64_t left = ws->scan_mask; left; left &= left - 1)
+        if (scan_eligible(ws, (unsigned)__builtin_ctzll(left), ws->scan_level))
             return true;
     return false;
 }

@@ -76,18 +76,23 @@ uint8_t *memory::page_for_write(uint64_t pa)
         last_ppn = ppn;
         return last_page = c.page;
     }
-    auto &slot = pages[ppn];
-    if (!slot) {
+    c.ppn = last_ppn = ppn;
+    return c.page = last_page = page_entry(ppn).page;
+}
+
+memory::page_ref &memory::page_entry(uint64_t ppn)
+{
+    page_ref &r = pages[ppn];
+    if (!r.page) {
         if (spare.empty()) {
-            slot = arena.take();
+            r.page = arena.take();
         } else {
-            slot = spare.back();
+            r.page = spare.back();
             spare.pop_back();
-            std::memset(slot, 0, page_size);
+            std::memset(r.page, 0, page_size);
         }
     }
-    c.ppn = last_ppn = ppn;
-    return c.page = last_page = slot;
+    return r;
 }
 
 const uint8_t *memory::page_for_read(uint64_t pa) const
@@ -104,7 +109,7 @@ const uint8_t *memory::page_for_read(uint64_t pa) const
     if (it == pages.end())
         return zero_page; // not cached: a later write allocates the page
     c.ppn = last_ppn = ppn;
-    return c.page = last_page = it->second;
+    return c.page = last_page = it->second.page;
 }
 
 void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
@@ -133,21 +138,31 @@ void memory::move_range(uint64_t from, uint64_t to, uint64_t len)
 {
     for (uint64_t off = 0; off < len; off += page_size) {
         const uint64_t s = (from + off) >> page_shift, d = (to + off) >> page_shift;
+        // A DMI region of either page now points at the wrong host page (or
+        // at one kept for reuse): revoked from every initiator, below.
+        bool granted[2] = {false, false}; // s, d
         if (auto dt = pages.find(d); dt != pages.end()) {
-            spare.push_back(dt->second);
+            granted[1] = dt->second.dmi;
+            spare.push_back(dt->second.page);
             pages.erase(dt);
         }
         if (auto st = pages.find(s); st != pages.end()) {
-            uint8_t *p = st->second;
+            granted[0] = st->second.dmi;
+            uint8_t *p = st->second.page;
             pages.erase(st);
-            pages.emplace(d, p);
+            pages.emplace(d, page_ref{p, false});
+        } else if (s == d) {
+            granted[0] = granted[1]; // the same page, revoked once
+            granted[1] = false;
         }
-        // A DMI region of either page now points at the wrong host page (or
-        // at one kept for reuse): revoked from every initiator.
-        for (const uint64_t ppn : {s, d})
-            if (dmi_granted.erase(ppn))
-                for (unsigned i = 0; i < tsock.size(); i++)
-                    tsock[i]->invalidate_direct_mem_ptr(ppn << page_shift, ((ppn + 1) << page_shift) - 1);
+        for (unsigned k = 0; k < 2; k++) {
+            if (!granted[k])
+                continue;
+            dmi_pages--;
+            const uint64_t ppn = k ? d : s;
+            for (unsigned i = 0; i < tsock.size(); i++)
+                tsock[i]->invalidate_direct_mem_ptr(ppn << page_shift, ((ppn + 1) << page_shift) - 1);
+        }
     }
     forget_cached_pages();
 }
@@ -285,8 +300,10 @@ void memory::set_bytes_per_cycle(unsigned bytes_per_cycle)
     bw.reset();
     if (!bytes_per_cycle)
         return;
-    if (!dmi_granted.empty()) {
-        dmi_granted.clear();
+    if (dmi_pages) {
+        for (auto &pg : pages)
+            pg.second.dmi = false;
+        dmi_pages = 0;
         for (unsigned i = 0; i < tsock.size(); i++)
             tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
     }
@@ -329,8 +346,12 @@ bool memory::get_direct_mem_ptr(int, tlm::tlm_generic_payload &gp, tlm::tlm_dmi 
     // the arena put it when first written), so a DMI region is one 4 KiB page. The
     // page is allocated now so that writes through the pointer persist.
     uint64_t pa = gp.get_address() & ~(page_size - 1);
-    dmi_granted.insert(pa >> page_shift);
-    dmi.set_dmi_ptr(page_for_write(pa));
+    page_ref &r = page_entry(pa >> page_shift);
+    if (!r.dmi) {
+        r.dmi = true;
+        dmi_pages++;
+    }
+    dmi.set_dmi_ptr(r.page);
     dmi.set_start_address(pa);
     dmi.set_end_address(pa + page_size - 1);
     dmi.allow_read_write();

@@ -150,6 +150,16 @@ TEST_F(MemoryTest, MoveRangeRevokesTheDmiRegionsOfTheMovedPages)
     mem.write64(0x60008, 1);
     mem.move_range(0x60000, 0x70000, 0x1000);
     EXPECT_EQ(ini.invalidations.size(), 2u);
+    // Nor does a page that moved in after its region was revoked; a page
+    // still held (0x50000) is revoked when it moves, once.
+    mem.move_range(0x31000, 0x41000, 0x1000);
+    EXPECT_EQ(ini.invalidations.size(), 2u);
+    mem.move_range(0x50000, 0x51000, 0x1000);
+    ASSERT_EQ(ini.invalidations.size(), 3u);
+    EXPECT_EQ(ini.invalidations[2], std::make_pair(uint64_t(0x50000), uint64_t(0x50fff)));
+    mem.move_range(0x51000, 0x50000, 0x1000);
+    EXPECT_EQ(ini.invalidations.size(), 3u);
+    EXPECT_EQ(mem.read64(0x41008), 7u);
 }
 
 TEST_F(MemoryTest, WarpPayloadServesEveryActiveLane)

@@ -1115,6 +1115,27 @@ TEST(WalkSchedBatchMshrs, ABatchStartsWhenItHasItsMshrs)
     EXPECT_EQ(gmmu_ws_batch_start(one, 1, 3, 0), 40u);
 }
 
+// The start is the k-th smallest free time (k: the batch's walks, at most
+// the MSHRs), whichever side of the middle k is and with ties: against a
+// sorted copy on random free times.
+TEST(WalkSchedBatchMshrs, TheStartIsTheKthFreeTimeOnRandomTimes)
+{
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 4000; round++) {
+        const unsigned n = 1 + unsigned(rng() % GMMU_WS_MAX_MSHRS);
+        std::vector<uint64_t> f(n);
+        const uint64_t spread = round % 2 ? 8 : 1000; // few distinct values: ties
+        for (auto &x : f)
+            x = rng() % spread;
+        std::vector<uint64_t> sorted = f;
+        std::sort(sorted.begin(), sorted.end());
+        const unsigned walks = 1 + unsigned(rng() % (n + 3));
+        const uint64_t req = rng() % spread;
+        const uint64_t want = std::max(sorted[std::min(walks, n) - 1], req);
+        ASSERT_EQ(gmmu_ws_batch_start(f.data(), n, walks, req), want) << "n " << n << " walks " << walks;
+    }
+}
+
 TEST(WalkSchedBatchMshrs, TheLastWalksHoldTheMshrsFreeFirst)
 {
     uint64_t f[] = {50, 10, 30, 20};

@@ -220,6 +220,7 @@ typedef struct gmmu_walk_sched {
     uint32_t free_slots;
     uint32_t inflight;
     uint64_t queued[GMMU_WS_MAX_SLOTS / 64]; /* bit i: s[i] is QUEUED (what issue looks at) */
+    uint64_t busy[GMMU_WS_MAX_SLOTS / 64];   /* bit i: s[i] is not FREE (what scans match against) */
     uint64_t valid_mask, done_mask;          /* bit i: m[i].valid, m[i].valid && m[i].done */
     /* comparator */
     uint8_t scan_active, scan_level, last_scan_level, scan_timer;

@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <systemc>
@@ -111,9 +110,17 @@ class memory : public sc_core::sc_module, public stats_provider {
         [[maybe_unused]] size_t left = 0;         // pages left in the current chunk
     };
     page_arena arena;
-    std::unordered_map<uint64_t, uint8_t *> pages; // by PPN, into the arena
-    std::vector<uint8_t *> spare;                  // host pages move_range freed (not zeroed)
-    std::unordered_set<uint64_t> dmi_granted;      // pages handed out by DMI (by PPN)
+    // A page of simulated memory: its host page, and whether a DMI pointer
+    // to it was handed out (kept beside the page, so that a grant costs the
+    // page's own lookup and nothing more).
+    struct page_ref {
+        uint8_t *page = nullptr;
+        bool dmi = false;
+    };
+    std::unordered_map<uint64_t, page_ref> pages; // by PPN, into the arena
+    std::vector<uint8_t *> spare;                 // host pages move_range freed (not zeroed)
+    uint64_t dmi_pages = 0;                       // pages whose dmi is set
+    page_ref &page_entry(uint64_t ppn);           // allocated if new
     void forget_cached_pages();
     // Direct-mapped cache of allocated pages in front of the map (emptied
     // when move_range changes the owners of pages): the warps of an SM and the page
