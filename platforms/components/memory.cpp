@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include <sys/mman.h>
 
@@ -69,15 +70,18 @@ memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time 
 uint8_t *memory::page_for_write(uint64_t pa)
 {
     const uint64_t ppn = pa >> page_shift;
-    if (ppn == last_ppn)
+    if (ppn == last_ppn && !last_ro)
         return last_page;
     page_slot &c = page_cache[page_slot_of(ppn)];
-    if (c.ppn == ppn) {
+    if (c.ppn == ppn && !c.ro) {
         last_ppn = ppn;
+        last_ro = false;
         return last_page = c.page;
     }
+    uint8_t *page = page_entry(ppn).page;
     c.ppn = last_ppn = ppn;
-    return c.page = last_page = page_entry(ppn).page;
+    c.ro = last_ro = false;
+    return c.page = last_page = page;
 }
 
 memory::page_ref &memory::page_entry(uint64_t ppn)
@@ -91,8 +95,39 @@ memory::page_ref &memory::page_entry(uint64_t ppn)
             spare.pop_back();
             std::memset(r.page, 0, page_size);
         }
+        if (r.src) { // write_lazy's data, copied on first use
+            std::memcpy(r.page, r.src, page_size);
+            r.src = nullptr;
+            forget_cached_page(ppn); // a cached read pointer may be the source
+        }
     }
     return r;
+}
+
+void memory::forget_cached_page(uint64_t ppn)
+{
+    page_slot &c = page_cache[page_slot_of(ppn)];
+    if (c.ppn == ppn)
+        c = page_slot{};
+    if (last_ppn == ppn) {
+        last_ppn = ~0ull;
+        last_page = nullptr;
+        last_ro = false;
+    }
+}
+
+void memory::write_lazy(uint64_t pa, const uint8_t *src)
+{
+    if (pa & (page_size - 1))
+        throw std::invalid_argument("memory::write_lazy: address not page aligned");
+    const uint64_t ppn = pa >> page_shift;
+    page_ref &r = pages[ppn];
+    if (r.page) {
+        std::memcpy(r.page, src, page_size);
+        return;
+    }
+    r.src = src;
+    forget_cached_page(ppn);
 }
 
 const uint8_t *memory::page_for_read(uint64_t pa) const
@@ -103,13 +138,17 @@ const uint8_t *memory::page_for_read(uint64_t pa) const
     page_slot &c = page_cache[page_slot_of(ppn)];
     if (c.ppn == ppn) {
         last_ppn = ppn;
+        last_ro = c.ro;
         return last_page = c.page;
     }
     auto it = pages.find(ppn);
     if (it == pages.end())
         return zero_page; // not cached: a later write allocates the page
+    const page_ref &r = it->second;
     c.ppn = last_ppn = ppn;
-    return c.page = last_page = it->second.page;
+    c.ro = last_ro = !r.page;
+    // A write_lazy source is only ever read through the caches (ro).
+    return c.page = last_page = r.page ? r.page : const_cast<uint8_t *>(r.src);
 }
 
 void memory::copy(bool write, uint64_t pa, uint8_t *buf, uint64_t len)
@@ -131,6 +170,7 @@ void memory::forget_cached_pages()
 {
     last_ppn = ~0ull;
     last_page = nullptr;
+    last_ro = false;
     page_cache.fill(page_slot{});
 }
 
@@ -143,14 +183,15 @@ void memory::move_range(uint64_t from, uint64_t to, uint64_t len)
         bool granted[2] = {false, false}; // s, d
         if (auto dt = pages.find(d); dt != pages.end()) {
             granted[1] = dt->second.dmi;
-            spare.push_back(dt->second.page);
+            if (dt->second.page)
+                spare.push_back(dt->second.page);
             pages.erase(dt);
         }
         if (auto st = pages.find(s); st != pages.end()) {
             granted[0] = st->second.dmi;
-            uint8_t *p = st->second.page;
+            const page_ref moved{st->second.page, st->second.src, false};
             pages.erase(st);
-            pages.emplace(d, page_ref{p, false});
+            pages.emplace(d, moved);
         } else if (s == d) {
             granted[0] = granted[1]; // the same page, revoked once
             granted[1] = false;
@@ -386,7 +427,7 @@ const stat_table<memory> &memory::stats_table()
              [](const T &c) { return json(c.dbg_accesses); }},
             {"dmi_grants", "DMI regions handed out",
              [](const T &c) { return json(c.dmi_grants); }},
-            {"pages_allocated", "4 KiB host pages backing the sparse memory",
+            {"pages_allocated", "4 KiB pages that hold data: a host page, or a workload's input placed to be copied into one on its first write (`memory::write_lazy`)",
              [](const T &c) { return json((uint64_t)c.pages.size()); }},
             {"bandwidth.bytes_per_cycle", "with `memory.bytes_per_cycle` > 0: the limit",
              [](const T &c) { return json(c.bw->capacity >> GMMU_MEM_BW_WINDOW_SHIFT); }, has_bw},

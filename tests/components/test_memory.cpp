@@ -36,6 +36,56 @@ TEST_F(MemoryTest, PagesAreAllocatedOnFirstWriteOnly)
     EXPECT_EQ(d, sc_time(21, SC_NS)); // three accesses of 7 cycles
 }
 
+// write_lazy: the page reads its source until a write or a DMI grant
+// copies it into a host page of its own; the source is never written, and a
+// read after the copy sees what was written through either path.
+TEST_F(MemoryTest, ALazyPageReadsItsSourceUntilItsFirstWriteCopiesIt)
+{
+    uint64_t src[512];
+    for (unsigned i = 0; i < 512; i++)
+        src[i] = 0x5000000000000000ull | i;
+    const uint8_t *s8 = reinterpret_cast<const uint8_t *>(src);
+    mem.write_lazy(0x40000, s8);
+    mem.write_lazy(0x41000, s8);
+    mem.write_lazy(0x42000, s8);
+    EXPECT_EQ(mem.pages_allocated(), 3u);
+    EXPECT_EQ(mem.read64(0x40008), src[1]);
+    sc_time d;
+    uint64_t v = 0;
+    ASSERT_EQ(ini.access(tlm::TLM_READ_COMMAND, 0x41ff8, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(v, src[511]);
+    // A write (backdoor, then TLM) copies first: the other words keep the source's values.
+    mem.write64(0x40008, 7);
+    EXPECT_EQ(mem.read64(0x40008), 7u);
+    EXPECT_EQ(mem.read64(0x40010), src[2]);
+    v = 9;
+    ASSERT_EQ(ini.access(tlm::TLM_WRITE_COMMAND, 0x41ff8, &v, 8, d), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(mem.read64(0x41ff8), 9u);
+    // A DMI grant of a page just read (its source cached for reads) copies it too.
+    EXPECT_EQ(mem.read64(0x42000), src[0]);
+    tlm::tlm_dmi dmi;
+    tlm::tlm_generic_payload gp;
+    gp.set_command(tlm::TLM_READ_COMMAND);
+    gp.set_address(0x42000);
+    ASSERT_TRUE(ini.isock->get_direct_mem_ptr(gp, dmi));
+    EXPECT_NE(dmi.get_dmi_ptr(), s8);
+    const uint64_t eleven = 11;
+    std::memcpy(dmi.get_dmi_ptr(), &eleven, 8);
+    EXPECT_EQ(mem.read64(0x42000), 11u);
+    for (unsigned i = 0; i < 512; i++)
+        ASSERT_EQ(src[i], 0x5000000000000000ull | i) << "word " << i; // never written
+    EXPECT_EQ(mem.pages_allocated(), 3u);
+    // A move takes the uncopied source along; write_lazy on a page that has
+    // a host page writes it now; a page address must be page aligned.
+    mem.write_lazy(0x50000, s8);
+    mem.move_range(0x50000, 0x60000, 0x1000);
+    EXPECT_EQ(mem.read64(0x60010), src[2]);
+    EXPECT_EQ(mem.read64(0x50010), 0u);
+    mem.write_lazy(0x40000, s8);
+    EXPECT_EQ(mem.read64(0x40008), src[1]);
+    EXPECT_THROW(mem.write_lazy(0x40008, s8), std::invalid_argument);
+}
+
 TEST_F(MemoryTest, AccessAcrossPagesIsSplitCorrectly)
 {
     uint8_t buf[64], back[64];

@@ -30,6 +30,7 @@
 // Every finished block's registers and, at the end, every word of every
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@
 #include "gmmu/gpu/outputs.h"
 #include <sstream>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +59,55 @@
 
 namespace gmmu {
 namespace {
+
+// The words of a region the size of a benchmark's (over 1 GiB), zero to
+// start with: calloc's large blocks are fresh anonymous memory, zero
+// without a pass over them, and the host is asked for transparent huge
+// pages, so that writing a region costs a fault per 2 MiB, not per 4 KiB,
+// and the parts of an output region the reference run never writes are
+// never backed. (A std::vector would first write every word with zero.)
+class word_buf {
+  public:
+    word_buf() = default;
+    explicit word_buf(size_t n) : n_(n), p_(static_cast<uint64_t *>(std::calloc(n ? n : 1, 8)))
+    {
+        if (!p_)
+            throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        const uintptr_t huge = uintptr_t(2) << 20, at = reinterpret_cast<uintptr_t>(p_);
+        const uintptr_t lo = (at + huge - 1) & ~(huge - 1), hi = (at + 8 * n) & ~(huge - 1);
+        if (hi > lo)
+            ::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE); // a hint: else 4 KiB pages
+#endif
+    }
+    word_buf(word_buf &&o) noexcept : n_(o.n_), p_(o.p_)
+    {
+        o.n_ = 0;
+        o.p_ = nullptr;
+    }
+    word_buf &operator=(word_buf &&o) noexcept
+    {
+        std::swap(n_, o.n_);
+        std::swap(p_, o.p_);
+        return *this;
+    }
+    word_buf(const word_buf &) = delete;
+    word_buf &operator=(const word_buf &) = delete;
+    ~word_buf() { std::free(p_); }
+    size_t size() const { return n_; }
+    uint64_t *data() { return p_; }
+    const uint64_t *data() const { return p_; }
+    uint64_t &operator[](size_t i) { return p_[i]; }
+    const uint64_t &operator[](size_t i) const { return p_[i]; }
+    uint64_t *begin() { return p_; }
+    uint64_t *end() { return p_ + n_; }
+    const uint64_t *begin() const { return p_; }
+    const uint64_t *end() const { return p_ + n_; }
+
+  private:
+    size_t n_ = 0;
+    uint64_t *p_ = nullptr;
+};
 
 // The built-in kernels, as the model lists them.
 std::vector<std::string> kernel_names()
@@ -184,7 +235,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         else
             for (uint32_t r = 0; r < k->nregions; r++) {
                 const gmmu_region &g = k->region[r];
-                std::vector<uint64_t> init(g.bytes / 8, 0);
+                word_buf init(g.bytes / 8);
                 if (g.kind == GMMU_REGION_INPUT)
                     for (size_t w = 0; w < init.size(); w++)
                         init[w] = input_word(g.base + 8 * w);
@@ -205,9 +256,14 @@ class kernel_workload : public workload, public kernel_source, public pager {
                     continue; // output regions start at zero, as fresh memory reads
                 for (size_t w0 = 0; w0 < ref[r].size(); w0 += 512) {
                     const size_t nw = std::min<size_t>(512, ref[r].size() - w0);
+                    const uint64_t pa = k->region[r].base + 8 * w0;
+                    if (const uint64_t *src = cpu_piece(r, w0, nw, pa)) {
+                        drv->write_phys_lazy(pa, reinterpret_cast<const uint8_t *>(src));
+                        continue;
+                    }
                     for (size_t w = 0; w < nw; w++)
                         page[w] = cpu_word(r, w0 + w);
-                    drv->write_phys(k->region[r].base + 8 * w0, page, nw * 8);
+                    drv->write_phys(pa, page, nw * 8);
                 }
             }
             return;
@@ -370,6 +426,10 @@ class kernel_workload : public workload, public kernel_source, public pager {
             for (uint64_t pg = lo; pg < hi; pg += 4096) {
                 const uint64_t pa = drv->translate(pg);
                 const uint64_t end = std::min(pg + 4096, hi);
+                if (const uint64_t *src = cpu_piece(r, (pg - g.base) / 8, (end - pg) / 8, pa)) {
+                    drv->write_phys_lazy(pa, reinterpret_cast<const uint8_t *>(src));
+                    continue;
+                }
                 for (uint64_t a = pg; a < end; a += 8)
                     page[(a - pg) / 8] = cpu_word(r, (a - g.base) / 8);
                 drv->write_phys(pa, page, end - pg);
@@ -414,10 +474,10 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // with the pieces the reference run writes kept first (keep_page).
     void generate()
     {
-        ref.resize(k->nregions);
+        ref.clear();
         std::vector<uint64_t *> words(k->nregions);
         for (uint32_t r = 0; r < k->nregions; r++) {
-            ref[r].assign(k->region[r].bytes / 8, 0);
+            ref.emplace_back(k->region[r].bytes / 8);
             words[r] = ref[r].data();
         }
         const char *dir = std::getenv("GMMU_INPUTS_CACHE");
@@ -482,7 +542,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         return dir + "/" + name;
     }
     // The words' checksum: a damaged file is never read as inputs.
-    static uint64_t words_sum(const std::vector<uint64_t> &w, uint64_t h)
+    static uint64_t words_sum(const word_buf &w, uint64_t h)
     {
         for (uint64_t x : w)
             h = (h ^ x) * 0x100000001b3ull;
@@ -676,6 +736,18 @@ class kernel_workload : public workload, public kernel_source, public pager {
         const uint32_t s = kept[r].slot[w / kept_words];
         return s ? kept[r].page[s - 1][w % kept_words] : ref[r][w];
     }
+    // Words [w0, w0 + n) of input region r as they sit in the CPU store, for
+    // placing at pa without a copy (memory::write_lazy), or null: only a
+    // whole 4 KiB piece of generated inputs, at a 4 KiB-aligned PA. The
+    // store never changes after the reference run, so the words stay valid.
+    const uint64_t *cpu_piece(uint32_t r, uint64_t w0, uint64_t n, uint64_t pa) const
+    {
+        if (!k->inputs.gen || k->region[r].kind != GMMU_REGION_INPUT || n != kept_words || w0 % kept_words ||
+            (pa & 4095))
+            return nullptr;
+        const uint32_t s = kept[r].slot[w0 / kept_words];
+        return s ? kept[r].page[s - 1].data() : ref[r].data() + w0;
+    }
     // Generated inputs: the CPU-side store is the reference memory (ref)
     // but for the 4 KiB pieces of input regions the reference run wrote,
     // whose generated words are kept here before its first write to them
@@ -699,7 +771,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
         kr.page.emplace_back(ref[r].begin() + w0, ref[r].begin() + w0 + n);
         s = uint32_t(kr.page.size());
     }
-    std::vector<std::vector<uint64_t>> ref; // reference final memory, per region
+    std::vector<word_buf> ref;              // reference final memory, per region
     std::vector<std::vector<uint64_t>> reg_hash; // reference final registers, per launch and block
     driver *drv = nullptr;
     unsigned page_shift = 12;

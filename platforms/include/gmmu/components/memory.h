@@ -47,6 +47,15 @@ class memory : public sc_core::sc_module, public stats_provider {
     uint64_t read64(uint64_t pa) const;
     void write64(uint64_t pa, uint64_t v);
 
+    // The page at pa (page aligned) holds the page_size bytes at src, read
+    // from there until its first write or DMI grant copies them into a host
+    // page of its own: a workload that places a large input this way costs
+    // the pages the run touches, not the whole input. src must stay valid
+    // and unchanged while the memory holds the page (a move_range moves it
+    // with the page). A page that already has a host page is written now.
+    void write_lazy(uint64_t pa, const uint8_t *src);
+
+    // Pages that hold data: a host page, or a write_lazy source not yet copied.
     uint64_t pages_allocated() const { return pages.size(); }
 
     // Move the contents of [from, from + len) to [to, to + len) (page
@@ -114,24 +123,30 @@ class memory : public sc_core::sc_module, public stats_provider {
     // to it was handed out (kept beside the page, so that a grant costs the
     // page's own lookup and nothing more).
     struct page_ref {
-        uint8_t *page = nullptr;
+        uint8_t *page = nullptr;       // the host page, or null while src holds the data
+        const uint8_t *src = nullptr;  // write_lazy's source (read only), until copied
         bool dmi = false;
     };
     std::unordered_map<uint64_t, page_ref> pages; // by PPN, into the arena
     std::vector<uint8_t *> spare;                 // host pages move_range freed (not zeroed)
     uint64_t dmi_pages = 0;                       // pages whose dmi is set
-    page_ref &page_entry(uint64_t ppn);           // allocated if new
+    page_ref &page_entry(uint64_t ppn);           // with a host page (allocated, or copied from src)
+    void forget_cached_page(uint64_t ppn);
     void forget_cached_pages();
     // Direct-mapped cache of allocated pages in front of the map (emptied
     // when move_range changes the owners of pages): the warps of an SM and the page
     // walker interleave accesses to a few hundred pages, each a hash-map
     // lookup otherwise.
+    // A slot (and the last page) may hold a write_lazy source for reads:
+    // ro says so, and a write then takes the slow path.
     struct page_slot {
         uint64_t ppn = ~0ull;
         uint8_t *page = nullptr;
+        bool ro = false;
     };
     mutable uint64_t last_ppn = ~0ull; // the page of the previous access
     mutable uint8_t *last_page = nullptr;
+    mutable bool last_ro = false;
     static constexpr unsigned page_cache_log2 = 9;
     mutable std::array<page_slot, 1u << page_cache_log2> page_cache{};
     static unsigned page_slot_of(uint64_t ppn)

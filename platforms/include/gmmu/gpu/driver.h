@@ -48,6 +48,10 @@ class driver : public sc_core::sc_module, public stats_provider {
     // data check): the bytes of [pa, pa + len), any alignment, untimed.
     void write_phys(uint64_t pa, const void *src, uint64_t len) { mem.write_bytes(pa, src, len); }
     void read_phys(uint64_t pa, void *dst, uint64_t len) const { mem.read_bytes(pa, dst, len); }
+    // A 4 KiB page of data placed at pa (4 KiB aligned) without a copy until
+    // the page is first written (memory::write_lazy: src must outlive the
+    // memory's use of it, unchanged).
+    void write_phys_lazy(uint64_t pa, const uint8_t *src) { mem.write_lazy(pa, src); }
 
     // Page migration (platforms/gpu/migrator.h), in the order a driver does
     // it: make the page (VA of any byte in it) not present, drop the
