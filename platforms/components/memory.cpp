@@ -120,6 +120,8 @@ void memory::write_lazy(uint64_t pa, const uint8_t *src)
 {
     if (pa & (page_size - 1))
         throw std::invalid_argument("memory::write_lazy: address not page aligned");
+    if (!src)
+        throw std::invalid_argument("memory::write_lazy: no source");
     const uint64_t ppn = pa >> page_shift;
     page_ref &r = pages[ppn];
     if (r.page) {

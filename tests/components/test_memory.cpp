@@ -84,6 +84,8 @@ TEST_F(MemoryTest, ALazyPageReadsItsSourceUntilItsFirstWriteCopiesIt)
     mem.write_lazy(0x40000, s8);
     EXPECT_EQ(mem.read64(0x40008), src[1]);
     EXPECT_THROW(mem.write_lazy(0x40008, s8), std::invalid_argument);
+    EXPECT_THROW(mem.write_lazy(0x70000, nullptr), std::invalid_argument);
+    EXPECT_EQ(mem.read64(0x70000), 0u);
 }
 
 TEST_F(MemoryTest, AccessAcrossPagesIsSplitCorrectly)
