@@ -4,7 +4,8 @@
 #                                    fuzz: everything, and clang for make fuzz)
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config libsystemc-dev libgtest-dev nlohmann-json3-dev
-      libcli11-dev python3)
+      libcli11-dev python3
+      ccache)  # the compiler cache every build tree uses where installed (CMakeLists.txt)
 if [ "${1:-all}" != demo ]; then
   PKGS+=(verilator yosys libbenchmark-dev python3-matplotlib qflow-tech-osu018
          slurmctld slurmd slurm-client munge)  # the Slurm backend's test (tests/slurm)
