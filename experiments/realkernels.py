@@ -96,23 +96,17 @@ def use_inputs_cache(sim):
         os.environ["GMMU_INPUTS_CACHE"] = d
 
 
-def _checked_results(sim, sweep, points, jobs):
-    """{key: [stats.json per seed of SEEDS]} of the sweep SWEEP over POINTS;
-    every run must pass its data check."""
+def results(sim, jobs=None):
+    """{(machine label, kernel): [stats.json per seed of SEEDS]}; every run
+    must pass its data check. The sweep `real-kernels` (sweeplib)."""
     use_inputs_cache(sim)
     out = {}
-    for key, ds in sweeplib.run_points(sim, sweep, points, jobs, seeds=SEEDS).items():
+    for key, ds in sweeplib.run_points(sim, "real-kernels", _points(), jobs, seeds=SEEDS).items():
         out[key] = [sweeplib.stats(d) for d in ds]
         for sd, st in zip(SEEDS, out[key]):
             if st["data_check"]["mismatches"]:
                 sys.exit(f"data check failed: {key}, seed {sd}")
     return out
-
-
-def results(sim, jobs=None):
-    """{(machine label, kernel): [stats.json per seed of SEEDS]}; every run
-    must pass its data check. The sweep `real-kernels` (sweeplib)."""
-    return _checked_results(sim, "real-kernels", _points(), jobs)
 
 
 def add_figures(out_dir, page, figures):
@@ -161,7 +155,14 @@ def _late_points():
 
 def late_results(sim, jobs=None):
     """As results(), for the kernels of PICLE_LATE (the sweep `real-kernels-late`)."""
-    return _checked_results(sim, "real-kernels-late", _late_points(), jobs)
+    use_inputs_cache(sim)
+    out = {}
+    for key, ds in sweeplib.run_points(sim, "real-kernels-late", _late_points(), jobs, seeds=SEEDS).items():
+        out[key] = [sweeplib.stats(d) for d in ds]
+        for sd, st in zip(SEEDS, out[key]):
+            if st["data_check"]["mismatches"]:
+                sys.exit(f"data check failed: {key}, seed {sd}")
+    return out
 
 
 def folders(sim, jobs=None):
