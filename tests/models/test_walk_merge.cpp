@@ -183,6 +183,32 @@ TEST(WalkMergeTest, AgreesWithAPlainListOfWalksOnRandomTraffic)
     EXPECT_GT(merges, 100u);
 }
 
+TEST(WalkMergeTest, OverwritesCountOnlyAnotherWalksSlot)
+{
+    // Two slots: of three different walks, at least one lands on a slot
+    // another holds (an overwrite); recording a walk over its own slot, or
+    // over a slot emptied by an invalidation, is not one.
+    Table t(2);
+    record(t, 1, 0x1000, walk(0x10000, 0x90000, 12), 10);
+    record(t, 1, 0x1000, walk(0x10000, 0x90000, 12), 20);
+    EXPECT_EQ(t.m->st.overwrites, 0u);
+    record(t, 1, 0x1000, walk(0x20000, 0xA0000, 12), 10);
+    record(t, 1, 0x1000, walk(0x30000, 0xB0000, 12), 10);
+    EXPECT_GE(t.m->st.overwrites, 1u);
+    const uint64_t before = t.m->st.overwrites;
+    gmmu_wm_invalidate(t.m, true, 0, 0, ~0ull);
+    EXPECT_GE(t.m->st.invalidated, 1u);
+    record(t, 1, 0x1000, walk(0x20000, 0xA0000, 12), 10);
+    EXPECT_EQ(t.m->st.overwrites, before);
+    gmmu_wm_walk out{};
+    uint64_t ready = 0;
+    ASSERT_TRUE(gmmu_wm_merge(t.m, 1, 0x1000, 0x20008, 0, 5, &out, &ready));
+    EXPECT_EQ(out.pa, 0xA0008u);
+    // The same page in another context (ASID or table root): no merge.
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 2, 0x1000, 0x20008, 0, 5, &out, &ready));
+    EXPECT_FALSE(gmmu_wm_merge(t.m, 1, 0x2000, 0x20008, 0, 5, &out, &ready));
+}
+
 TEST(WalkMergeTest, RefusesABadSize)
 {
     gmmu_walk_merge *m = nullptr;
