@@ -300,6 +300,8 @@ static gmmu_status sm_init_into(gmmu_sm *sm, const gmmu_sm_config *cfg, const gm
     memset(sm, 0, sizeof *sm);
     sm->cfg = *cfg;
     sm->env = *env;
+    if (cfg->access_shape)
+        return gmmu_footprint_create(&sm->foot, err);
     return GMMU_OK;
 }
 
@@ -336,6 +338,8 @@ static void sm_release(gmmu_sm *sm)
         return;
     free_state(sm->s);
     sm->s = NULL;
+    gmmu_footprint_destroy(sm->foot);
+    sm->foot = NULL;
 }
 
 static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bool keep_stats,
@@ -371,8 +375,10 @@ static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bo
                               k->warps_per_block, k->shared_bytes);
     free_state(sm->s);
     sm->s = NULL;
-    if (!keep_stats)
+    if (!keep_stats) {
         memset(&sm->st, 0, sizeof sm->st);
+        gmmu_footprint_clear(sm->foot);
+    }
     struct gmmu_sm_state *s = calloc(1, sizeof *s);
     if (!s)
         return GMMU_ENOMEM;

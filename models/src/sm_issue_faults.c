@@ -80,6 +80,10 @@ gmmu_status gmmu_smi_ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
         sm->st.mem_pages_2m_max = sh.pages_2m > sm->st.mem_pages_2m_max ? sh.pages_2m : sm->st.mem_pages_2m_max;
         sm->st.mem_span_bytes += sh.span;
         sm->st.mem_span_max = sh.span > sm->st.mem_span_max ? sh.span : sm->st.mem_span_max;
+        if (gmmu_footprint_add(sm->foot, f->addr, f->mask) != GMMU_OK)
+            return GMMU_ENOMEM;
+        sm->st.touched_4k = gmmu_footprint_pages_4k(sm->foot);
+        sm->st.touched_2m = gmmu_footprint_pages_2m(sm->foot);
     }
     if (!b->home) {
         sm->st.mem_static_warps++;

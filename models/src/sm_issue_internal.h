@@ -10,6 +10,7 @@
 #ifndef GMMU_SM_ISSUE_INTERNAL_H
 #define GMMU_SM_ISSUE_INTERNAL_H
 
+#include "gmmu/footprint.h"
 #include "gmmu/sm_issue.h"
 #include "gmmu/simt_stack.h"
 #include "replay_queue_internal.h"

@@ -652,6 +652,13 @@ TEST(FaultsPlatformTest, AccessShapeStatsOnlyWithTheKey)
     EXPECT_LE(a["page_divergence_max"].get<uint64_t>(), 2u);
     EXPECT_EQ(a["page_divergence_2m_max"].get<uint64_t>(), 1u);
     EXPECT_EQ(a["span_max_bytes"].get<uint64_t>(), 31u * 128u + 8u);
+    // The pages the SM touched: at least one, and each one missed at least
+    // once in the SM's private L1 TLB (which may miss more: it evicts).
+    EXPECT_FALSE(b.contains("pages_touched"));
+    const uint64_t touched = a["pages_touched"].get<uint64_t>();
+    EXPECT_GE(touched, 1u);
+    EXPECT_LE(a["pages_touched_2m"].get<uint64_t>(), touched);
+    EXPECT_GE(load(on + "/stats.json")["gpu"]["l1_tlb0"]["misses"].get<uint64_t>(), touched);
 }
 
 // A program of two kernels and a host loop (tests/kernels/countdown.gk):

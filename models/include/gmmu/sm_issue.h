@@ -324,6 +324,9 @@ typedef struct gmmu_sm_stats {
     uint64_t mem_pages_2m_max;
     uint64_t mem_span_bytes;  /* address spans (gmmu_sm_access_shape), summed */
     uint64_t mem_span_max;
+    uint64_t touched_4k;      /* distinct 4 KiB pages these instructions touched since the
+                                 first launch (gmmu/footprint.h) */
+    uint64_t touched_2m;      /* distinct 2 MiB pages, the same way */
     uint64_t active_lanes;    /* active lanes of first issues (SIMD utilisation = this /
                                  (32 x (issued - replayed))) */
     uint64_t compactions;     /* compaction: times a block's threads were regrouped */
@@ -376,6 +379,7 @@ typedef struct gmmu_sm {
     gmmu_sm_env env;
     const gmmu_kernel *kernel;
     struct gmmu_sm_state *s;
+    struct gmmu_footprint *foot; /* cfg.access_shape only: the pages touched (touched_4k/2m) */
     gmmu_sm_stats st;
 } gmmu_sm;
 
@@ -387,7 +391,9 @@ gmmu_status gmmu_sm_create(const gmmu_sm_config *cfg, const gmmu_sm_env *env, gm
 void gmmu_sm_destroy(gmmu_sm *sm);
 /* Start kernel k (which must outlive the run) at cycle now: size the
  * occupancy, partition the operand log, take the first blocks from
- * env.next_block. Allocates; everything after it does not. */
+ * env.next_block. Allocates; everything after it does not, but for the
+ * footprint counter of cfg.access_shape, which grows as pages are first
+ * touched (a failed growth fails the step with GMMU_ENOMEM). */
 gmmu_status gmmu_sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, gmmu_error *err);
 /* The next launch of a program (gmmu_program): as gmmu_sm_launch, once the
  * previous launch is done (gmmu_sm_done) and at a cycle not before it ended;
