@@ -40,6 +40,13 @@ GRID_BLOCKS = 240
 # first run here).
 GRID_BLOCKS_OF = {"mummergpu": 60, "bfs": None}
 
+# The six pichai benchmarks (the paper's figure 3) and its 4 KiB miss-rate
+# range, for the gap sentence.
+PICHAI_SIX = ["bfs", "kmeans", "mummergpu", "streamcluster", "pathfinder", "memcached"]
+PAPER_MISS_RANGE = (22, 70)
+# A miss rate is "at its first-touch floor" when at least this share of its
+# misses are first touches (set with the column, before its first run).
+FLOOR_SHARE_PCT = 75
 # pichai-asplos14, section 3 and figure 3 (the text's numbers; the figure's
 # bars per benchmark are not given as numbers), and its 2 MiB remarks.
 PAPER = {
@@ -64,7 +71,7 @@ def points():
     return pts
 
 
-def measure(st):
+def measure(st, page):
     g = st["gpu"]
     sms = [v for k, v in g.items() if k.startswith("sm") and k[2:].isdigit()]
     tlbs = [v for k, v in g.items() if k.startswith("l1_tlb") and k[6:].isdigit()]
@@ -74,7 +81,13 @@ def measure(st):
     insns = sum(s["mem_insns"] for s in sms)
     hits = sum(t["hits"] for t in tlbs)
     misses = sum(t["misses"] for t in tlbs)
+    # Pages each SM touched, at the run's page size: every one is a miss of
+    # the SM's own L1 TLB at least once (a first touch), whatever its size.
+    touched = sum(s["pages_touched" if page == "4k" else "pages_touched_2m"] for s in sms)
     return {
+        "first_touch_pct": 100.0 * touched / (hits + misses),
+        "first_touch_of_misses_pct": 100.0 * touched / misses if misses else 0.0,
+        "lookups_per_page": (hits + misses) / touched,
         "mem_share_pct": 100.0 * insns / committed,
         "l1_miss_pct": 100.0 * misses / (hits + misses),
         "div_avg": sum(s["page_divergence_avg"] * s["mem_insns"] for s in sms) / insns,
@@ -94,7 +107,7 @@ def main():
     runs = sweeplib.run_points(sim, "kernels", points(), seeds=SEEDS)
     figs = {}
     for (k, p), folders in runs.items():
-        per_seed = [measure(sweeplib.stats(f)) for f in folders]
+        per_seed = [measure(sweeplib.stats(f), p) for f in folders]
         for name in per_seed[0]:
             figs["%s_%s_%s" % (name, k, p)] = [m[name] for m in per_seed]
     seedstats.write_figures(out_dir, "kernels", figs, SEEDS,
@@ -149,6 +162,55 @@ def main():
         "bfs runs whole on a 128 Ki-node graph (14 MiB, not the paper's footprint",
         "over 1 GiB: a whole run at 12 Mi nodes takes about 30 minutes; docs/kernels.md);",
         "hotspot, backprop and lud are PICLE's (garg-picle), not in the paper's figure 3.",
+        "",
+        "## Where the misses come from",
+        "",
+        "Each SM counts the distinct pages its memory instructions touch",
+        "(`gpu.smN.pages_touched`, `pages_touched_2m`, `gmmu/footprint.h`). The",
+        "SM's L1 TLB is its own, so it misses at least once on every one of them:",
+        "touched pages / lookups is the miss rate of a TLB that never evicts (the",
+        "first-touch floor), and lookups / touched pages is how often the kernel",
+        "comes back to a page. A miss rate near its floor is set by the kernel's",
+        "data layout and input size, not by the TLB's capacity.",
+        "",
+        "| kernel | pages | L1 TLB miss rate (%) | first-touch floor (%) | misses that are first touches (%) | lookups per page touched |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in KERNELS:
+        for p in PAGES:
+            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+                k, {"4k": "4 KiB", "2m": "2 MiB"}[p], f("l1_miss_pct_%s_%s" % (k, p)),
+                f("first_touch_pct_%s_%s" % (k, p)), f("first_touch_of_misses_pct_%s_%s" % (k, p)),
+                f("lookups_per_page_%s_%s" % (k, p), 0)))
+    # The gaps over 2x against the paper's 4 KiB miss-rate range, each with
+    # what the table above measures for it.
+    lo, hi = PAPER_MISS_RANGE
+    gaps = []
+    for k in PICHAI_SIX:
+        m = S["l1_miss_pct_%s_4k" % k]["mean"]
+        if not (m * 2 < lo or m > 2 * hi):
+            continue
+        share = S["first_touch_of_misses_pct_%s_4k" % k]["mean"]
+        per_page = S["lookups_per_page_%s_4k" % k]["mean"]
+        if share >= FLOOR_SHARE_PCT:
+            why = ("at its first-touch floor: it reaches a new page once per %.0f lookups, as its "
+                   "layout and input dictate, and no TLB would miss less" % per_page)
+        else:
+            why = ("%.0f%% of its misses are first touches (a new page once per %.0f lookups), the "
+                   "rest pages the 128-entry 4-way TLB evicted and the kernel came back to" % (share, per_page))
+        gaps.append("- **%s**: %.1f%% (floor %.1f%%), %s." % (k, m, S["first_touch_pct_%s_4k" % k]["mean"], why))
+    lines += [
+        "",
+        "Against the paper's %d-%d%% at 4 KiB pages, the miss rates more than 2x apart:" % (lo, hi),
+        "",
+    ] + (gaps or ["- none"]) + [
+        "",
+        "The paper's %d%% needs, even if every miss were a first touch, a new page" % lo,
+        "once per %.1f lookups. Where a kernel here sits at its floor, the gap is how" % (100.0 / lo),
+        "often the port reaches new pages (its data layout and input size against the",
+        "paper's), not the TLB model; where it does not, the 128-entry TLB's",
+        "capacity and associativity add misses above the floor, and the table gives",
+        "both parts. (\"At its floor\": at least %d%% of the misses are first touches.)" % FLOOR_SHARE_PCT,
         "",
     ]
     text = "\n".join(lines) + "\n"
