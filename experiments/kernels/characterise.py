@@ -119,6 +119,12 @@ def main():
     def f(name, digits=1):
         return seedstats.fmt(S[name], digits)
 
+    def rows(cols):
+        """A table's rows: kernel, page size, then each (figure, digits) of cols."""
+        return ["| " + " | ".join([k, {"4k": "4 KiB", "2m": "2 MiB"}[p]] +
+                                  [f("%s_%s_%s" % (n, k, p), d) for n, d in cols]) + " |"
+                for k in KERNELS for p in PAGES]
+
     lines = [
         "# The real kernels, characterised",
         "",
@@ -133,14 +139,8 @@ def main():
         "| kernel | pages | memory refs / instructions (%) | L1 TLB miss rate (%) | page divergence avg | max | 2 MiB divergence avg | max | span of a warp access avg (MiB) | max (MiB) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for k in KERNELS:
-        for p in PAGES:
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                k, {"4k": "4 KiB", "2m": "2 MiB"}[p], f("mem_share_pct_%s_%s" % (k, p)),
-                f("l1_miss_pct_%s_%s" % (k, p)), f("div_avg_%s_%s" % (k, p), 2),
-                f("div_max_%s_%s" % (k, p), 0), f("div2m_avg_%s_%s" % (k, p), 2),
-                f("div2m_max_%s_%s" % (k, p), 0), f("span_avg_mib_%s_%s" % (k, p), 2),
-                f("span_max_mib_%s_%s" % (k, p), 0)))
+    lines += rows([("mem_share_pct", 1), ("l1_miss_pct", 1), ("div_avg", 2), ("div_max", 0), ("div2m_avg", 2),
+                   ("div2m_max", 0), ("span_avg_mib", 2), ("span_max_mib", 0)])
     lines += [
         "",
         "Page divergence and span do not depend on the page size the run maps:",
@@ -176,12 +176,8 @@ def main():
         "| kernel | pages | L1 TLB miss rate (%) | first-touch floor (%) | misses that are first touches (%) | lookups per page touched |",
         "|---|---|---|---|---|---|",
     ]
-    for k in KERNELS:
-        for p in PAGES:
-            lines.append("| %s | %s | %s | %s | %s | %s |" % (
-                k, {"4k": "4 KiB", "2m": "2 MiB"}[p], f("l1_miss_pct_%s_%s" % (k, p)),
-                f("first_touch_pct_%s_%s" % (k, p)), f("first_touch_of_misses_pct_%s_%s" % (k, p)),
-                f("lookups_per_page_%s_%s" % (k, p), 0)))
+    lines += rows([("l1_miss_pct", 1), ("first_touch_pct", 1), ("first_touch_of_misses_pct", 1),
+                   ("lookups_per_page", 0)])
     # The gaps over 2x against the paper's 4 KiB miss-rate range, each with
     # what the table above measures for it.
     lo, hi = PAPER_MISS_RANGE
