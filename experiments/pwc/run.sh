@@ -21,10 +21,13 @@ out=$root/docs/results
 csvdir=$build/pwc-results
 mkdir -p "$out" "$csvdir"
 rm -rf "$csvdir"/seed*
+# The seeds are independent processes: JOBS at a time (experiments/jobs.sh).
+source "$here/../jobs.sh"
 for seed in $(seq 1 "${SEEDS:-5}"); do
   mkdir -p "$csvdir/seed$seed"
-  "$exe" --accesses "${ACCESSES:-150000}" --seed "$seed" --out "$csvdir/seed$seed" >/dev/null
+  job "$exe" --accesses "${ACCESSES:-150000}" --seed "$seed" --out "$csvdir/seed$seed" >/dev/null
 done
+jobs_wait
 "$py" "$here/plot_pwc.py" "$csvdir" "$out"
 echo "wrote $out/pwc.md and $out/pwc.png"
 python3 "$root/scripts/page_provenance.py" stamp pwc.md

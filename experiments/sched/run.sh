@@ -20,12 +20,19 @@ out=$root/docs/results
 mkdir -p "$out"
 # One run per stream seed (SEEDS, default 1-5): the headline figures are
 # given over them; the detailed tables are the first seed's.
+# The seeds are independent processes: JOBS at a time (experiments/jobs.sh),
+# each one's output printed after all have finished, in seed order.
 seeds=${SEEDS:-1,2,3,4,5}
 csvs=""
+source "$here/../jobs.sh"
 for seed in ${seeds//,/ }; do
   csv=$build/sched_seed$seed.csv
-  "$exe" --warps "${WARPS:-400}" --seed "$seed" --out "$csv"
+  job "$exe" --warps "${WARPS:-400}" --seed "$seed" --out "$csv" >"$csv.log"
   csvs=${csvs:+$csvs,}$csv
+done
+jobs_wait
+for seed in ${seeds//,/ }; do
+  cat "$build/sched_seed$seed.csv.log"
 done
 "$py" "$here/plot_sched.py" "$csvs" "$out" "$seeds"
 python3 "$root/scripts/page_provenance.py" stamp sched.md
