@@ -63,13 +63,13 @@ sc_core::sc_time tlb::hit_ready(uint64_t ready, const sc_core::sc_time &t_lookup
     if (!ready)
         return t_lookup;
     // The model was filled at call time; the translation arrives at the
-    // entry's ready time (absolute, time-resolution units).
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const sc_core::sc_time arrives = sc_core::sc_time::from_value(ready);
-    if (arrives <= now + t_lookup)
+    // entry's ready time (absolute, time-resolution units). Compared as
+    // values: an sc_time is built only for a hit under a fill.
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (ready <= now + t_lookup.value())
         return t_lookup;
     hits_under_fill++;
-    return arrives - now; // the entry's translation is still on its way
+    return sc_core::sc_time::from_value(ready - now); // the entry's translation is still on its way
 }
 
 sc_core::sc_time tlb::translate(std::vector<xlate_req> &reqs, const sc_core::sc_time &delay)
