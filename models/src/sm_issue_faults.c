@@ -80,6 +80,8 @@ gmmu_status gmmu_smi_ev_lastcheck(gmmu_sm *sm, uint32_t i, uint64_t now)
         sm->st.mem_pages_2m_max = sh.pages_2m > sm->st.mem_pages_2m_max ? sh.pages_2m : sm->st.mem_pages_2m_max;
         sm->st.mem_span_bytes += sh.span;
         sm->st.mem_span_max = sh.span > sm->st.mem_span_max ? sh.span : sm->st.mem_span_max;
+        if (sm->env.shape)
+            sm->env.shape(sm->env.ctx, f->pc, (uint32_t)__builtin_popcount(f->mask), &sh);
         if (gmmu_footprint_add(sm->foot, f->addr, f->mask) != GMMU_OK)
             return GMMU_ENOMEM;
         sm->st.touched_4k = gmmu_footprint_pages_4k(sm->foot);

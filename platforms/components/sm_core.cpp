@@ -33,6 +33,8 @@ sm_core::sm_core(sc_core::sc_module_name name, const sm_params &params, const gm
     env.write64 = &sm_core::c_write;
     env.next_block = &sm_core::c_next;
     env.block_done = &sm_core::c_done;
+    if (cfg.access_shape)
+        env.shape = &sm_core::c_shape;
     env.ctx = this;
     gmmu_error err{};
     if (gmmu_sm_create(&cfg, &env, &sm, &err) != GMMU_OK)
@@ -300,6 +302,11 @@ gmmu_status sm_core::c_next(void *ctx, uint32_t smid, bool *got, uint32_t *id)
     static_cast<sm_core *>(ctx)->ks.next_block(smid, got, id);
     return GMMU_OK;
 }
+void sm_core::c_shape(void *ctx, uint32_t pc, uint32_t lanes, const gmmu_sm_shape *sh)
+{
+    static_cast<sm_core *>(ctx)->ks.note_shape(pc, lanes, *sh);
+}
+
 gmmu_status sm_core::c_done(void *ctx, uint32_t smid, uint32_t id, const uint64_t *regs,
                             uint32_t nw, uint32_t nr)
 {

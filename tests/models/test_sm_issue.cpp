@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include <cstdio>
@@ -166,9 +167,22 @@ struct Env {
         if (e->keep_trace)
             e->tr.push_back(*ev);
     }
+    // Per instruction (pc): calls, lanes, 4 KiB pages, 2 MiB pages, span, the
+    // most 4 KiB pages of one call.
+    std::map<uint32_t, std::array<uint64_t, 6>> by_pc;
+    static void shape(void *ctx, uint32_t pc, uint32_t lanes, const gmmu_sm_shape *sh)
+    {
+        auto &v = static_cast<Env *>(ctx)->by_pc[pc];
+        v[0]++;
+        v[1] += lanes;
+        v[2] += sh->pages_4k;
+        v[3] += sh->pages_2m;
+        v[4] += sh->span;
+        v[5] = std::max<uint64_t>(v[5], sh->pages_4k);
+    }
     gmmu_sm_env env()
     {
-        return gmmu_sm_env{&translate, &read64, &write64, &next_block, &block_done, &trace, this};
+        return gmmu_sm_env{&translate, &read64, &write64, &next_block, &block_done, &trace, &shape, this};
     }
 };
 
@@ -835,6 +849,41 @@ TEST(SmIssueTest, PageDivergenceCountsDistinctPagesOfActiveLanes)
     EXPECT_EQ(gmmu_sm_distinct_pages(a, 0x21u), 1u);   // lanes 0, 5: both page 0
     a[31] = 0x10000fffull;                             // the last byte of page 0
     EXPECT_EQ(gmmu_sm_distinct_pages(a, 0x80000001u), 1u);
+}
+
+// With access_shape, env.shape receives every global memory instruction
+// the SM performs, by pc: its calls add up to the SM's own shape counters,
+// and only global loads, stores and reductions are reported. Without the
+// key it is never called.
+TEST(SmIssueTest, AccessShapeReportsEachMemoryInstructionByPc)
+{
+    auto k = kernel("memcached-like", 8);
+    for (bool on : {true, false}) {
+        SmRun r;
+        gmmu_sm_config c = cfg_for(GMMU_SCHEME_STALL);
+        c.access_shape = on;
+        run(r, c, k.get());
+        if (!on) {
+            EXPECT_TRUE(r.env.by_pc.empty());
+            continue;
+        }
+        std::array<uint64_t, 6> sum{};
+        for (const auto &[pc, v] : r.env.by_pc) {
+            ASSERT_LT(pc, k->ninsns);
+            EXPECT_TRUE(gmmu_op_is_global(gmmu_op(k->code[pc].op))) << "pc " << pc;
+            EXPECT_LE(v[1], 32u * v[0]);      // lanes
+            EXPECT_LE(v[3], v[2]);            // a 2 MiB page holds its 4 KiB pages
+            for (int i = 0; i < 5; i++)
+                sum[i] += v[i];
+            sum[5] = std::max(sum[5], v[5]);
+        }
+        EXPECT_GE(r.env.by_pc.size(), 3u); // the key, the bucket, the chain and the value loads
+        EXPECT_EQ(sum[0], r.sm->st.mem_insns);
+        EXPECT_EQ(sum[2], r.sm->st.mem_pages);
+        EXPECT_EQ(sum[3], r.sm->st.mem_pages_2m);
+        EXPECT_EQ(sum[4], r.sm->st.mem_span_bytes);
+        EXPECT_EQ(sum[5], r.sm->st.mem_pages_max);
+    }
 }
 
 // Hand-computed: 48 warp slots. CCWS, 16 entries 8-way: per warp

@@ -659,6 +659,25 @@ TEST(FaultsPlatformTest, AccessShapeStatsOnlyWithTheKey)
     EXPECT_GE(touched, 1u);
     EXPECT_LE(a["pages_touched_2m"].get<uint64_t>(), touched);
     EXPECT_GE(load(on + "/stats.json")["gpu"]["l1_tlb0"]["misses"].get<uint64_t>(), touched);
+    // kernel.json breaks the same instructions down by line of the kernel
+    // file: with the key only, and adding up to the SMs' counters.
+    EXPECT_FALSE(load(off + "/kernel.json").contains("by_instruction"));
+    const json by = load(on + "/kernel.json")["by_instruction"];
+    ASSERT_TRUE(by.is_array());
+    ASSERT_FALSE(by.empty());
+    uint64_t count = 0, pages = 0;
+    for (const json &r : by) {
+        EXPECT_GT(r["line"].get<uint64_t>(), 0u); // a line of clamp_sum.gk
+        EXPECT_TRUE(r["op"] == "ld" || r["op"] == "st" || r["op"] == "red") << r.dump();
+        EXPECT_LE(r["pages"].get<uint64_t>(), 2u * r["count"].get<uint64_t>());
+        count += r["count"].get<uint64_t>();
+        pages += r["pages"].get<uint64_t>();
+    }
+    const json st = load(on + "/stats.json")["gpu"];
+    EXPECT_EQ(count, st["sm0"]["mem_insns"].get<uint64_t>() + st["sm1"]["mem_insns"].get<uint64_t>());
+    const double div = (st["sm0"]["page_divergence_avg"].get<double>() * st["sm0"]["mem_insns"].get<double>() +
+                        st["sm1"]["page_divergence_avg"].get<double>() * st["sm1"]["mem_insns"].get<double>());
+    EXPECT_NEAR(double(pages), div, 1e-6 * div);
 }
 
 // A program of two kernels and a host loop (tests/kernels/countdown.gk):

@@ -303,6 +303,11 @@ typedef struct gmmu_sm_env {
     gmmu_status (*block_done)(void *ctx, uint32_t sm_id, uint32_t block_id, const uint64_t *regs,
                               uint32_t nwarps, uint32_t nregs);
     void (*trace)(void *ctx, const gmmu_sm_trace_event *ev);
+    /* Optional, with cfg.access_shape: each global memory instruction that
+     * passed its TLB checks, as it is performed: its pc, its active lanes and
+     * their shape (the per-instruction breakdown of mem_pages, mem_pages_2m
+     * and mem_span_bytes, e.g. to find which loads of a kernel diverge). */
+    void (*shape)(void *ctx, uint32_t pc, uint32_t lanes, const gmmu_sm_shape *sh);
     void *ctx;
 } gmmu_sm_env;
 

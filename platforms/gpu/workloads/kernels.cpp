@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "gmmu/gpu/outputs.h"
 #include <sstream>
@@ -294,6 +295,8 @@ class kernel_workload : public workload, public kernel_source, public pager {
                             {"register_hash", run_reg_hash},
                             {"reference_memory_hash", ref_mem},
                             {"reference_register_hash", ref_regs}};
+        if (!shapes.empty())
+            j["by_instruction"] = shapes_json();
         if (std::string e = write_output(out_dir, "kernel.json", j.dump(2) + "\n"); !e.empty()) {
             error = "cannot write " + e;
             return false;
@@ -303,6 +306,16 @@ class kernel_workload : public workload, public kernel_source, public pager {
 
     // ---- kernel_source ----
     const gmmu_kernel &kernel() const override { return *k; }
+    void note_shape(uint32_t pc, uint32_t lanes, const gmmu_sm_shape &sh) override
+    {
+        pc_shape &v = shapes[{uint32_t(k - prog.kernel), pc}];
+        v.count++;
+        v.lanes += lanes;
+        v.pages += sh.pages_4k;
+        v.pages_2m += sh.pages_2m;
+        v.span += sh.span;
+        v.pages_max = std::max(v.pages_max, sh.pages_4k);
+    }
     unsigned launch() const override { return launches - 1; }
     bool program_over() const override { return over; }
     sc_core::sc_event &launch_event() override { return next_launch; }
@@ -703,6 +716,33 @@ class kernel_workload : public workload, public kernel_source, public pager {
     };
     owned_program prog;
     gmmu_program_cursor cur{};   // the timed run's place in it
+    // sm.access_shape: every SM's global memory instructions, summed by
+    // (code section, pc), for kernel.json's "by_instruction".
+    struct pc_shape {
+        uint64_t count = 0, lanes = 0, pages = 0, pages_2m = 0, span = 0;
+        uint32_t pages_max = 0;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, pc_shape> shapes;
+    nlohmann::json shapes_json() const
+    {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto &[at, v] : shapes) {
+            const gmmu_kernel &kk = prog.kernel[at.first];
+            const uint32_t line =
+                prog.insn_line ? prog.insn_line[size_t(at.first) * GMMU_KERNEL_MAX_INSNS + at.second] : 0;
+            a.push_back({{"code", kk.name},
+                         {"pc", at.second},
+                         {"line", line}, // in workload.kernel_file (0: a built-in kernel)
+                         {"op", gmmu_kernel_op_name(gmmu_op(kk.code[at.second].op))},
+                         {"count", v.count},
+                         {"lanes", v.lanes},
+                         {"pages", v.pages},
+                         {"pages_2m", v.pages_2m},
+                         {"span_bytes", v.span},
+                         {"pages_max", v.pages_max}});
+        }
+        return a;
+    }
     gmmu_kernel *k = nullptr;    // the current launch's kernel (every kernel has the same regions)
     gmmu_sm_config smc{};        // for the occupancy of each launch
     uint64_t launches = 0, ref_launches = 0;

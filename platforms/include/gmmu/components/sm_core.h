@@ -74,6 +74,9 @@ class kernel_source {
     virtual bool program_over() const { return true; }
     virtual void sm_finished_launch(unsigned /*sm*/, bool /*failed*/) {}
     virtual sc_core::sc_event &launch_event();
+    // With sm.access_shape: one global memory instruction of kernel() that
+    // an SM performed (gmmu_sm_env::shape), for a breakdown by instruction.
+    virtual void note_shape(uint32_t /*pc*/, uint32_t /*lanes*/, const gmmu_sm_shape & /*sh*/) {}
 };
 
 class sm_core : public sm_base {
@@ -119,6 +122,7 @@ class sm_core : public sm_base {
     static gmmu_status c_next(void *ctx, uint32_t sm, bool *got, uint32_t *id);
     static gmmu_status c_done(void *ctx, uint32_t sm, uint32_t id, const uint64_t *regs,
                               uint32_t nw, uint32_t nr);
+    static void c_shape(void *ctx, uint32_t pc, uint32_t lanes, const gmmu_sm_shape *sh);
 
     sm_params p;
     kernel_source &ks;

@@ -210,7 +210,8 @@ inline const descriptor<issue_sm_config> &sm_core_descriptor()
         bool_field<S>("access_shape", false,
                       "sm.model=issue: count the shape of every global memory instruction (4 KiB and "
                       "2 MiB pages, address span) into gpu.smN.page_divergence_max .. span_max, and the "
-                      "distinct pages they touch into gpu.smN.pages_touched(_2m), for characterising a "
+                      "distinct pages they touch into gpu.smN.pages_touched(_2m), and the same by "
+                      "instruction into OUT/kernel.json (by_instruction), for characterising a "
                       "kernel (docs/kernels.md); off, nothing is counted.",
                       [](S &s, const config &c, const std::string &k) {
                           s.model.access_shape = c.b(k);
