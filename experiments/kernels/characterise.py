@@ -15,7 +15,9 @@ Fixed before the first run (and not changed after it):
 
 Usage: characterise.py GMMU_SIM OUT_DIR
 """
+import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,6 +101,144 @@ def measure(st, page):
         "span_avg_mib": sum(s["span_avg_bytes"] * s["mem_insns"] for s in sms) / insns / 2**20,
         "span_max_mib": max(s["span_max_bytes"] for s in sms) / 2**20,
     }
+
+
+# The divergent kernels of the paper's figure 3, broken down by instruction
+# (kernel.json's "by_instruction", sm.access_shape): an instruction counts as
+# divergent when its lanes touch more than DIVERGENT_PAGES pages on average
+# at 4 KiB or at 2 MiB (fixed with the section, before its first run).
+BY_INSTRUCTION = ["memcached", "bfs", "mummergpu"]
+DIVERGENT_PAGES = 1.05
+# The paper's divergence numbers (PAPER above) as bounds, for the gap rule:
+# (">", x): above x; ("<=", x): at most x; a number: about that many.
+PAPER_DIV = {"avg": {"bfs": (">", 4), "mummergpu": (">", 8)}, "avg_other": ("<=", 4),
+             "2m": {"mummergpu": (">", 6), "bfs": (">", 3)}}
+
+
+def by_instruction(folder):
+    """{(code, line, op): [count, lanes, pages, pages_2m, span]} of one run."""
+    with open(os.path.join(folder, "kernel.json")) as f:
+        k = json.load(f)
+    if "by_instruction" not in k:
+        raise SystemExit("characterise: %s/kernel.json has no by_instruction (sm.access_shape off?)" % folder)
+    return {(r["code"], r["line"], r["op"]): [r["count"], r["lanes"], r["pages"], r["pages_2m"], r["span_bytes"]]
+            for r in k["by_instruction"]}
+
+
+def source_lines(kernel):
+    with open(os.path.join(ROOT, "examples", "kernels", FILE_OF.get(kernel, kernel) + ".gk")) as f:
+        return f.read().split("\n")
+
+
+def region_sizes(src):
+    """The bytes of each `region` of a kernel file, in order (@0, @1, ...)."""
+    return [int(ln.split()[2]) for ln in src if ln.split()[:1] == ["region"]]
+
+
+def gap_of(kernel, measured, which):
+    """The paper's figure for `which` ("avg", "2m") of kernel, and whether the
+    measured mean is more than 2x away from it."""
+    b = PAPER_DIV[which].get(kernel, PAPER_DIV["avg_other"] if which == "avg" else None)
+    if b is None:
+        return None, False
+    if isinstance(b, tuple):
+        rel, x = b
+        far = measured > 2 * x if rel == "<=" else measured * 2 < x
+        return "%s %g" % b, far
+    return "about %g" % b, measured > 2 * b or measured * 2 < b
+
+
+def instruction_section(runs, S):
+    """The by-instruction tables of BY_INSTRUCTION's kernels (4 KiB runs)."""
+    lines = [
+        "## Which instructions diverge",
+        "",
+        "Every global memory instruction of a run, by its line in the kernel file",
+        "(`kernel.json`, `by_instruction`, written with `sm.access_shape`): its",
+        "share of the kernel's memory instructions, its active lanes, and the",
+        "distinct 4 KiB and 2 MiB pages those lanes touch, averaged over its",
+        "executions (4 KiB runs; mean ± 95%% interval over seeds %s). The share"
+        % ", ".join(map(str, SEEDS)),
+        "times the pages is the instruction's part of the kernel's average page",
+        "divergence, and the parts add up to it. Instructions whose lanes stay",
+        "within %.2f pages at both sizes are summed in one row." % DIVERGENT_PAGES,
+        "",
+    ]
+    for k in BY_INSTRUCTION:
+        per_seed = [by_instruction(f) for f in runs[(k, "4k")]]
+        keys = sorted(set().union(*per_seed), key=lambda t: (t[0], t[1]))
+        src = source_lines(k)
+        totals = [sum(v[0] for v in d.values()) for d in per_seed]
+
+        def fig(key, i, j=None, scale=1.0):
+            vals = []
+            for d, tot in zip(per_seed, totals):
+                v = d.get(key, [0, 0, 0, 0, 0])
+                vals.append(scale * (v[i] / (v[j] if j is not None else tot) if (v[j] if j is not None else tot) else 0.0))
+            return seedstats.summary(vals)
+
+        rows, rest = [], []
+        for key in keys:
+            pg, pg2 = fig(key, 2, 0)["mean"], fig(key, 3, 0)["mean"]
+            (rows if pg > DIVERGENT_PAGES or pg2 > DIVERGENT_PAGES else rest).append(key)
+        regions = region_sizes(src)
+
+        def part(keys, i):
+            return seedstats.summary([sum(d.get(key, [0, 0, 0, 0])[i] for key in keys) / tot if tot else 0.0
+                                      for d, tot in zip(per_seed, totals)])
+
+        lines += ["### %s" % k, "",
+                  "| line | instruction | its region (MiB) | share of memory instructions (%) | active lanes "
+                  "| 4 KiB pages | per active lane | 2 MiB pages | span (KiB) | part of the average divergence "
+                  "| part of the 2 MiB divergence |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for key in rows:
+            code, line, op = key
+            text = src[line - 1].split("#")[0].split(":")[-1].strip() if 0 < line <= len(src) else op
+            at = re.search(r"@(\d+)", text)
+            region = ("%g" % (regions[int(at.group(1))] / 2**20)) if at and int(at.group(1)) < len(regions) else ""
+            lines.append("| %s:%d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                FILE_OF.get(k, k) + ".gk", line, text, region,
+                seedstats.fmt(fig(key, 0, None, 100.0), 1), seedstats.fmt(fig(key, 1, 0), 1),
+                seedstats.fmt(fig(key, 2, 0), 2), seedstats.fmt(fig(key, 2, 1), 2), seedstats.fmt(fig(key, 3, 0), 2),
+                seedstats.fmt(fig(key, 4, 0, 1.0 / 1024), 0), seedstats.fmt(part([key], 2), 2),
+                seedstats.fmt(part([key], 3), 2)))
+        if rest:
+            share = seedstats.summary([100.0 * sum(d.get(key, [0])[0] for key in rest) / tot
+                                       for d, tot in zip(per_seed, totals)])
+            lines.append("| %d others | | | %s | | at most %.2f | | at most %.2f | | %s | %s |" % (
+                len(rest), seedstats.fmt(share, 1), DIVERGENT_PAGES, DIVERGENT_PAGES,
+                seedstats.fmt(part(rest, 2), 2), seedstats.fmt(part(rest, 3), 2)))
+        lines.append("")
+        # What the divergent rows measure, for the gap sentences below.
+        per_lane = [fig(key, 2, 1)["mean"] for key in rows if fig(key, 2, 0)["mean"] >= 2]
+        sized = []
+        for key in rows:
+            text = src[key[1] - 1] if 0 < key[1] <= len(src) else ""
+            at = re.search(r"@(\d+)", text.split("#")[0])
+            if at and int(at.group(1)) < len(regions) and fig(key, 2, 0)["mean"] >= 2:
+                sized.append(regions[int(at.group(1))])
+        for which, name, col in (("avg", "div_avg", "average page divergence"),
+                                 ("2m", "div2m_avg", "average 2 MiB divergence")):
+            m = S["%s_%s_4k" % (name, k)]["mean"]
+            paper, far = gap_of(k, m, which)
+            if paper is None:
+                continue
+            why = ""
+            if far and which == "avg" and per_lane:
+                why = (" Its instructions that touch two or more pages touch %.2f-%.2f pages per active"
+                       " lane: nearly every lane's address is on a page of its own, so their divergence"
+                       " is their active lanes, and the table says which instructions carry the"
+                       " average." % (min(per_lane), max(per_lane)))
+            if far and which == "2m" and sized and max(sized) <= 2**21:
+                why = (" Its instructions that touch two or more 4 KiB pages index regions of at most"
+                       " %g MiB, within one 2 MiB page: their lanes touch one 2 MiB page however they"
+                       " spread, so the 2 MiB divergence here is bounded by the input's size, not by"
+                       " the access pattern." % (max(sized) / 2**20))
+            lines.append("- %s %.2f against the paper's %s%s.%s" % (
+                col[0].upper() + col[1:], m, paper, ": more than 2x apart" if far else "", why))
+        lines.append("")
+    return lines
 
 
 def main():
@@ -211,6 +351,7 @@ def main():
         "both parts. (\"At its floor\": at least %d%% of the misses are first touches.)" % FLOOR_SHARE_PCT,
         "",
     ]
+    lines += instruction_section(runs, S)
     text = "\n".join(lines) + "\n"
     tmp = os.path.join(out_dir, "kernels.md.tmp")
     with open(tmp, "w") as fh:
