@@ -87,9 +87,11 @@ def _points():
 
 
 def use_inputs_cache(sim):
-    """Slow generators' inputs (mummergpu's suffix tree) are generated once
-    per seed and read back by every later run of this build
-    (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change."""
+    """Slow generators' inputs (mummergpu's suffix tree, streamcluster's
+    and memcached's) and every reference run are built once per kernel,
+    window and seed and read back by every later run of this build, and
+    gmmu-sweep's check of a point whose reference run is recorded builds
+    neither (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change."""
     if not os.environ.get("GMMU_INPUTS_CACHE"):
         d = os.path.join(os.path.dirname(sweeplib.work_dir(sim, "real-kernels")), "inputs-cache")
         os.makedirs(d, exist_ok=True)
