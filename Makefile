@@ -85,10 +85,10 @@ bench: build
 	$(BUILD)/bin/gmmu-bench --out $(BUILD)/bench.json
 	$(BUILD)/bin/gmmu-bench-stages --out $(BUILD)/bench_stages.json
 
+# Every experiments/*/run.sh, as two chains side by side (experiments/reproduce.sh;
+# each page's output in $(BUILD)/reproduce/PAGE.log).
 reproduce: build
-	@set -e; for d in experiments/*/; do \
-	  if [ -x $$d/run.sh ]; then echo "== $$d"; BUILD_DIR=$(abspath $(BUILD)) bash $$d/run.sh; fi; \
-	done
+	BUILD_DIR=$(abspath $(BUILD)) bash experiments/reproduce.sh
 
 # Every page of docs/results/: the experiments, then the RTL flows (hours on
 # two cores: the 32-MSHR scheduler's generic synthesis alone takes ~85

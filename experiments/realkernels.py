@@ -87,13 +87,36 @@ def _points():
 
 
 def use_inputs_cache(sim):
-    """Slow generators' inputs (mummergpu's suffix tree) are generated once
-    per seed and read back by every later run of this build
-    (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change."""
+    """Slow generators' inputs (mummergpu's suffix tree, streamcluster's
+    and memcached's) and every reference run are built once per kernel,
+    window and seed and read back by every later run of this build, and
+    gmmu-sweep's check of a point whose reference run is recorded builds
+    neither (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change."""
     if not os.environ.get("GMMU_INPUTS_CACHE"):
         d = os.path.join(os.path.dirname(sweeplib.work_dir(sim, "real-kernels")), "inputs-cache")
         os.makedirs(d, exist_ok=True)
+        prune_inputs_cache(d, sim)
         os.environ["GMMU_INPUTS_CACHE"] = d
+
+
+def prune_inputs_cache(d, sim):
+    """A cache file's key holds the gmmu-sim binary that wrote it, so a
+    file written before the binary was last built can never be read again:
+    remove those (they are 0.25 MB to 1.2 GiB each). A file of the current
+    binary is newer than it and stays, and so does a temporary file that a
+    run of the current binary is writing."""
+    built = os.stat(sim).st_mtime
+    for name in os.listdir(d):
+        # FILE.bin, or FILE.bin.XXXXXX: a temporary file that a killed run left
+        if not (name.startswith(("inputs-", "reference-")) and
+                (name.endswith(".bin") or ".bin." in name)):
+            continue
+        path = os.path.join(d, name)
+        try:
+            if os.stat(path).st_mtime < built:
+                os.unlink(path)
+        except FileNotFoundError:
+            pass
 
 
 def results(sim, jobs=None):

@@ -230,6 +230,7 @@ int sc_main(int argc, char **argv)
         // The config, the --set values and the workload validated and the
         // platform built exactly as a run would, then exit 0; --out untouched.
         try {
+            gmmu::set_check_only(true);
             wl = gmmu::make_workload(wl_name, cfg, seed);
             sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
             plat = std::make_unique<gmmu::gpu_platform>("gpu", cfg, *wl);

@@ -448,6 +448,12 @@ bool register_workload_spec(workload_spec_def def)
 
 const std::vector<workload_spec_def> &workload_specs() { return spec_registry(); }
 
+namespace {
+bool check_only_flag = false;
+}
+void set_check_only(bool on) { check_only_flag = on; }
+bool check_only() { return check_only_flag; }
+
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed)
 {
     // The common keys that apply to one workload (gpu/workload_spec.h), then

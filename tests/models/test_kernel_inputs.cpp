@@ -392,6 +392,18 @@ TEST(KernelInputsTest, TheExampleKernelsParseWithTheirGenerators)
     }
 }
 
+// The generators whose inputs GMMU_INPUTS_CACHE keeps (docs/kernels.md,
+// "Simulation cost"): the three that take seconds to generate.
+TEST(KernelInputsTest, SlowGeneratorsAreMummergpuStreamclusterAndMemcached)
+{
+    std::vector<std::string> slow;
+    for (unsigned i = 0; i < gmmu_inputs_count(); i++)
+        if (gmmu_inputs_slow(i))
+            slow.push_back(gmmu_inputs_name(i));
+    EXPECT_EQ(slow, (std::vector<std::string>{"streamcluster", "memcached", "mummergpu"}));
+    EXPECT_FALSE(gmmu_inputs_slow(gmmu_inputs_count()));
+}
+
 TEST(KernelInputsTest, AccessShapeCountsPagesAndSpan)
 {
     uint64_t a[32];

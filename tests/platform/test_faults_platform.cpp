@@ -580,10 +580,11 @@ TEST(FaultsPlatformTest, SlowInputsAreCachedAndReadBack)
     const std::string cache = outdir("inputs_cache");
     fs::remove_all(cache);
     fs::create_directories(cache);
-    auto files = [&] {
+    auto files = [&] { // the inputs' files (the reference runs' records beside them: the next test)
         std::vector<fs::path> v;
         for (const auto &e : fs::directory_iterator(cache))
-            v.push_back(e.path());
+            if (e.path().filename().string().rfind("inputs-", 0) == 0)
+                v.push_back(e.path());
         return v;
     };
     auto run = [&](const std::string &name, const std::string &env, unsigned seed) {
@@ -631,6 +632,89 @@ TEST(FaultsPlatformTest, SlowInputsAreCachedAndReadBack)
     // Another seed: its own file.
     run("seed4", env, 4);
     EXPECT_EQ(files().size(), 2u);
+}
+
+// GMMU_INPUTS_CACHE also keeps each reference run's record (docs/kernels.md,
+// "Simulation cost"): a run with the same program, window, seed and binary
+// reads it instead of running the reference again. Every output is the
+// same with the record, without it, and when a damaged record is ignored
+// and written again (stats.json but for its wall-time columns, kernel.json
+// whole). `gmmu-sim --check` with a record leaves the inputs and the
+// reference run out (no inputs file appears); without one it builds them
+// and leaves the record for the runs. A bad config is refused either way.
+TEST(FaultsPlatformTest, ReferenceRunIsRecordedAndReadBack)
+{
+    namespace fs = std::filesystem;
+    const std::string gk = std::string(GMMU_SOURCE_DIR) + "/tests/kernels/mummer-small.gk";
+    const std::string cache = outdir("reference_cache");
+    fs::remove_all(cache);
+    fs::create_directories(cache);
+    auto files = [&](const std::string &prefix) {
+        std::vector<fs::path> v;
+        for (const auto &e : fs::directory_iterator(cache))
+            if (e.path().filename().string().rfind(prefix, 0) == 0)
+                v.push_back(e.path());
+        return v;
+    };
+    auto slurp = [](const std::string &f) {
+        std::ifstream in(f, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string args = "--set sm.count=2 --set workload.grid_blocks=2 --set workload.kernel_file=" + gk;
+    auto run = [&](const std::string &name, const std::string &env, unsigned seed) {
+        const std::string d = outdir("reference_cache_" + name);
+        SimRun r = run_gmmu_sim(args + " --seed " + std::to_string(seed) + " --quiet --out " + d,
+                                "--config tanasic17 --workload kernel", env);
+        EXPECT_EQ(r.status, 0) << name << "\n" << r.out;
+        json st = load(d + "/stats.json");
+        st.erase("wall_s");
+        st.erase("warp_accesses_per_wall_s");
+        return st.dump() + slurp(d + "/kernel.json");
+    };
+    auto check = [&](const std::string &env, unsigned seed, const std::string &extra = "") {
+        return run_gmmu_sim("--check " + args + extra + " --seed " + std::to_string(seed),
+                            "--config tanasic17 --workload kernel", env);
+    };
+    const std::string env = "env GMMU_INPUTS_CACHE=" + cache + " ";
+    const std::string plain = run("none", "", 3);
+    EXPECT_TRUE(files("reference-").empty());
+    EXPECT_EQ(run("write", env, 3), plain);
+    ASSERT_EQ(files("reference-").size(), 1u);
+    const fs::path f = files("reference-")[0];
+    const std::string good = slurp(f.string());
+    EXPECT_GT(good.size(), 100u);
+    EXPECT_EQ(run("read", env, 3), plain);
+    // A damaged record (cut short, or a word changed) is ignored and written again.
+    fs::resize_file(f, good.size() / 2);
+    EXPECT_EQ(run("damaged", env, 3), plain);
+    EXPECT_TRUE(slurp(f.string()) == good);
+    {
+        std::fstream io(f, std::ios::in | std::ios::out | std::ios::binary);
+        io.seekp(-16, std::ios::end);
+        const uint64_t junk = 0x5a5a5a5a5a5a5a5aull;
+        io.write(reinterpret_cast<const char *>(&junk), 8);
+    }
+    EXPECT_EQ(run("flipped", env, 3), plain);
+    EXPECT_TRUE(slurp(f.string()) == good);
+    // A check that finds the record builds no inputs: none are written.
+    for (const fs::path &p : files("inputs-"))
+        fs::remove(p);
+    SimRun c = check(env, 3);
+    EXPECT_EQ(c.status, 0) << c.out;
+    EXPECT_TRUE(files("inputs-").empty());
+    // Another seed has no record: the check builds its inputs and
+    // reference run and leaves both for the runs.
+    c = check(env, 4);
+    EXPECT_EQ(c.status, 0) << c.out;
+    EXPECT_EQ(files("inputs-").size(), 1u);
+    EXPECT_EQ(files("reference-").size(), 2u);
+    // A bad config is still refused (one line, exit 2), record or not.
+    for (const std::string &e : {env, std::string()}) {
+        c = check(e, 3, " --set sm.model=simt");
+        EXPECT_EQ(c.status, 2) << c.out;
+        c = check(e, 3, " --set l1_tlb.ways=4096");
+        EXPECT_EQ(c.status, 2) << c.out;
+    }
 }
 
 // sm.access_shape: the shape counters are written only with the key, and

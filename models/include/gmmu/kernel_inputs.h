@@ -30,9 +30,10 @@ extern "C" {
  * (docs/kernels.md lists their arguments and layouts). */
 unsigned gmmu_inputs_count(void);
 const char *gmmu_inputs_name(unsigned i);
-/* Generator i takes far longer to generate its inputs than to copy them
- * (mummergpu's suffix tree: ~13 s against ~1 s to read 1.1 GiB back): a
- * run may keep its inputs for the next (GMMU_INPUTS_CACHE). */
+/* Generator i takes far longer to generate its inputs than to read them
+ * back (mummergpu's suffix tree: ~13 s against ~1 s to read 1.1 GiB back;
+ * streamcluster's and memcached's 1.1-1.2 GiB: 3.5-5 s): a run may keep
+ * its inputs for the next (GMMU_INPUTS_CACHE). */
 bool gmmu_inputs_slow(unsigned i);
 
 /* Set k->inputs from an `inputs` line's tokens: the generator's name, then

@@ -191,10 +191,12 @@ class kernel_workload : public workload, public kernel_source, public pager {
             throw config_error("config key 'sm.model': workload kernel needs sm.model=issue");
         gmmu_kernel_params kp = kc.params;
         gmmu_error err{};
+        window = "grid " + std::to_string(kp.grid_blocks) + " iters " + std::to_string(kp.iters);
         if (!kc.kernel_file.empty()) {
             load_file(kc.kernel_file);
             gmmu_program_window(&prog, kp.grid_blocks);
         } else {
+            prog_id = "built-in " + kc.kernel;
             // A built-in kernel: a program of one launch.
             prog.kernel = static_cast<gmmu_kernel *>(std::calloc(1, sizeof(gmmu_kernel)));
             if (!prog.kernel)
@@ -231,18 +233,23 @@ class kernel_workload : public workload, public kernel_source, public pager {
                 }
             }
         }
-        if (k->inputs.gen)
-            generate();
-        else
-            for (uint32_t r = 0; r < k->nregions; r++) {
-                const gmmu_region &g = k->region[r];
-                word_buf init(g.bytes / 8);
-                if (g.kind == GMMU_REGION_INPUT)
-                    for (size_t w = 0; w < init.size(); w++)
-                        init[w] = input_word(g.base + 8 * w);
-                ref.push_back(std::move(init));
-            }
-        reference();
+        // GMMU_INPUTS_CACHE (docs/kernels.md, "Simulation cost"): the
+        // reference run's record. A check (gmmu-sim --check) that finds one
+        // for this program, window, seed, layout and binary leaves the
+        // inputs and the reference run out: they were built and ran without
+        // an error before; its set-up maps the regions as a run's does.
+        const char *dir = std::getenv("GMMU_INPUTS_CACHE");
+        const std::string rec = dir && *dir ? reference_cache_path(dir) : std::string();
+        if (check_only() && !rec.empty() && reference_known(rec)) {
+            data = false;
+            return;
+        }
+        build_inputs();
+        if (rec.empty() || !load_reference(rec)) {
+            reference();
+            if (!rec.empty())
+                save_reference(rec);
+        }
     }
 
     // ---- workload ----
@@ -255,8 +262,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
             for (uint32_t r = 0; r < k->nregions; r++) {
                 if (k->region[r].kind != GMMU_REGION_INPUT)
                     continue; // output regions start at zero, as fresh memory reads
-                for (size_t w0 = 0; w0 < ref[r].size(); w0 += 512) {
-                    const size_t nw = std::min<size_t>(512, ref[r].size() - w0);
+                const size_t words = k->region[r].bytes / 8;
+                for (size_t w0 = 0; w0 < words; w0 += 512) {
+                    const size_t nw = std::min<size_t>(512, words - w0);
                     const uint64_t pa = k->region[r].base + 8 * w0;
                     if (const uint64_t *src = cpu_piece(r, w0, nw, pa)) {
                         drv->write_phys_lazy(pa, reinterpret_cast<const uint8_t *>(src));
@@ -471,6 +479,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
         const std::string text = buf.str();
         gmmu_error err{};
         file = path;
+        char hx[20];
+        std::snprintf(hx, sizeof hx, "%016" PRIx64, fnv(text.data(), text.size(), 0xcbf29ce484222325ull));
+        prog_id = "file " + std::string(hx);
         if (gmmu_program_parse(&prog, text.data(), text.size(), &err) != GMMU_OK) {
             std::string msg = err.msg;
             if (std::strcmp(err.field, "kernel.text") == 0 && msg.rfind("line ", 0) == 0) {
@@ -485,9 +496,25 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // regions as the reference run's starting memory; they are also the
     // CPU-side store (the generated data is not a function of the address),
     // with the pieces the reference run writes kept first (keep_page).
-    void generate()
+    void build_inputs()
     {
         ref.clear();
+        reg_hash.clear();
+        ref_launches = 0;
+        if (!k->inputs.gen) {
+            for (uint32_t r = 0; r < k->nregions; r++) {
+                const gmmu_region &g = k->region[r];
+                word_buf init(g.bytes / 8);
+                if (g.kind == GMMU_REGION_INPUT)
+                    for (size_t w = 0; w < init.size(); w++)
+                        init[w] = input_word(g.base + 8 * w);
+                ref.push_back(std::move(init));
+            }
+            wrote.assign(k->nregions, {});
+            for (uint32_t r = 0; r < k->nregions; r++)
+                wrote[r].assign((ref[r].size() + kept_words - 1) / kept_words, 0);
+            return;
+        }
         std::vector<uint64_t *> words(k->nregions);
         for (uint32_t r = 0; r < k->nregions; r++) {
             ref.emplace_back(k->region[r].bytes / 8);
@@ -507,9 +534,12 @@ class kernel_workload : public workload, public kernel_source, public pager {
                 save_inputs(cached);
         }
         kept.assign(k->nregions, {});
-        for (uint32_t r = 0; r < k->nregions; r++)
+        wrote.assign(k->nregions, {});
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            wrote[r].assign((ref[r].size() + kept_words - 1) / kept_words, 0);
             if (k->region[r].kind == GMMU_REGION_INPUT)
                 kept[r].slot.assign((ref[r].size() + kept_words - 1) / kept_words, 0);
+        }
     }
 
     // GMMU_INPUTS_CACHE=DIR (docs/kernels.md, "Simulation cost"): a slow
@@ -519,20 +549,31 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // file starts with that key and ends with a checksum of its words; a
     // file whose key, size or checksum does not match is ignored (and
     // replaced). Nothing a run writes depends on the cache.
-    std::string inputs_key() const
+    static uint64_t fnv(const void *p, size_t n, uint64_t h)
+    {
+        const auto *b = static_cast<const uint8_t *>(p);
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ b[i]) * 0x100000001b3ull;
+        return h;
+    }
+    static uint64_t exe_hash()
     {
         static const uint64_t exe = [] {
             uint64_t h = 0xcbf29ce484222325ull; // FNV-1a over the running binary
             std::ifstream in("/proc/self/exe", std::ios::binary);
             char buf[1 << 16];
             while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-                for (std::streamsize i = 0; i < in.gcount(); i++)
-                    h = (h ^ uint8_t(buf[i])) * 0x100000001b3ull;
+                h = fnv(buf, size_t(in.gcount()), h);
                 if (!in)
                     break;
             }
             return h;
         }();
+        return exe;
+    }
+    std::string inputs_key() const
+    {
+        const uint64_t exe = exe_hash();
         std::string key = "gmmu-inputs 1 " + std::string(gmmu_inputs_name(k->inputs.gen - 1));
         for (uint64_t a : k->inputs.arg)
             key += " " + std::to_string(a);
@@ -618,6 +659,153 @@ class kernel_workload : public workload, public kernel_source, public pager {
             ::unlink(tmpl.c_str());
     }
 
+    // The reference run's record (GMMU_INPUTS_CACHE): what reference()
+    // leaves, for one program (the kernel file's text, or the built-in's
+    // name), window, seed, region layout and gmmu-sim binary: the launches,
+    // every block's register hash, and each 4 KiB piece the run wrote, with
+    // its final words. A later run with the same key builds its inputs (or
+    // reads them, gmmu_inputs_slow) and writes these pieces over them instead
+    // of running the reference again; the result is the same memory, kept
+    // pieces and hashes. File: the key's length (8 bytes), the key, the
+    // words, their checksum; a file whose key, size or checksum does not
+    // match is ignored (and replaced).
+    std::string reference_key() const
+    {
+        std::string key = "gmmu-reference 1 " + prog_id + " " + window + " seed " + std::to_string(seed);
+        for (uint32_t r = 0; r < k->nregions; r++)
+            key += std::string(k->region[r].kind == GMMU_REGION_INPUT ? " in " : " out ") +
+                   std::to_string(k->region[r].base) + "+" + std::to_string(k->region[r].bytes);
+        char hx[20];
+        std::snprintf(hx, sizeof hx, "%016" PRIx64, exe_hash());
+        return key + " exe " + hx;
+    }
+    std::string reference_cache_path(const std::string &dir) const
+    {
+        const std::string key = reference_key();
+        char name[40];
+        std::snprintf(name, sizeof name, "reference-%016" PRIx64 ".bin",
+                      fnv(key.data(), key.size(), 0xcbf29ce484222325ull));
+        return dir + "/" + name;
+    }
+    // A record with this key is there (its words are not read: a check only
+    // needs to know that this reference run completed; a run reads them all).
+    bool reference_known(const std::string &path) const
+    {
+        std::ifstream in(path, std::ios::binary);
+        const std::string key = reference_key();
+        uint64_t n = 0;
+        std::string got(key.size(), '\0');
+        return in.read(reinterpret_cast<char *>(&n), 8) && n == key.size() && in.read(&got[0], std::streamsize(n)) &&
+               got == key;
+    }
+    std::vector<uint64_t> reference_words() const
+    {
+        std::vector<uint64_t> v{ref_launches, reg_hash.size()};
+        for (const auto &l : reg_hash) {
+            v.push_back(l.size());
+            v.insert(v.end(), l.begin(), l.end());
+        }
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            uint64_t n = 0;
+            for (uint8_t x : wrote[r])
+                n += x;
+            v.push_back(n);
+            for (uint64_t p = 0; p < wrote[r].size(); p++)
+                if (wrote[r][p]) {
+                    const uint64_t w0 = p * kept_words, nw = std::min<uint64_t>(kept_words, ref[r].size() - w0);
+                    v.push_back(p);
+                    v.insert(v.end(), ref[r].begin() + w0, ref[r].begin() + w0 + nw);
+                }
+        }
+        return v;
+    }
+    bool load_reference(const std::string &path)
+    {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        if (!in)
+            return false;
+        const std::string key = reference_key();
+        const uint64_t size = uint64_t(in.tellg());
+        in.seekg(0);
+        uint64_t n = 0;
+        std::string got(key.size(), '\0');
+        if (size < 8 + key.size() + 24 || (size - 8 - key.size()) % 8 || !in.read(reinterpret_cast<char *>(&n), 8) ||
+            n != key.size() || !in.read(&got[0], std::streamsize(n)) || got != key)
+            return false;
+        std::vector<uint64_t> v((size - 8 - key.size()) / 8);
+        if (!in.read(reinterpret_cast<char *>(v.data()), std::streamsize(8 * v.size())) ||
+            fnv(v.data(), 8 * (v.size() - 1), 0xcbf29ce484222325ull) != v.back())
+            return false;
+        v.pop_back();
+        // Parsed in full before anything is changed: a record that does not
+        // fit this layout leaves the inputs as built.
+        size_t i = 0;
+        auto take = [&](uint64_t &x) { return i < v.size() ? (x = v[i++], true) : false; };
+        uint64_t launches = 0, nl = 0;
+        if (!take(launches) || !take(nl) || nl > v.size())
+            return false;
+        std::vector<std::vector<uint64_t>> hashes(nl);
+        for (auto &l : hashes) {
+            uint64_t nb = 0;
+            if (!take(nb) || nb > v.size() - i)
+                return false;
+            l.assign(v.begin() + long(i), v.begin() + long(i + nb));
+            i += nb;
+        }
+        std::vector<std::vector<std::pair<uint64_t, size_t>>> pieces(k->nregions); // (piece, first word in v)
+        for (uint32_t r = 0; r < k->nregions; r++) {
+            uint64_t np = 0;
+            if (!take(np) || np > wrote[r].size())
+                return false;
+            for (uint64_t j = 0; j < np; j++) {
+                uint64_t p = 0;
+                if (!take(p) || p >= wrote[r].size())
+                    return false;
+                const uint64_t nw = std::min<uint64_t>(kept_words, ref[r].size() - p * kept_words);
+                if (nw > v.size() - i)
+                    return false;
+                pieces[r].emplace_back(p, i);
+                i += nw;
+            }
+        }
+        if (i != v.size())
+            return false;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            for (const auto &pc : pieces[r]) {
+                const uint64_t w0 = pc.first * kept_words, nw = std::min<uint64_t>(kept_words, ref[r].size() - w0);
+                if (r < kept.size())
+                    keep_page(r, w0); // the generated words, as the reference run's first write keeps them
+                wrote[r][pc.first] = 1;
+                std::copy(v.begin() + long(pc.second), v.begin() + long(pc.second + nw), ref[r].begin() + w0);
+            }
+        ref_launches = launches;
+        reg_hash = std::move(hashes);
+        return true;
+    }
+    // Written to a temporary file and renamed, as the inputs are.
+    void save_reference(const std::string &path) const
+    {
+        std::vector<uint64_t> v = reference_words();
+        v.push_back(fnv(v.data(), 8 * v.size(), 0xcbf29ce484222325ull));
+        const std::string key = reference_key();
+        std::string tmpl = path + ".XXXXXX";
+        const int fd = ::mkstemp(&tmpl[0]);
+        if (fd < 0)
+            return;
+        std::FILE *f = ::fdopen(fd, "wb");
+        if (!f) {
+            ::close(fd);
+            ::unlink(tmpl.c_str());
+            return;
+        }
+        const uint64_t n = key.size();
+        bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n &&
+                  std::fwrite(v.data(), 8, v.size(), f) == v.size();
+        ok = std::fclose(f) == 0 && ok;
+        if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0)
+            ::unlink(tmpl.c_str());
+    }
+
     // Functional interpreter: the expected final memory and registers
     // (gmmu_kernel_ref_block: each thread alone with its own pc, a block's
     // threads phase by phase between barriers). An error names what wrote
@@ -631,6 +819,8 @@ class kernel_workload : public workload, public kernel_source, public pager {
         const uint64_t w = (va - self->k->region[r].base) / 8;
         if (write && size_t(r) < self->kept.size())
             self->keep_page(uint32_t(r), w);
+        if (write && size_t(r) < self->wrote.size())
+            self->wrote[size_t(r)][w / kept_words] = 1;
         return &self->ref[size_t(r)][w];
     }
     // The program's launches in order, the host loop's steps between them
@@ -769,7 +959,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     uint64_t cpu_word(uint32_t r, uint64_t w) const
     {
         const gmmu_region &g = k->region[r];
-        if (g.kind != GMMU_REGION_INPUT)
+        if (g.kind != GMMU_REGION_INPUT || !data)
             return 0;
         if (!k->inputs.gen)
             return input_word(g.base + 8 * w);
@@ -782,6 +972,11 @@ class kernel_workload : public workload, public kernel_source, public pager {
     // store never changes after the reference run, so the words stay valid.
     const uint64_t *cpu_piece(uint32_t r, uint64_t w0, uint64_t n, uint64_t pa) const
     {
+        static const uint64_t zeros[kept_words] = {};
+        if (!data) // a check without the data: the same calls, zero words
+            return k->region[r].kind == GMMU_REGION_INPUT && n == kept_words && w0 % kept_words == 0 && !(pa & 4095)
+                       ? zeros
+                       : nullptr;
         if (!k->inputs.gen || k->region[r].kind != GMMU_REGION_INPUT || n != kept_words || w0 % kept_words ||
             (pa & 4095))
             return nullptr;
@@ -798,6 +993,9 @@ class kernel_workload : public workload, public kernel_source, public pager {
         std::vector<std::vector<uint64_t>> page;     // the generated words of written pieces
     };
     std::vector<kept_region> kept;
+    std::vector<std::vector<uint8_t>> wrote; // per region and 4 KiB piece: the reference run wrote it
+    std::string prog_id, window;             // the reference record's key (program text or name; window)
+    bool data = true;                        // false: a check that left the inputs and reference out
     void keep_page(uint32_t r, uint64_t w)
     {
         kept_region &kr = kept[r];

@@ -38,6 +38,12 @@ bool register_workload(const std::string &name, workload_factory f);
 
 // Throws config_error for unknown names or bad parameters (trace: FILE:LINE).
 std::unique_ptr<workload> make_workload(const std::string &name, const config &cfg, uint64_t seed);
+// `gmmu-sim --check`: the workloads made from now on are validated and set
+// up, never run, so one may leave out data that only a run reads, as long
+// as every error a run's set-up would report is still reported (the kernel
+// workload: docs/kernels.md, "Simulation cost"). Off by default.
+void set_check_only(bool on);
+bool check_only();
 // The trace workload's parser over a trace file's text already in memory
 // (what `--workload trace` does with workload.path's contents, for sms SMs of
 // warps warps): the number of warp accesses, or a config_error naming
