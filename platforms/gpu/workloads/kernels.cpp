@@ -61,6 +61,28 @@
 namespace gmmu {
 namespace {
 
+// A file of the inputs cache (GMMU_INPUTS_CACHE): `body` writes it into a
+// temporary file, renamed to `path` only when every write succeeded, so a
+// reader sees a whole file or none. A cache that cannot be written is only
+// slower: nothing is reported.
+template <class Body> void write_cache_file(const std::string &path, Body body)
+{
+    std::string tmpl = path + ".XXXXXX";
+    const int fd = ::mkstemp(&tmpl[0]);
+    if (fd < 0)
+        return;
+    std::FILE *f = ::fdopen(fd, "wb");
+    if (!f) {
+        ::close(fd);
+        ::unlink(tmpl.c_str());
+        return;
+    }
+    bool ok = body(f);
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0)
+        ::unlink(tmpl.c_str());
+}
+
 // The words of a region the size of a benchmark's (over 1 GiB), zero to
 // start with: calloc's large blocks are fresh anonymous memory, zero
 // without a pass over them, and the host is asked for transparent huge
@@ -630,33 +652,21 @@ class kernel_workload : public workload, public kernel_source, public pager {
                 std::fill(ref[r].begin(), ref[r].end(), 0);
         return ok;
     }
-    // Written to a temporary file and renamed: a reader sees a whole file or
-    // none. A cache that cannot be written is only slower.
+    // Written whole or not at all (write_cache_file).
     void save_inputs(const std::string &path) const
     {
-        std::string tmpl = path + ".XXXXXX";
-        const int fd = ::mkstemp(&tmpl[0]);
-        if (fd < 0)
-            return;
-        std::FILE *f = ::fdopen(fd, "wb");
-        if (!f) {
-            ::close(fd);
-            ::unlink(tmpl.c_str());
-            return;
-        }
         const std::string key = inputs_key();
-        const uint64_t n = key.size();
-        bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n;
-        uint64_t sum = 0xcbf29ce484222325ull;
-        for (uint32_t r = 0; r < k->nregions && ok; r++)
-            if (k->region[r].kind == GMMU_REGION_INPUT) {
-                ok = std::fwrite(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
-                sum = words_sum(ref[r], sum);
-            }
-        ok = ok && std::fwrite(&sum, 8, 1, f) == 1;
-        ok = std::fclose(f) == 0 && ok;
-        if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0)
-            ::unlink(tmpl.c_str());
+        write_cache_file(path, [&](std::FILE *f) {
+            const uint64_t n = key.size();
+            bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n;
+            uint64_t sum = 0xcbf29ce484222325ull;
+            for (uint32_t r = 0; r < k->nregions && ok; r++)
+                if (k->region[r].kind == GMMU_REGION_INPUT) {
+                    ok = std::fwrite(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
+                    sum = words_sum(ref[r], sum);
+                }
+            return ok && std::fwrite(&sum, 8, 1, f) == 1;
+        });
     }
 
     // The reference run's record (GMMU_INPUTS_CACHE): what reference()
@@ -782,28 +792,17 @@ class kernel_workload : public workload, public kernel_source, public pager {
         reg_hash = std::move(hashes);
         return true;
     }
-    // Written to a temporary file and renamed, as the inputs are.
+    // Written whole or not at all, as the inputs are.
     void save_reference(const std::string &path) const
     {
         std::vector<uint64_t> v = reference_words();
         v.push_back(fnv(v.data(), 8 * v.size(), 0xcbf29ce484222325ull));
         const std::string key = reference_key();
-        std::string tmpl = path + ".XXXXXX";
-        const int fd = ::mkstemp(&tmpl[0]);
-        if (fd < 0)
-            return;
-        std::FILE *f = ::fdopen(fd, "wb");
-        if (!f) {
-            ::close(fd);
-            ::unlink(tmpl.c_str());
-            return;
-        }
-        const uint64_t n = key.size();
-        bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n &&
-                  std::fwrite(v.data(), 8, v.size(), f) == v.size();
-        ok = std::fclose(f) == 0 && ok;
-        if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0)
-            ::unlink(tmpl.c_str());
+        write_cache_file(path, [&](std::FILE *f) {
+            const uint64_t n = key.size();
+            return std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n &&
+                   std::fwrite(v.data(), 8, v.size(), f) == v.size();
+        });
     }
 
     // Functional interpreter: the expected final memory and registers
