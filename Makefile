@@ -4,7 +4,7 @@ BUILD_ASAN ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: all deps configure build demo test test-unit test-asan bench reproduce reproduce-all lint area cosim-long mutate install example fuzz fuzz-ci soak soak-sigint clean
+.PHONY: all deps configure build demo test test-unit test-asan bench reproduce reproduce-synthetic reproduce-all lint area cosim-long mutate install example fuzz fuzz-ci soak soak-sigint clean
 
 all: build
 
@@ -90,10 +90,17 @@ bench: build
 reproduce: build
 	BUILD_DIR=$(abspath $(BUILD)) bash experiments/reproduce.sh
 
-# Every page of docs/results/: the experiments, then the RTL flows (hours on
-# two cores: the 32-MSHR scheduler's generic synthesis alone takes ~85
-# minutes and ~15 GB of memory).
+# The synthetic workloads' pages (experiments/*/synthetic.sh: pichai_synthetic.md,
+# warp_sched_synthetic.md, tbc_synthetic.md), one after another; each sweeps
+# with JOBS jobs.
+reproduce-synthetic: build
+	@set -e; for f in experiments/*/synthetic.sh; do BUILD_DIR=$(abspath $(BUILD)) bash $$f; done
+
+# Every page of docs/results/: the experiments, the synthetic workloads'
+# pages, then the RTL flows (hours on two cores: the 32-MSHR scheduler's
+# generic synthesis alone takes ~85 minutes and ~15 GB of memory).
 reproduce-all: reproduce
+	$(MAKE) reproduce-synthetic
 	$(MAKE) area
 	$(MAKE) mutate
 	$(MAKE) cosim-long

@@ -6,8 +6,11 @@
 #   - the real-kernel chain: pichai, picle and warp_sched (with tbc), in that
 #     order, since they share the sweep `real-kernels` (pichai runs it, the
 #     others read its finished runs) and one gmmu-sweep folder must not be
-#     run twice at once;
+#     run twice at once; then kernels (the characterisation), which reads
+#     the same cached inputs (docs/kernels.md) that pichai's runs generated;
 #   - every other page, in name order.
+# The synthetic workloads' pages (experiments/*/synthetic.sh) are not here:
+# make reproduce-synthetic runs them.
 # Each page's output goes to BUILD_DIR/reproduce/PAGE.log; one line per page
 # says when it started, how long it took and whether it passed. Both chains
 # always finish; the script fails, naming each page that failed, if one did.
@@ -19,7 +22,7 @@ logs="$BUILD_DIR/reproduce"
 mkdir -p "$logs"
 rm -f "$logs"/*.failed
 
-real_chain=(pichai picle warp_sched)
+real_chain=(pichai picle warp_sched kernels)
 other_chain=()
 for d in "$here"/*/; do
   p=$(basename "$d")

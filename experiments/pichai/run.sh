@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# pichai-asplos14's GPU MMU study on the pichai14 machines: the naive MMU
-# against no translation (figure 2), TLB size and ports with their access
-# time (figure 6), non-blocking steps (figure 7), the augmented MMU against
+# pichai-asplos14's GPU MMU study on the pichai14 machines with the six
+# pichai benchmarks as their real algorithms (experiments/realkernels.py):
+# the naive MMU against no translation (figure 2), the augmented MMU against
 # the ideal TLB (figure 10) and one augmented walker against 8 naive ones
-# (figure 11), on the six pichai-bench workloads. Writes
-# docs/results/pichai.{md,png}. Parameters are fixed in pichai.py.
+# (figure 11). Writes docs/results/pichai.md; the synthetic workloads' page is
+# synthetic.sh's (make reproduce-synthetic).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -59,7 +59,7 @@ def seed_text(n_kernels, n_configs):
             f"({n_kernels} kernels x {n_configs} configurations) are repeated over the seeds, "
             "and each headline figure is the mean over them ± the 95% interval of the mean "
             "(`experiments/seedstats.py`); every other table is **seed 1 only**, to keep "
-            "`make reproduce` within its time. The claims are judged by their rules in "
+            "`make reproduce-synthetic` short. The claims are judged by their rules in "
             "`experiments/claims.json` ([README.md](README.md)).")
 
 

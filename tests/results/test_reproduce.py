@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """make reproduce's driver (experiments/reproduce.sh) on a scratch tree of
-fake experiments: every run.sh runs once; pichai, picle and warp_sched run in
-that order (they share the real-kernel sweep) while the other pages run
-beside them; a failing page does not stop the others, is named, and makes
-the driver fail; a folder without run.sh is not a page."""
+fake experiments: every run.sh runs once; pichai, picle, warp_sched and
+kernels run in that order (they share the real-kernel sweep and its inputs)
+while the other pages run beside them; a failing page does not stop the others, is named, and makes
+the driver fail; a folder without run.sh is not a page, and a synthetic.sh
+(make reproduce-synthetic's) is not run."""
 import os
 import shutil
 import subprocess
@@ -51,27 +52,34 @@ class ReproduceTest(unittest.TestCase):
         return int(lines[0][1]), int(lines[1][1])
 
     def test_chains(self):
-        for p in ("pichai", "picle", "warp_sched", "faults_platform", "tlb"):
+        for p in ("pichai", "picle", "warp_sched", "kernels", "faults_platform", "tlb"):
             self.page(p)
         self.page("notapage", run=False)
+        # a synthetic workloads' page is make reproduce-synthetic's, not make reproduce's
+        with open(os.path.join(self.exp, "pichai", "synthetic.sh"), "w") as f:
+            f.write(f"#!/bin/bash\necho ran >> {self.stamps}/synthetic\n")
+        os.chmod(os.path.join(self.exp, "pichai", "synthetic.sh"), 0o755)
         r = self.run_script()
         self.assertEqual(r.returncode, 0, r.stderr)
         ps, pe = self.times("pichai")
         cs, ce = self.times("picle")
         ws, we = self.times("warp_sched")
-        self.assertTrue(pe <= cs and ce <= ws, "the real-kernel chain runs in order")
+        ks, ke = self.times("kernels")
+        self.assertTrue(pe <= cs and ce <= ws and we <= ks, "the real-kernel chain runs in order")
         fs, fe = self.times("faults_platform")
         ts, te = self.times("tlb")
         self.assertTrue(fe <= ts, "the other pages run one after another")
         self.assertTrue(fs < pe and ps < fe, "the two chains run side by side")
         self.assertFalse(os.path.exists(os.path.join(self.stamps, "notapage")))
-        for p in ("pichai", "picle", "warp_sched", "faults_platform", "tlb"):
+        self.assertFalse(os.path.exists(os.path.join(self.stamps, "synthetic")))
+        for p in ("pichai", "picle", "warp_sched", "kernels", "faults_platform", "tlb"):
             self.assertTrue(os.path.exists(os.path.join(self.build, "reproduce", p + ".log")))
 
     def test_a_failing_page_is_named_and_the_rest_still_run(self):
         self.page("pichai")
         self.page("picle", body="echo broken-page-output; exit 3")
         self.page("warp_sched")
+        self.page("kernels")
         self.page("tlb")
         r = self.run_script()
         self.assertEqual(r.returncode, 1)
