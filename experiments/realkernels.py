@@ -91,7 +91,12 @@ def use_inputs_cache(sim):
     and memcached's) and every reference run are built once per kernel,
     window and seed and read back by every later run of this build, and
     gmmu-sweep's check of a point whose reference run is recorded builds
-    neither (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change."""
+    neither (GMMU_INPUTS_CACHE, docs/kernels.md); the outputs do not change.
+    A missing gmmu-sim is one line and exit 2, before anything is run or
+    removed."""
+    if not (os.path.isfile(sim) and os.access(sim, os.X_OK)):
+        print(f"{sim}: no gmmu-sim there (build it first: make build)", file=sys.stderr)
+        sys.exit(2)
     if not os.environ.get("GMMU_INPUTS_CACHE"):
         d = os.path.join(os.path.dirname(sweeplib.work_dir(sim, "real-kernels")), "inputs-cache")
         os.makedirs(d, exist_ok=True)
