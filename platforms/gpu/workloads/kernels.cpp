@@ -30,6 +30,7 @@
 // Every finished block's registers and, at the end, every word of every
 // region (read through the page tables, or from the CPU store for pages never
 // made present) must equal the interpreter's; a difference fails the run.
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,20 +104,57 @@ class word_buf {
             ::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE); // a hint: else 4 KiB pages
 #endif
     }
-    word_buf(word_buf &&o) noexcept : n_(o.n_), p_(o.p_)
+    // n words of the file fd at byte offset off (a multiple of the page
+    // size), mapped copy on write: reading them costs no copy and no fresh
+    // memory (the file's pages are shared with the page cache), and a write
+    // copies only the 4 KiB page it lands in. An empty word_buf when the
+    // file cannot be mapped.
+    // The mapping covers whole pages: the bytes after the last word, up to
+    // the page end, are the file's too (padded_bytes).
+    static word_buf mapped(int fd, uint64_t off, size_t n)
+    {
+        word_buf b;
+        if (!n)
+            return b;
+        // Mapped read only with its page-table entries filled in one call
+        // (MAP_POPULATE on a writable private mapping would copy every
+        // page), then made writable: a write still copies its page.
+        void *m = ::mmap(nullptr, padded_bytes(n), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(off));
+        if (m == MAP_FAILED)
+            return b;
+        if (::mprotect(m, padded_bytes(n), PROT_READ | PROT_WRITE) != 0) {
+            ::munmap(m, padded_bytes(n));
+            return b;
+        }
+        b.n_ = n;
+        b.p_ = static_cast<uint64_t *>(m);
+        b.mapped_ = true;
+        return b;
+    }
+    // n words' bytes rounded up to a whole 4 KiB page.
+    static uint64_t padded_bytes(uint64_t n) { return (8 * n + 4095) & ~uint64_t(4095); }
+    word_buf(word_buf &&o) noexcept : n_(o.n_), p_(o.p_), mapped_(o.mapped_)
     {
         o.n_ = 0;
         o.p_ = nullptr;
+        o.mapped_ = false;
     }
     word_buf &operator=(word_buf &&o) noexcept
     {
         std::swap(n_, o.n_);
         std::swap(p_, o.p_);
+        std::swap(mapped_, o.mapped_);
         return *this;
     }
     word_buf(const word_buf &) = delete;
     word_buf &operator=(const word_buf &) = delete;
-    ~word_buf() { std::free(p_); }
+    ~word_buf()
+    {
+        if (mapped_)
+            ::munmap(p_, padded_bytes(n_));
+        else
+            std::free(p_);
+    }
     size_t size() const { return n_; }
     uint64_t *data() { return p_; }
     const uint64_t *data() const { return p_; }
@@ -130,6 +168,7 @@ class word_buf {
   private:
     size_t n_ = 0;
     uint64_t *p_ = nullptr;
+    bool mapped_ = false; // p_ is a mapping of n_ words (munmap), else calloc's (free)
 };
 
 // The built-in kernels, as the model lists them.
@@ -596,7 +635,7 @@ class kernel_workload : public workload, public kernel_source, public pager {
     std::string inputs_key() const
     {
         const uint64_t exe = exe_hash();
-        std::string key = "gmmu-inputs 1 " + std::string(gmmu_inputs_name(k->inputs.gen - 1));
+        std::string key = "gmmu-inputs 2 " + std::string(gmmu_inputs_name(k->inputs.gen - 1));
         for (uint64_t a : k->inputs.arg)
             key += " " + std::to_string(a);
         key += " seed " + std::to_string(seed);
@@ -624,45 +663,69 @@ class kernel_workload : public workload, public kernel_source, public pager {
             h = (h ^ x) * 0x100000001b3ull;
         return h;
     }
-    // The key's length (8 bytes), the key, each input region's words, then
-    // their checksum (8 bytes).
+    // The key's length (8 bytes), the key and zero bytes up to a 4 KiB
+    // boundary; each input region's words and zero bytes up to the next;
+    // then the words' checksum (8 bytes). A region starts on a page, so a
+    // run maps it (word_buf::mapped) rather than reading it: a 1.1 GiB
+    // input costs neither a copy nor 1.1 GiB of fresh memory.
+    std::string inputs_head() const
+    {
+        const std::string key = inputs_key();
+        const uint64_t n = key.size();
+        std::string h(reinterpret_cast<const char *>(&n), 8);
+        h += key;
+        h.resize(size_t((h.size() + 4095) & ~size_t(4095)), '\0');
+        return h;
+    }
     bool load_inputs(const std::string &path)
     {
-        std::FILE *f = std::fopen(path.c_str(), "rb");
-        if (!f)
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
             return false;
-        const std::string key = inputs_key();
-        uint64_t n = 0;
-        std::string got;
-        bool ok = std::fread(&n, 8, 1, f) == 1 && n == key.size();
-        if (ok) {
-            got.resize(n);
-            ok = std::fread(&got[0], 1, n, f) == n && got == key;
+        const std::string head = inputs_head();
+        uint64_t size = head.size() + 8;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            if (k->region[r].kind == GMMU_REGION_INPUT)
+                size += word_buf::padded_bytes(ref[r].size());
+        struct stat st{};
+        bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) == size;
+        std::string got(head.size(), '\0');
+        ok = ok && ::pread(fd, &got[0], got.size(), 0) == ssize_t(got.size()) && got == head;
+        std::vector<word_buf> words(k->nregions);
+        uint64_t off = head.size(), sum = 0xcbf29ce484222325ull, want = 0;
+        for (uint32_t r = 0; r < k->nregions && ok; r++) {
+            if (k->region[r].kind != GMMU_REGION_INPUT)
+                continue;
+            words[r] = word_buf::mapped(fd, off, ref[r].size());
+            ok = words[r].size() == ref[r].size();
+            sum = words_sum(words[r], sum);
+            const auto *pad = reinterpret_cast<const uint8_t *>(words[r].data());
+            for (uint64_t b = 8 * ref[r].size(); ok && b < word_buf::padded_bytes(ref[r].size()); b++)
+                ok = pad[b] == 0;
+            off += word_buf::padded_bytes(ref[r].size());
         }
-        uint64_t sum = 0xcbf29ce484222325ull, want = 0;
-        for (uint32_t r = 0; r < k->nregions && ok; r++)
-            if (k->region[r].kind == GMMU_REGION_INPUT) {
-                ok = std::fread(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
-                sum = words_sum(ref[r], sum);
-            }
-        ok = ok && std::fread(&want, 8, 1, f) == 1 && want == sum && std::fgetc(f) == EOF;
-        std::fclose(f);
-        if (!ok) // a stale or damaged file: generate afresh (outputs zero again)
-            for (uint32_t r = 0; r < k->nregions; r++)
-                std::fill(ref[r].begin(), ref[r].end(), 0);
-        return ok;
+        ok = ok && ::pread(fd, &want, 8, off_t(off)) == 8 && want == sum;
+        ::close(fd); // the mappings stay
+        if (!ok) // a stale or damaged file: generate afresh
+            return false;
+        for (uint32_t r = 0; r < k->nregions; r++)
+            if (k->region[r].kind == GMMU_REGION_INPUT)
+                ref[r] = std::move(words[r]);
+        return true;
     }
     // Written whole or not at all (write_cache_file).
     void save_inputs(const std::string &path) const
     {
-        const std::string key = inputs_key();
+        const std::string head = inputs_head();
         write_cache_file(path, [&](std::FILE *f) {
-            const uint64_t n = key.size();
-            bool ok = std::fwrite(&n, 8, 1, f) == 1 && std::fwrite(key.data(), 1, n, f) == n;
+            static const char zeros[4096] = {};
+            bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
             uint64_t sum = 0xcbf29ce484222325ull;
             for (uint32_t r = 0; r < k->nregions && ok; r++)
                 if (k->region[r].kind == GMMU_REGION_INPUT) {
-                    ok = std::fwrite(ref[r].data(), 8, ref[r].size(), f) == ref[r].size();
+                    const size_t pad = size_t(word_buf::padded_bytes(ref[r].size()) - 8 * ref[r].size());
+                    ok = std::fwrite(ref[r].data(), 8, ref[r].size(), f) == ref[r].size() &&
+                         std::fwrite(zeros, 1, pad, f) == pad;
                     sum = words_sum(ref[r], sum);
                 }
             return ok && std::fwrite(&sum, 8, 1, f) == 1;
