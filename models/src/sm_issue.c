@@ -169,26 +169,27 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
         return TRY_BLOCKED;
     const gmmu_insn *in = &sm->kernel->code[pc];
     gmmu_op op = (gmmu_op)in->op;
-    bool mem = gmmu_op_is_global(op);
+    const sm_op_info *oi = &s->op[op];
+    bool mem = oi->global;
     if (is_wd(sm) && w->wd_hold) {
         sm->st.stall_wd++;
         return TRY_BLOCKED;
     }
-    gmmu_unit u = gmmu_op_unit(op);
+    gmmu_unit u = (gmmu_unit)oi->unit;
     if (unit_left[u] == 0)
         return TRY_LIMITED;
-    if (gmmu_op_is_branch(op))
+    if (oi->branch)
         return issue_branch(sm, c, wi, now, unit_left);
     if (op == GMMU_OP_BAR)
         return issue_bar(sm, c, wi, now, unit_left);
-    unsigned nsrc = gmmu_op_nsrc(op);
+    unsigned nsrc = oi->nsrc;
     bool log_replay = replay && sm->cfg.scheme == GMMU_SCHEME_OPLOG;
     bool rq_replay = replay && sm->cfg.scheme == GMMU_SCHEME_REPLAY_QUEUE;
     if (!log_replay)
         for (unsigned k = 0; k < nsrc; k++)
             if (w->pend_w[in->src[k]])
                 return TRY_BLOCKED;
-    if (gmmu_op_has_dst(op)) {
+    if (oi->has_dst) {
         uint32_t own = 0;
         if (rq_replay)
             for (unsigned k = 0; k < nsrc; k++)
@@ -225,7 +226,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
             log_idx[0] = w->rq.e[rq_pos].log_idx[0];
             log_idx[1] = w->rq.e[rq_pos].log_idx[1];
         } else {
-            log_n = (uint8_t)gmmu_op_log_entries(op);
+            log_n = oi->log_entries;
             if (gmmu_oplog_alloc(s->log, b->slot, log_n, log_idx) != GMMU_OK) {
                 sm->st.stall_oplog_full++;
                 trace(sm, GMMU_SM_TR_OPLOG_FULL, now, c, wi, pc);
@@ -255,7 +256,7 @@ static int try_issue(gmmu_sm *sm, uint32_t c, uint32_t wi, uint64_t now, uint32_
             w->pend_r[in->src[k]]++;
         f->hold_src = 1;
     }
-    if (gmmu_op_has_dst(op))
+    if (oi->has_dst)
         w->pend_w[in->dst] = 1;
     if (mem && preemptible(sm)) {
         gmmu_status st = replay ? gmmu_rq_replay(&w->rq, rq_pos, i)
@@ -322,6 +323,8 @@ static void free_state(struct gmmu_sm_state *s)
     free(s->heap);
     free(s->ipdom);
     free(s->order);
+    free(s->g_slot);
+    free(s->g_warp);
     gmmu_ccws_destroy(s->lls);
     free(s->tbcs);
     free(s->homes);
@@ -415,13 +418,30 @@ static gmmu_status sm_launch(gmmu_sm *sm, const gmmu_kernel *k, uint64_t now, bo
     s->heap = calloc(s->cap_heap, sizeof *s->heap);
     s->ipdom = malloc(k->ninsns * sizeof *s->ipdom);
     s->order = malloc((size_t)s->nslots * s->wpb * sizeof *s->order + 1);
+    s->g_slot = malloc((size_t)s->nslots * s->wpb * sizeof *s->g_slot + 1);
+    s->g_warp = malloc((size_t)s->nslots * s->wpb * sizeof *s->g_warp + 1);
     s->last_ctx = NONE;
     s->last_warp = NONE;
     if (!s->blk || !s->slot_ctx || !s->warps || !s->regs || !s->shmem || !s->pend_w || !s->pend_r || !s->olbuf ||
-        !s->olused || !s->pool || !s->heap || !s->ipdom || !s->order) {
+        !s->olused || !s->pool || !s->heap || !s->ipdom || !s->order || !s->g_slot || !s->g_warp) {
         free_state(s);
         sm->s = NULL;
         return GMMU_ENOMEM;
+    }
+    for (unsigned o = 0; o < GMMU_OP_COUNT; o++) {
+        const gmmu_op op = (gmmu_op)o;
+        sm_op_info *oi = &s->op[o];
+        oi->global = gmmu_op_is_global(op);
+        oi->shared = gmmu_op_is_shared(op);
+        oi->branch = gmmu_op_is_branch(op);
+        oi->has_dst = gmmu_op_has_dst(op);
+        oi->nsrc = (uint8_t)gmmu_op_nsrc(op);
+        oi->unit = (uint8_t)gmmu_op_unit(op);
+        oi->log_entries = (uint8_t)gmmu_op_log_entries(op);
+    }
+    for (uint32_t g = 0; g < s->nslots * s->wpb; g++) {
+        s->g_slot[g] = g / s->wpb;
+        s->g_warp[g] = g % s->wpb;
     }
     for (uint32_t c = 0; c < s->nctx; c++) {
         block_t *b = &s->blk[c];
@@ -508,20 +528,20 @@ static void gto_order(gmmu_sm *sm, uint32_t total)
     struct gmmu_sm_state *s = sm->s;
     uint32_t n = 0, greedy = NONE;
     for (uint32_t g = 0; g < total; g++) {
-        uint32_t c = s->slot_ctx[g / s->wpb];
+        uint32_t c = s->slot_ctx[s->g_slot[g]];
         if (c == NONE || s->blk[c].state != B_ACTIVE)
             continue;
-        if (greedy_first && c == s->last_ctx && g % s->wpb == s->last_warp) {
+        if (greedy_first && c == s->last_ctx && s->g_warp[g] == s->last_warp) {
             greedy = g;
             continue;
         }
         /* insertion by (block age, warp) */
-        uint64_t key = s->blk[c].age * s->wpb + g % s->wpb;
+        uint64_t key = s->blk[c].age * s->wpb + s->g_warp[g];
         uint32_t i = n++;
         while (i > 0) {
             uint32_t p = s->order[i - 1];
-            uint32_t pc = s->slot_ctx[p / s->wpb];
-            if (s->blk[pc].age * s->wpb + p % s->wpb <= key)
+            uint32_t pc = s->slot_ctx[s->g_slot[p]];
+            if (s->blk[pc].age * s->wpb + s->g_warp[p] <= key)
                 break;
             s->order[i] = p;
             i--;
@@ -592,21 +612,26 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         s->lls_tick = now;
         uint64_t active = 0;
         for (uint32_t g = 0; g < total; g++) {
-            uint32_t c = s->slot_ctx[g / s->wpb];
-            if (c != NONE && s->blk[c].state == B_ACTIVE && s->blk[c].w[g % s->wpb].state == W_RUN &&
-                !gmmu_simt_done(&s->blk[c].w[g % s->wpb].simt))
+            uint32_t c = s->slot_ctx[s->g_slot[g]];
+            if (c != NONE && s->blk[c].state == B_ACTIVE && s->blk[c].w[s->g_warp[g]].state == W_RUN &&
+                !gmmu_simt_done(&s->blk[c].w[s->g_warp[g]].simt))
                 active |= 1ull << g;
         }
         s->lls_pool = gmmu_ccws_pool(s->lls, active);
     }
+    uint32_t lrr = s->rr; /* (s->rr + n) % total, kept without a division */
     for (uint32_t n = 0; n < total && slots > 0; n++) {
-        uint32_t g = by_age ? s->order[n] : (s->rr + n) % total;
+        uint32_t g = lrr;
+        if (by_age)
+            g = s->order[n];
+        else if (++lrr == total)
+            lrr = 0;
         if (g == NONE)
             break;
-        uint32_t c = s->slot_ctx[g / s->wpb];
+        uint32_t c = s->slot_ctx[s->g_slot[g]];
         if (c == NONE || s->blk[c].state != B_ACTIVE)
             continue;
-        uint32_t wi = g % s->wpb;
+        uint32_t wi = s->g_warp[g];
         while (slots > 0) {
             int r = try_issue(sm, c, wi, now, unit_left);
             if (r == TRY_ISSUED) {
@@ -627,8 +652,8 @@ gmmu_status gmmu_sm_step(gmmu_sm *sm, uint64_t now)
         return s->failed;
     if (slots < sm->cfg.issue_width)
         s->issue_free = now + sm->cfg.issue_cycles;
-    if (total)
-        s->rr = (s->rr + 1) % total;
+    if (total && ++s->rr == total)
+        s->rr = 0;
     s->next = again ? now + 1 : (s->nheap ? s->heap[0].t : UINT64_MAX);
     if (s->next <= now)
         s->next = now + 1;

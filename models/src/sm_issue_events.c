@@ -37,8 +37,9 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
     warp_t *w = &b->w[f->warp];
     const gmmu_insn *in = &sm->kernel->code[f->pc];
     gmmu_op op = (gmmu_op)in->op;
+    const sm_op_info *oi = &s->op[op];
     trace(sm, GMMU_SM_TR_OPREAD, now, f->ctx, f->warp, f->pc);
-    if (gmmu_op_is_shared(op)) {
+    if (oi->shared) {
         /* Shared memory: accessed here, at operand read, in issue order for
          * each warp; no translation, no request, no fault. */
         uint64_t ba[LANES], bb[LANES];
@@ -59,9 +60,9 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
         release_sources(w, in, f);
         return ev_push(s, now + sm->cfg.shared_latency, EV_COMMIT, i, 0);
     }
-    if (!gmmu_op_is_global(op)) {
+    if (!oi->global) {
         uint64_t ba[LANES], bbb[LANES], bcc[LANES];
-        unsigned n = gmmu_op_nsrc(op);
+        unsigned n = oi->nsrc;
         const uint64_t *a = n > 0 ? src_reg(b, f->warp, in->src[0], ba) : ba;
         const uint64_t *bb = n > 1 ? src_reg(b, f->warp, in->src[1], bbb) : bbb;
         const uint64_t *cc = n > 2 ? src_reg(b, f->warp, in->src[2], bcc) : bcc;
@@ -72,7 +73,7 @@ static gmmu_status ev_opread(gmmu_sm *sm, uint32_t i, uint64_t now)
         return ev_push(s, now + lat, EV_COMMIT, i, 0);
     }
     uint64_t src0[LANES], src1[LANES];
-    bool two = gmmu_op_log_entries(op) == 2;
+    bool two = oi->log_entries == 2;
     if (f->replay && sm->cfg.scheme == GMMU_SCHEME_OPLOG) {
         /* Replay: the sources come from the log, not the register file. */
         gmmu_status st = gmmu_oplog_read(s->log, b->slot, f->log_idx[0], src0);

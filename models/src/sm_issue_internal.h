@@ -87,6 +87,13 @@ typedef struct event_t {
     uint32_t kind, a, b;
 } event_t;
 
+/* An opcode's properties, as gmmu/kernels.h's gmmu_op_* functions give
+ * them, tabled once per kernel (sm_op_table) so that issue and operand read
+ * look them up instead of calling them for every warp instruction. */
+typedef struct sm_op_info {
+    uint8_t global, shared, branch, has_dst, nsrc, unit, log_entries;
+} sm_op_info;
+
 struct gmmu_sm_state {
     uint32_t nctx, nslots, wpb, nregs;
     block_t *blk;
@@ -116,6 +123,8 @@ struct gmmu_sm_state {
     uint64_t arrivals;          /* blocks taken so far (their ages) */
     uint32_t last_ctx, last_warp; /* GTO: the warp that issued last */
     uint32_t *order;            /* GTO: this cycle's issue order, as slot * wpb + warp */
+    uint32_t *g_slot, *g_warp;  /* g = slot * wpb + warp: g's slot and warp (no division per warp and cycle) */
+    sm_op_info op[GMMU_OP_COUNT]; /* by opcode (the kernel check rejects any other) */
     gmmu_ccws *lls;             /* throttle: scores and VTAs, by slot * wpb + warp */
     uint64_t lls_tick;          /* cycle the scores were last decayed to */
     uint64_t lls_pool;          /* this cycle's warps that may issue memory instructions */
