@@ -67,6 +67,50 @@ memory::memory(sc_core::sc_module_name name, unsigned latency, sc_core::sc_time 
     tsock.register_get_direct_mem_ptr(this, &memory::get_direct_mem_ptr);
 }
 
+memory::page_ref *memory::page_index::find(uint64_t ppn)
+{
+    const uint64_t li = ppn >> leaf_log2;
+    if (li < low_leaves) {
+        if (li >= low.size() || !low[li])
+            return nullptr;
+        page_ref &r = (*low[li])[ppn & ((1u << leaf_log2) - 1)];
+        return r.page || r.src ? &r : nullptr;
+    }
+    auto it = high.find(ppn);
+    return it == high.end() ? nullptr : &it->second;
+}
+
+memory::page_ref &memory::page_index::at(uint64_t ppn)
+{
+    const uint64_t li = ppn >> leaf_log2;
+    if (li >= low_leaves)
+        return high[ppn];
+    if (li >= low.size())
+        low.resize(li + 1);
+    if (!low[li])
+        low[li] = std::make_unique<leaf>();
+    return (*low[li])[ppn & ((1u << leaf_log2) - 1)];
+}
+
+void memory::page_index::erase(uint64_t ppn)
+{
+    const uint64_t li = ppn >> leaf_log2;
+    if (li >= low_leaves)
+        high.erase(ppn);
+    else if (li < low.size() && low[li])
+        (*low[li])[ppn & ((1u << leaf_log2) - 1)] = page_ref{};
+}
+
+uint64_t memory::page_index::size() const
+{
+    uint64_t n = high.size();
+    for (const auto &l : low)
+        if (l)
+            for (const page_ref &r : *l)
+                n += r.page || r.src;
+    return n;
+}
+
 uint8_t *memory::page_for_write(uint64_t pa)
 {
     const uint64_t ppn = pa >> page_shift;
@@ -86,7 +130,7 @@ uint8_t *memory::page_for_write(uint64_t pa)
 
 memory::page_ref &memory::page_entry(uint64_t ppn)
 {
-    page_ref &r = pages[ppn];
+    page_ref &r = pages.at(ppn);
     if (!r.page) {
         if (spare.empty()) {
             r.page = arena.take();
@@ -123,7 +167,7 @@ void memory::write_lazy(uint64_t pa, const uint8_t *src)
     if (!src)
         throw std::invalid_argument("memory::write_lazy: no source");
     const uint64_t ppn = pa >> page_shift;
-    page_ref &r = pages[ppn];
+    page_ref &r = pages.at(ppn);
     if (r.page) {
         std::memcpy(r.page, src, page_size);
         return;
@@ -143,10 +187,10 @@ const uint8_t *memory::page_for_read(uint64_t pa) const
         last_ro = c.ro;
         return last_page = c.page;
     }
-    auto it = pages.find(ppn);
-    if (it == pages.end())
+    const page_ref *found = pages.find(ppn);
+    if (!found)
         return zero_page; // not cached: a later write allocates the page
-    const page_ref &r = it->second;
+    const page_ref &r = *found;
     c.ppn = last_ppn = ppn;
     c.ro = last_ro = !r.page;
     // A write_lazy source is only ever read through the caches (ro).
@@ -183,17 +227,17 @@ void memory::move_range(uint64_t from, uint64_t to, uint64_t len)
         // A DMI region of either page now points at the wrong host page (or
         // at one kept for reuse): revoked from every initiator, below.
         bool granted[2] = {false, false}; // s, d
-        if (auto dt = pages.find(d); dt != pages.end()) {
-            granted[1] = dt->second.dmi;
-            if (dt->second.page)
-                spare.push_back(dt->second.page);
-            pages.erase(dt);
+        if (page_ref *dt = pages.find(d)) {
+            granted[1] = dt->dmi;
+            if (dt->page)
+                spare.push_back(dt->page);
+            pages.erase(d);
         }
-        if (auto st = pages.find(s); st != pages.end()) {
-            granted[0] = st->second.dmi;
-            const page_ref moved{st->second.page, st->second.src, false};
-            pages.erase(st);
-            pages.emplace(d, moved);
+        if (page_ref *st = pages.find(s)) {
+            granted[0] = st->dmi;
+            const page_ref moved{st->page, st->src, false};
+            pages.erase(s);
+            pages.at(d) = moved;
         } else if (s == d) {
             granted[0] = granted[1]; // the same page, revoked once
             granted[1] = false;
@@ -344,8 +388,7 @@ void memory::set_bytes_per_cycle(unsigned bytes_per_cycle)
     if (!bytes_per_cycle)
         return;
     if (dmi_pages) {
-        for (auto &pg : pages)
-            pg.second.dmi = false;
+        pages.for_each([](page_ref &r) { r.dmi = false; });
         dmi_pages = 0;
         for (unsigned i = 0; i < tsock.size(); i++)
             tsock[i]->invalidate_direct_mem_ptr(0, ~sc_dt::uint64(0));
@@ -430,7 +473,7 @@ const stat_table<memory> &memory::stats_table()
             {"dmi_grants", "DMI regions handed out",
              [](const T &c) { return json(c.dmi_grants); }},
             {"pages_allocated", "4 KiB pages that hold data: a host page, or a workload's input placed to be copied into one on its first write (`memory::write_lazy`)",
-             [](const T &c) { return json((uint64_t)c.pages.size()); }},
+             [](const T &c) { return json(c.pages.size()); }},
             {"bandwidth.bytes_per_cycle", "with `memory.bytes_per_cycle` > 0: the limit",
              [](const T &c) { return json(c.bw->capacity >> GMMU_MEM_BW_WINDOW_SHIFT); }, has_bw},
             {"bandwidth.bytes_booked", "the bytes booked against it (a warp access books its active lanes' bytes in 32-byte sectors)",

@@ -88,6 +88,32 @@ TEST_F(MemoryTest, ALazyPageReadsItsSourceUntilItsFirstWriteCopiesIt)
     EXPECT_EQ(mem.read64(0x70000), 0u);
 }
 
+// The page index: a table up to 2 TiB of physical addresses, a hash map
+// above. Pages on both sides hold their own bytes, count once each, move
+// across the boundary both ways, and a moved-from page reads zero.
+TEST_F(MemoryTest, PagesBelowAndAbove2TiBKeepTheirBytesAndMoveAcross)
+{
+    const uint64_t low = 0x7ff000, top_low = (2ull << 40) - 0x1000, high = 2ull << 40, far = 0xFFFFFFFFF000ull;
+    mem.write64(low, 1);
+    mem.write64(top_low + 8, 2);
+    mem.write64(high + 16, 3);
+    mem.write64(far + 0xff8, 4);
+    EXPECT_EQ(mem.pages_allocated(), 4u);
+    EXPECT_EQ(mem.read64(low), 1u);
+    EXPECT_EQ(mem.read64(top_low + 8), 2u);
+    EXPECT_EQ(mem.read64(high + 16), 3u);
+    EXPECT_EQ(mem.read64(far + 0xff8), 4u);
+    EXPECT_EQ(mem.read64(high + 0x1000), 0u); // untouched, above: zero, nothing allocated
+    EXPECT_EQ(mem.pages_allocated(), 4u);
+    mem.move_range(low, high + 0x3000, 0x1000); // table -> map
+    mem.move_range(far, 0x5000, 0x1000);        // map -> table
+    EXPECT_EQ(mem.pages_allocated(), 4u);
+    EXPECT_EQ(mem.read64(low), 0u);
+    EXPECT_EQ(mem.read64(far + 0xff8), 0u);
+    EXPECT_EQ(mem.read64(high + 0x3000), 1u);
+    EXPECT_EQ(mem.read64(0x5ff8), 4u);
+}
+
 TEST_F(MemoryTest, AccessAcrossPagesIsSplitCorrectly)
 {
     uint8_t buf[64], back[64];

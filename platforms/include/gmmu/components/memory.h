@@ -127,7 +127,37 @@ class memory : public sc_core::sc_module, public stats_provider {
         const uint8_t *src = nullptr;  // write_lazy's source (read only), until copied
         bool dmi = false;
     };
-    std::unordered_map<uint64_t, page_ref> pages; // by PPN, into the arena
+    // The pages by PPN: a directory of leaves of 512 pages (2 MiB of
+    // physical addresses each) up to 2 TiB, where the platform's memory
+    // lies, and a hash map above it. A lookup is two loads where a hash map
+    // took a division and a chain walk: every DMI grant and every access
+    // that misses the page cache below looks a page up.
+    class page_index {
+      public:
+        page_ref *find(uint64_t ppn); // null when the page holds nothing
+        const page_ref *find(uint64_t ppn) const { return const_cast<page_index *>(this)->find(ppn); }
+        page_ref &at(uint64_t ppn); // the page's entry, made when absent (empty)
+        void erase(uint64_t ppn);
+        uint64_t size() const; // pages that hold something (a host page or a source)
+        template <class F> void for_each(F f)
+        {
+            for (auto &l : low)
+                if (l)
+                    for (page_ref &r : *l)
+                        if (r.page || r.src)
+                            f(r);
+            for (auto &h : high)
+                f(h.second);
+        }
+
+      private:
+        static constexpr unsigned leaf_log2 = 9;
+        static constexpr uint64_t low_leaves = 1ull << 20; // 2 TiB of physical addresses
+        using leaf = std::array<page_ref, 1u << leaf_log2>;
+        std::vector<std::unique_ptr<leaf>> low;    // by PPN >> leaf_log2, grown as needed
+        std::unordered_map<uint64_t, page_ref> high; // PPNs above them
+    };
+    page_index pages;                             // by PPN, into the arena
     std::vector<uint8_t *> spare;                 // host pages move_range freed (not zeroed)
     uint64_t dmi_pages = 0;                       // pages whose dmi is set
     page_ref &page_entry(uint64_t ppn);           // with a host page (allocated, or copied from src)
