@@ -110,6 +110,19 @@ bool gmmu_walk_sched_idle(const gmmu_walk_sched *ws)
 /* The first slot at or after `from` that is not FREE (free: that is FREE),
  * or GMMU_WS_MAX_SLOTS: the busy mask in index order, so a search visits
  * the slots a way-by-way loop would, in the same order. */
+/* Zero n bytes (a constant) as 64-byte pieces: GCC inlines a memset of 128
+ * bytes or more as `rep stos`, whose start-up cost was a fifth of a step
+ * (its output, 328 bytes, is cleared every cycle); the pieces compile to
+ * plain vector stores. */
+static inline void zero_bytes(void *p, size_t n)
+{
+    unsigned char *b = (unsigned char *)p;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        memset(b + i, 0, 64);
+    memset(b + i, 0, n - i);
+}
+
 static unsigned busy_next(const gmmu_walk_sched *ws, unsigned from, bool busy)
 {
     for (unsigned w = from / 64; w < GMMU_WS_MAX_SLOTS / 64; w++) {
@@ -562,7 +575,7 @@ static void phase_alloc(gmmu_walk_sched *ws, const gmmu_ws_in *in, uint64_t free
             id++;
         free_mask &= ~(1ull << id);
         gmmu_ws_mshr *m = &ws->m[id];
-        memset(m, 0, sizeof *m);
+        zero_bytes(m, sizeof *m);
         m->valid = 1;
         ws->valid_mask |= 1ull << id;
         m->va = a->va;
@@ -610,7 +623,7 @@ gmmu_status gmmu_walk_sched_step(gmmu_walk_sched *ws, const gmmu_ws_in *in, gmmu
         (in->resp.tag >= ws->nslots || (ws->s[in->resp.tag].state != GMMU_WS_SLOT_INFLIGHT &&
                                         ws->s[in->resp.tag].state != GMMU_WS_SLOT_ORPHAN)))
         return GMMU_EINVAL;
-    memset(out, 0, sizeof *out);
+    zero_bytes(out, sizeof *out);
     const uint64_t all = ws->cfg.mshrs == 64 ? ~0ull : (1ull << ws->cfg.mshrs) - 1;
     const uint64_t free_mask = ~ws->valid_mask & all;
 
@@ -752,7 +765,7 @@ gmmu_status gmmu_ws_run_device(const gmmu_ws_device *dev, gmmu_line_cache *lc,
     while (completed < n) {
         gmmu_ws_in in;
         gmmu_ws_out out;
-        memset(&in, 0, sizeof in);
+        zero_bytes(&in, sizeof in);
         unsigned offer = dev->mshrs - busy;
         if (offer > GMMU_WS_ALLOC_MAX)
             offer = GMMU_WS_ALLOC_MAX;
