@@ -2,7 +2,7 @@
 # Page-walk-cache experiment -> docs/results/pwc.md and docs/results/pwc.png.
 # Uses the already built $BUILD_DIR (default: build/ at the repository root).
 # Env: ACCESSES (per stream, default 150000), SEEDS (stream seeds 1..SEEDS,
-# default 5). Every seed runs every jitter; docs/pwc.md gives the averaging rule.
+# default 3). Every seed runs every jitter; docs/pwc.md gives the averaging rule.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,7 +23,7 @@ mkdir -p "$out" "$csvdir"
 rm -rf "$csvdir"/seed*
 # The seeds are independent processes: JOBS at a time (experiments/jobs.sh).
 source "$here/../jobs.sh"
-for seed in $(seq 1 "${SEEDS:-5}"); do
+for seed in $(seq 1 "${SEEDS:-3}"); do
   mkdir -p "$csvdir/seed$seed"
   job "$exe" --accesses "${ACCESSES:-150000}" --seed "$seed" --out "$csvdir/seed$seed" >/dev/null
 done
