@@ -3,7 +3,9 @@
 # pichai benchmarks as their real algorithms (experiments/realkernels.py):
 # the naive MMU against no translation (figure 2), the augmented MMU against
 # the ideal TLB (figure 10) and one augmented walker against 8 naive ones
-# (figure 11). Writes docs/results/pichai.md; the synthetic workloads' page is
+# (figure 11); at two seeds, figure 6's two lines through the 128-entry
+# 4-port TLB and figure 7's non-blocking steps (the sweep real-kernels-more).
+# Writes docs/results/pichai.md; the synthetic workloads' page is
 # synthetic.sh's (make reproduce-synthetic).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
