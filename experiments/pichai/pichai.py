@@ -22,7 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import seedstats  # noqa: E402
 import realkernels  # noqa: E402
-import sweeplib  # noqa: E402
+import realkernels_more  # noqa: E402
 
 sim, out_dir = sys.argv[1], sys.argv[2]
 os.makedirs(out_dir, exist_ok=True)
@@ -83,54 +83,9 @@ real_figures["augmented_behind_ideal_pct_geomean_real"] = over_seeds(
 real_figures["augmented_faster_than_8naive_pct_geomean_real"] = over_seeds(
     lambda i: 100 * (rgm(i, "augmented") / rgm(i, "8 naive walkers") - 1))
 
-# Figures 6 and 7 on the real kernels: the sweep `real-kernels-more`, at two
-# seeds (docs/results_integrity.md: make reproduce's 45 minutes), the naive
-# MMU with the L1 TLB's access time from the scaled model (the config's),
-# as on pichai_synthetic.md. Figure 6 as its two lines through the 128-entry
-# 4-port TLB (entries at 4 ports, ports at 128 entries; 128 entries at 3
-# ports is the sweep real-kernels' `naive`); figure 7 adds hits under misses,
-# then the intra-warp overlap, to the 128-entry 4-port TLB. Fixed, with the
-# rules that judge them (experiments/claims.json, pichai-fig6-*-real,
-# pichai-fig7-hum-real, pichai-overlap-streamcluster-real), before the
-# first run.
-NAIVE4 = ("l1_tlb.ports=4",)
-HUM4 = NAIVE4 + ("l1_tlb.hits_under_miss=true",)
-MORE = {
-    "128 entries, 4 ports": NAIVE4,
-    "512 entries, 4 ports": ("l1_tlb.entries=512",) + NAIVE4,
-    "256 entries, 4 ports": ("l1_tlb.entries=256",) + NAIVE4,
-    "64 entries, 4 ports": ("l1_tlb.entries=64",) + NAIVE4,
-    "128 entries, 32 ports": ("l1_tlb.ports=32",),
-    "4 ports, hits under misses": HUM4,
-    "4 ports, hits under misses, overlap": HUM4 + ("sm.overlap_cache_access=true",),
-}
-MORE_SEEDS = [int(x) for x in os.environ.get("REAL_MORE_SEEDS", "1,2").split(",")]
-if len(MORE_SEEDS) < 2 or len(set(MORE_SEEDS)) != len(MORE_SEEDS) or not set(MORE_SEEDS) <= set(RSEEDS):
-    sys.exit(f"REAL_MORE_SEEDS={','.join(map(str, MORE_SEEDS))}: at least two seeds, no repeats, "
-             f"each one of REAL_SEEDS ({','.join(map(str, RSEEDS))})")
-
-
-def more_points():
-    pts = {}
-    for m, sets in MORE.items():
-        for k in RK:
-            w = realkernels.WINDOW_OF.get(k, realkernels.WINDOW)
-            pts[(m, k)] = ("pichai14-naive", "kernel",
-                           ["sm.model=issue", "workload.kernel_file=" + realkernels.kernel_file(k)] +
-                           ([f"workload.grid_blocks={w}"] if w else []) + list(sets))
-    return pts
-
-
-more = {}
-for key, ds in sweeplib.run_points(sim, "real-kernels-more", more_points(), jobs, seeds=MORE_SEEDS).items():
-    more[key] = [sweeplib.stats(d) for d in ds]
-    for sd, st in zip(MORE_SEEDS, more[key]):
-        if st["data_check"]["mismatches"]:
-            sys.exit(f"data check failed: {key}, seed {sd}")
-# The no-TLB run and the 3-port naive one of each more-seed, from real-kernels.
-for m in ["none", "naive"]:
-    for k in RK:
-        more[(m, k)] = [real[(m, k)][RSEEDS.index(sd)] for sd in MORE_SEEDS]
+# Figures 6 and 7 on the real kernels at two seeds: the sweep
+# `real-kernels-more` (experiments/realkernels_more.py gives its settings).
+MORE_SEEDS, more = realkernels_more.more_results(sim, real, jobs)
 
 
 def msp(i, m, k):
@@ -267,13 +222,11 @@ w("")
 w("The rules (`experiments/claims.json`, judged in [README.md](README.md)) were written before these "
   "runs: 4 ports faster than 3; 512 < 256 < 128 entries, paired by seed; 128 entries faster than 64; hits "
   "under misses faster; overlap alone +8% on streamcluster.\n")
-w("Not rerun on the real kernels (`make reproduce`'s 45 minutes: by the estimate the seven settings "
-  "above fill the time; docs/results_integrity.md gives the estimate and the timed run): the rest of "
-  "figure 6's grid, the sensitivity rows (non-memory cycles, "
-  "the access-time step), TA-CCWS's weights and TCWS's settings, TBC's counter widths and the flush "
-  "sensitivity. They are on the synthetic pages ([pichai_synthetic.md](pichai_synthetic.md), "
-  "[warp_sched_synthetic.md](warp_sched_synthetic.md), [tbc_synthetic.md](tbc_synthetic.md)), which "
-  "`make reproduce-all` regenerates.\n")
+w("The rest of figure 6's grid and the access-time step are on "
+  "[real_sensitivity.md](real_sensitivity.md) (two seeds, `make reproduce-all`: `make reproduce`'s 45 "
+  "minutes hold the seven settings above and no more; docs/results_integrity.md). The pichai-bench "
+  "sensitivity to non-memory cycles has no real-kernel counterpart (a real kernel's non-memory work is "
+  "its own instructions); it is on [pichai_synthetic.md](pichai_synthetic.md).\n")
 
 md = "\n".join(lines) + "\n"
 tmp_md = os.path.join(out_dir, ".pichai.md.tmp")
