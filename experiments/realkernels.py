@@ -137,17 +137,19 @@ def results(sim, jobs=None):
     return out
 
 
-def add_figures(out_dir, page, figures):
-    """Add figures ({name: [sample per seed of SEEDS]}) to OUT_DIR/PAGE.figures.json,
-    which seedstats.write_figures has just written over the page's own
-    seeds: each summary names its seeds. Atomic, as write_figures."""
+def add_figures(out_dir, page, figures, seeds=None):
+    """Add figures ({name: [sample per seed of SEEDS, or of seeds]}) to
+    OUT_DIR/PAGE.figures.json, which seedstats.write_figures has just written
+    over the page's own seeds: each summary names its seeds. Atomic, as
+    write_figures."""
+    seeds = SEEDS if seeds is None else seeds
     path = os.path.join(out_dir, page + ".figures.json")
     with open(path) as f:
         doc = json.load(f)
     for name, v in figures.items():
-        if len(v) != len(SEEDS):
-            raise ValueError(f"{page}: figure {name} has {len(v)} samples for {len(SEEDS)} seeds")
-        doc["figures"][name] = dict(seedstats.summary(v), seeds=list(SEEDS))
+        if len(v) != len(seeds):
+            raise ValueError(f"{page}: figure {name} has {len(v)} samples for {len(seeds)} seeds")
+        doc["figures"][name] = dict(seedstats.summary(v), seeds=list(seeds))
     doc["figures"] = dict(sorted(doc["figures"].items()))
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix="." + page + ".")
     with os.fdopen(fd, "w") as f:

@@ -13,11 +13,9 @@ reproduce-synthetic`), has every figure on the pichai-bench workloads and
 the ISA "-like" kernels.
 Performance is 1 / simulated time; speedups are against mmu.bypass (no TLB).
 """
-import json
 import math
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import seedstats  # noqa: E402
@@ -31,21 +29,6 @@ jobs = int(os.environ.get("JOBS", "2"))
 
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def add_more_figures(out_dir, figures):
-    """As realkernels.add_figures, for figures over MORE_SEEDS (each summary names its seeds)."""
-    path = os.path.join(out_dir, "pichai.figures.json")
-    with open(path) as f:
-        doc = json.load(f)
-    for name, v in figures.items():
-        doc["figures"][name] = dict(seedstats.summary(v), seeds=list(MORE_SEEDS))
-    doc["figures"] = dict(sorted(doc["figures"].items()))
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".pichai.")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
 
 
 REAL_M = {"pichai14-naive": "naive", "pichai14-8ptw": "8 naive walkers", "pichai14": "augmented",
@@ -122,7 +105,7 @@ seedstats.write_figures(out_dir, "pichai", {}, RSEEDS,
                         note="speedup = no-TLB time / time; *_real: geomean over the six real kernels "
                              "(issue SM, experiments/realkernels.py)")
 realkernels.add_figures(out_dir, "pichai", real_figures)
-add_more_figures(out_dir, more_figures)
+realkernels.add_figures(out_dir, "pichai", more_figures, MORE_SEEDS)
 
 lines = []
 w = lines.append
