@@ -827,7 +827,8 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
     };
     for (geo g : {geo{64, 4, 0, GMMU_TLB_REPL_LRU}, geo{512, 16, 0, GMMU_TLB_REPL_PLRU},
                   geo{32, 32, 0, GMMU_TLB_REPL_FIFO}, geo{256, 8, 16, GMMU_TLB_REPL_RANDOM},
-                  geo{128, 64, 0, GMMU_TLB_REPL_LRU}, geo{64, 1, 0, GMMU_TLB_REPL_LRU}}) {
+                  geo{128, 64, 0, GMMU_TLB_REPL_LRU}, geo{64, 1, 0, GMMU_TLB_REPL_LRU},
+                  geo{256, 8, 16, GMMU_TLB_REPL_LRU}}) {
         gmmu_tlb_config c = cfg(g.entries, g.ways, g.repl);
         c.coverage_shift = g.cov;
         Tlb fast(c), plain(c);
@@ -848,7 +849,9 @@ TEST(TlbFastPathTest, FastPathEqualsTheGeneralPathOnRandomTraffic)
                 ASSERT_EQ(a.perms, b.perms) << "op " << i;
                 ASSERT_EQ(a.lru_depth, b.lru_depth) << "op " << i;
             } else if (op < 9) {
-                const uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
+                uint32_t flags = (g.cov && rng() % 2) ? GMMU_TLB_FILL_CONTIG : 0u;
+                if (rng() % 4 == 0) // prefetches: redundant ones change nothing
+                    flags |= GMMU_TLB_FILL_PREFETCH;
                 const uint64_t ppn = (vpn ^ 0x5000) + 1000 * asid;
                 gmmu_tlb_fill_out a{}, b{};
                 ASSERT_EQ(gmmu_tlb_fill_ex(fast.t, asid, vpn, ppn, GMMU_PTE_W, flags, 0, &a), GMMU_OK);
