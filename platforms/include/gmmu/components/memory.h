@@ -127,11 +127,14 @@ class memory : public sc_core::sc_module, public stats_provider {
         const uint8_t *src = nullptr;  // write_lazy's source (read only), until copied
         bool dmi = false;
     };
-    // The pages by PPN: a directory of leaves of 512 pages (2 MiB of
-    // physical addresses each) up to 2 TiB, where the platform's memory
-    // lies, and a hash map above it. A lookup is two loads where a hash map
-    // took a division and a chain walk: every DMI grant and every access
-    // that misses the page cache below looks a page up.
+    // The pages by PPN: a directory of leaves of 64 pages (256 KiB of
+    // physical addresses each, 1.5 KiB per leaf) up to 2 TiB, where the
+    // platform's memory lies, and a hash map above it. A lookup is two loads
+    // where a hash map took a division and a chain walk: every DMI grant and
+    // every access that misses the page cache below looks a page up. Leaves
+    // stay small because pages may be sparse in physical memory (a 1 TiB
+    // region mapped where touched puts nearly every page in a leaf of its
+    // own: 12 KiB per page with leaves of 512, docs/performance.md, Scale).
     class page_index {
       public:
         page_ref *find(uint64_t ppn); // null when the page holds nothing
@@ -151,8 +154,8 @@ class memory : public sc_core::sc_module, public stats_provider {
         }
 
       private:
-        static constexpr unsigned leaf_log2 = 9;
-        static constexpr uint64_t low_leaves = 1ull << 20; // 2 TiB of physical addresses
+        static constexpr unsigned leaf_log2 = 6;
+        static constexpr uint64_t low_leaves = 1ull << (29 - leaf_log2); // 2 TiB of physical addresses
         using leaf = std::array<page_ref, 1u << leaf_log2>;
         std::vector<std::unique_ptr<leaf>> low;    // by PPN >> leaf_log2, grown as needed
         std::unordered_map<uint64_t, page_ref> high; // PPNs above them
