@@ -1,5 +1,7 @@
 #include "gmmu/warp_sched.h"
 
+#include "bitops.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -119,24 +121,27 @@ unsigned gmmu_warp_picker_pick(const gmmu_warp_picker *p, unsigned rr)
     const uint64_t m = p->tree[1];
     if (m == UINT64_MAX)
         return gmmu_warp_pick_earliest(p->ready, p->finished, p->warps, rr);
-    /* The first subtree at or right of leaf rr whose minimum is m: climb
-     * while the current node is a right child, then step to the next
-     * subtree; past the last leaf (node 1 climbed out), start from the
-     * root, i.e. leaf 0 on. */
-    unsigned i = p->size + rr;
-    while (p->tree[i] != m) {
-        while (i & 1)
-            i /= 2;
-        if (i == 0) {
-            i = 1;
-            break;
-        }
-        i++;
+    /* The first subtree at or right of leaf rr whose minimum is m: leaf rr
+     * itself, else the right sibling of the lowest node on rr's path to the
+     * root that is a left child and whose sibling holds m (those siblings
+     * cover the leaves after rr in order, level by level); none: the first
+     * leaf holding m from leaf 0, below the root. Every level of the path
+     * is looked at, without a branch on the times: a climb that stops at
+     * the first match mispredicts when warps wait on translations and their
+     * ready times spread (docs/performance.md, Platform). */
+    const unsigned leaf = p->size + rr;
+    if (p->tree[leaf] == m)
+        return rr; /* warps not waiting: rr's turn, the usual case */
+    uint64_t found = 0;
+    unsigned k = 1;
+    for (unsigned n = leaf; n > 1; n >>= 1, k++)
+        found |= (uint64_t)(!(n & 1) & (p->tree[n | 1] == m)) << k;
+    unsigned i = 1;
+    if (found) {
+        const unsigned lvl = ctz64(found);
+        i = lvl ? (leaf >> (lvl - 1)) | 1 : leaf;
     }
-    while (i < p->size) { /* leftmost leaf holding m */
-        i *= 2;
-        if (p->tree[i] != m)
-            i++;
-    }
+    while (i < p->size) /* leftmost leaf holding m */
+        i = 2 * i + (p->tree[2 * i] != m);
     return i - p->size;
 }

@@ -75,7 +75,7 @@ TEST(WarpPicker, ChoosesAsTheScanOverTheSameState)
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         return (x >> 33) % m;
     };
-    for (unsigned n : {1u, 2u, 3u, 5u, 8u, 31u, 32u, 33u, 64u}) {
+    for (unsigned n : {1u, 2u, 3u, 5u, 8u, 31u, 32u, 33u, 64u, 100u}) {
         SCOPED_TRACE(n);
         gmmu_warp_picker *p = nullptr;
         const gmmu_warp_picker_config cfg{n};
