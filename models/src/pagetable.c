@@ -211,8 +211,7 @@ gmmu_status gmmu_pt_set_frame(gmmu_pt *pt, uint64_t va, uint64_t pa, unsigned *p
 
 uint64_t gmmu_pte_leaf_frame(unsigned level, uint64_t pte)
 {
-    const unsigned shift = 12u + 9u * (level - 1u);
-    return pte & GMMU_PTE_ADDR_MASK & ~((1ull << shift) - 1);
+    return gmmu_pte_leaf_frame_inline(level, pte);
 }
 
 gmmu_pte_verdict gmmu_pte_judge(unsigned level, uint64_t pte, unsigned access, gmmu_walk_perm *p,
@@ -272,7 +271,7 @@ static gmmu_status walk_set_ad(const gmmu_mem_ops *mem, uint64_t table_base, uns
             r->nreads = nreads;
             r->page_shift = shift;
             r->pte = pte;
-            r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
+            r->pa = gmmu_pte_leaf_frame_inline(level, pte) | (va & ((1ull << shift) - 1));
             r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) |
                        (pte & (GMMU_PTE_A | GMMU_PTE_D));
             return GMMU_OK;
@@ -383,7 +382,7 @@ walk_core(const gmmu_mem_ops *mem, uint64_t table_base, unsigned start_level, ui
     const unsigned shift = 12u + 9u * (level - 1u);
     r->page_shift = shift;
     r->pte = pte;
-    r->pa = gmmu_pte_leaf_frame(level, pte) | (va & ((1ull << shift) - 1));
+    r->pa = gmmu_pte_leaf_frame_inline(level, pte) | (va & ((1ull << shift) - 1));
     r->perms = (up_wu & pte) | ((up_nx | pte) & GMMU_PTE_NX) | (pte & (GMMU_PTE_A | GMMU_PTE_D));
     return GMMU_OK;
 }

@@ -17,6 +17,14 @@
 
 #define GMMU_PTE_PAT_LARGE (1ull << 12) /* PAT of a 2 MiB / 1 GiB leaf */
 
+/* The frame of a leaf at `level` (gmmu_pte_leaf_frame), inline for the
+ * walks' last step. */
+static inline uint64_t gmmu_pte_leaf_frame_inline(unsigned level, uint64_t pte)
+{
+    const unsigned shift = 12u + 9u * (level - 1u);
+    return pte & GMMU_PTE_ADDR_MASK & ~((1ull << shift) - 1);
+}
+
 /* Steps 1 and 2: not present, then reserved bits. GMMU_PTE_NEXT (a table
  * pointer), GMMU_PTE_LEAF (level 1 or PS) or GMMU_PTE_FAULT. */
 static inline gmmu_pte_verdict gmmu_pte_form_inline(unsigned level, uint64_t pte, gmmu_fault *fault,
