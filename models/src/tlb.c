@@ -594,72 +594,6 @@ static void clear_index(gmmu_tlb *t, uint32_t i)
     clear_slot(t, base, nways_of(t, set), i - base);
 }
 
-/* fill_one for the fast geometry (tlb_fast.h) with LRU replacement, the
- * usual TLB: the same steps in the same order, with the general geometry's
- * and the other policies' branches left out, so that the fill after every
- * miss runs one short path (docs/performance.md, section Fills).
- * TlbFastPathTest runs it against the general path. */
-static bool fill_one_fast_lru(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn,
-                              uint64_t perms, uint32_t span, uint32_t leaf, bool prefetch,
-                              uint64_t ready, gmmu_tlb_entry *victim, bool *evicted)
-{
-    const uint64_t tag = vpn >> t->cov_k;
-    const uint32_t set = (uint32_t)(tag & t->set_mask);
-    const uint32_t nways = t->cfg.ways;
-    const uint32_t base = set * nways;
-    gmmu_tlb_entry *b = t->e + base;
-    const uint64_t last = vpn + ((1ull << span) - 1);
-    const uint8_t f = fingerprint(t, tag, asid);
-    uint32_t slot = nways;
-    *evicted = false;
-    for (uint64_t m = fast_candidates(t, set, f); m; m &= m - 1) {
-        const uint32_t w = ctz64(m);
-        const int o = take_overlap(t, base, nways, w, asid, vpn, last, ppn, prefetch);
-        if (o == 2) {
-            t->st.prefetch_redundant++;
-            return false;
-        }
-        if (o == 1 && slot == nways)
-            slot = w;
-    }
-    const uint64_t now = ++t->clock;
-    t->st.fills++;
-    if (slot == nways)
-        slot = fast_free_way(t, set, nways);
-    if (slot == nways) {
-        slot = fast_lru_way(t, base, nways);
-        const gmmu_tlb_entry *v = &b[slot];
-        if (v->prefetched)
-            t->st.prefetch_evicted_unused++;
-        if (prefetch && v->hits > 0)
-            t->st.prefetch_victim_useful++;
-        *victim = *v;
-        *evicted = true;
-        t->st.evictions++;
-    }
-    gmmu_tlb_entry *e = &b[slot];
-    e->vpn = vpn;
-    e->ppn = ppn;
-    e->perms = perms;
-    e->asid = asid;
-    e->valid = true;
-    e->stamp = now;
-    e->prefetched = prefetch;
-    e->span_shift = (uint8_t)span;
-    e->large_shift = 0;
-    e->leaf_shift = leaf > t->cfg.page_shift + span ? (uint8_t)leaf : 0;
-    t->pieces |= e->leaf_shift != 0;
-    e->hits = 0;
-    e->ready = ready;
-    t->fp[base + slot] = f;
-    fast_install(t, base, set, slot);
-    if (prefetch)
-        t->st.prefetch_fills++;
-    if (span)
-        t->st.coverage_fills++;
-    return true;
-}
-
 /* Install one entry mapping pages [vpn, vpn + 2^span) -> [ppn, ...), its
  * translation arriving at `ready` (0: with the fill). vpn is
  * aligned to the span; leaf: log2 bytes of the page-table leaf it comes from
@@ -669,9 +603,6 @@ static bool fill_one(gmmu_tlb *t, uint16_t asid, uint64_t vpn, uint64_t ppn, uin
                      uint32_t span, uint32_t leaf, bool prefetch, uint64_t ready,
                      gmmu_tlb_entry *victim, bool *evicted)
 {
-    if (t->fast && t->cfg.repl == GMMU_TLB_REPL_LRU)
-        return fill_one_fast_lru(t, asid, vpn, ppn, perms, span, leaf, prefetch, ready, victim,
-                                 evicted);
     const uint64_t tag = vpn >> t->cov_k;
     const uint32_t set = set_of_tag(t, tag);
     const uint32_t nways = nways_of(t, set);
