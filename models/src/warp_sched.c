@@ -125,8 +125,9 @@ unsigned gmmu_warp_picker_pick(const gmmu_warp_picker *p, unsigned rr)
      * itself, else the right sibling of the lowest node on rr's path to the
      * root that is a left child and whose sibling holds m (those siblings
      * cover the leaves after rr in order, level by level); none: the first
-     * leaf holding m from leaf 0, below the root. Every level of the path
-     * is looked at, without a branch on the times: a climb that stops at
+     * leaf holding m from leaf 0, below the root. After the check of leaf
+     * rr, every level of the path is looked at, without a branch on the
+     * times (only on whether any level matched): a climb that stops at
      * the first match mispredicts when warps wait on translations and their
      * ready times spread (docs/performance.md, Platform). */
     const unsigned leaf = p->size + rr;

@@ -147,6 +147,20 @@ TEST_F(MemoryTest, PagesFromSeveralArenaChunksKeepTheirOwnBytesAndStartZero)
     EXPECT_EQ(wrong, 0u);
 }
 
+// Pages sparse in physical memory (one per 2 MiB, as a 1 TiB region mapped
+// where touched puts them) each need a leaf of the page index: a leaf stays
+// small (64 pages, 1.5 KiB), not 12 KiB as leaves of 512 pages took.
+TEST_F(MemoryTest, SparsePagesCostTheIndexLittle)
+{
+    const unsigned pages = 1000;
+    for (unsigned i = 0; i < pages; i++)
+        mem.write64(0x40000000ull + uint64_t(i) * 0x200000, i + 1);
+    EXPECT_EQ(mem.pages_allocated(), pages);
+    EXPECT_LT(mem.index_bytes(), uint64_t(pages) * 2048) << "bytes of index per sparse page";
+    for (unsigned i = 0; i < pages; i++)
+        ASSERT_EQ(mem.read64(0x40000000ull + uint64_t(i) * 0x200000), i + 1u);
+}
+
 TEST_F(MemoryTest, DebugTransportReadsAndWritesWithoutTime)
 {
     uint32_t v = 0xCAFEF00Du, back = 0;

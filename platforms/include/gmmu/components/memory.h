@@ -57,6 +57,10 @@ class memory : public sc_core::sc_module, public stats_provider {
 
     // Pages that hold data: a host page, or a write_lazy source not yet copied.
     uint64_t pages_allocated() const { return pages.size(); }
+    // Host bytes the page index takes (its directory and leaves, not the
+    // hash map above 2 TiB): what sparse physical pages cost beside their
+    // host pages.
+    uint64_t index_bytes() const { return pages.index_bytes(); }
 
     // Move the contents of [from, from + len) to [to, to + len) (page
     // aligned, not overlapping) without copying: the host pages that back
@@ -142,6 +146,13 @@ class memory : public sc_core::sc_module, public stats_provider {
         page_ref &at(uint64_t ppn); // the page's entry, made when absent (empty)
         void erase(uint64_t ppn);
         uint64_t size() const; // pages that hold something (a host page or a source)
+        uint64_t index_bytes() const
+        {
+            uint64_t n = low.capacity() * sizeof(low[0]);
+            for (const auto &l : low)
+                n += l ? sizeof(leaf) : 0;
+            return n;
+        }
         template <class F> void for_each(F f)
         {
             for (auto &l : low)
