@@ -273,8 +273,17 @@ uint64_t memory::read64(uint64_t pa) const
 
 void memory::write64(uint64_t pa, uint64_t v) { write_bytes(pa, &v, 8); }
 
+// After a warp's lanes, the host lines that follow its last 8-byte lane in
+// that page are prefetched (to the second-level cache): a warp that streams
+// finds its next access there, however many other warps' accesses come in
+// between. The hardware's stream prefetchers follow a few dozen streams;
+// an SM whose warps wait on walks, or a fine quantum, interleaves more.
+static constexpr uint64_t next_lines_bytes = 256; // one warp access of 8-byte lanes
+
 void memory::move_lanes(warp_ext &w, bool write)
 {
+    const uint8_t *last_host = nullptr; // the last 8-byte lane's host page, and the offset after it
+    uint64_t after = 0;
     for (unsigned l = 0; l < w.nlanes && !w.timing_only; l++) {
         if (!(w.active & (1u << l)))
             continue;
@@ -283,10 +292,16 @@ void memory::move_lanes(warp_ext &w, bool write)
         if (w.lane_bytes == 8 && off + 8 <= page_size) {
             // The usual lane: a constant-size copy compiles to one load and
             // one store, where the general one below calls memcpy.
-            if (write)
-                std::memcpy(page_for_write(pa) + off, &w.data[l], 8);
-            else
-                std::memcpy(&w.data[l], page_for_read(pa) + off, 8);
+            if (write) {
+                uint8_t *page = page_for_write(pa);
+                std::memcpy(page + off, &w.data[l], 8);
+                last_host = page;
+            } else {
+                const uint8_t *page = page_for_read(pa);
+                std::memcpy(&w.data[l], page + off, 8);
+                last_host = page;
+            }
+            after = off + 8;
         } else if (off + w.lane_bytes <= page_size) {
             if (write)
                 std::memcpy(page_for_write(pa) + off, &w.data[l], w.lane_bytes);
@@ -300,6 +315,9 @@ void memory::move_lanes(warp_ext &w, bool write)
             copy(write, pa, reinterpret_cast<uint8_t *>(&w.data[l]), w.lane_bytes);
         }
     }
+    if (last_host && last_host != zero_page)
+        for (uint64_t k = 0; k < next_lines_bytes && after + k < page_size; k += 64)
+            __builtin_prefetch(last_host + after + k, 0, 2);
 }
 
 void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
