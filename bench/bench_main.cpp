@@ -4,6 +4,9 @@
 //   hash_baseline_lookups_per_s a bare open-addressing hash probe over the same trace
 //   platform_warp_accesses_per_s        gmmu-sim, stream workload, default config
 //   platform_nommu_warp_accesses_per_s  the same with mmu.bypass=true
+//   platform_timing_only_*      the same two runs with sm.timing_only=true (no data
+//                               moved or checked): the MMU's extra time per warp access
+//                               without the data path, against the extra with it
 //   issue_sm_warp_insns_per_s   gmmu-sim, issue/commit SM (tanasic17, spmv-like kernel,
 //                               1,024 blocks): warp instructions issued per wall second
 //   issue_sm_nommu_warp_insns_per_s     the same with mmu.bypass=true
@@ -400,10 +403,12 @@ ScaleRow scale_run(const std::string &sim, uint64_t accesses, const std::string 
     return r;
 }
 
-double platform_rate(const std::string &sim, bool bypass, const std::string &out)
+double platform_rate(const std::string &sim, bool bypass, const std::string &out, bool timing_only = false)
 {
-    nlohmann::json j = run_sim(
-        sim, {"--config", "default", "--workload", "stream", "--set", "workload.passes=2"}, bypass, out);
+    nlohmann::json j = run_sim(sim,
+                               {"--config", "default", "--workload", "stream", "--set", "workload.passes=2",
+                                "--set", std::string("sm.timing_only=") + (timing_only ? "true" : "false")},
+                               bypass, out);
     return num(j, {"warp_accesses_per_wall_s"});
 }
 
@@ -513,11 +518,18 @@ int main(int argc, char **argv)
         wb.pwc = std::max(wb.pwc, x.pwc);
         check_stop();
     }
-    double mmu = 0, nommu = 0;
+    double mmu = 0, nommu = 0, mmu_to = 0, nommu_to = 0;
     for (int r = 0; r < std::min(reps, 3); r++) {
         mmu = std::max(mmu, platform_rate(sim, false, tmp + "/mmu"));
         nommu = std::max(nommu, platform_rate(sim, true, tmp + "/nommu"));
+        mmu_to = std::max(mmu_to, platform_rate(sim, false, tmp + "/mmu_to", true));
+        nommu_to = std::max(nommu_to, platform_rate(sim, true, tmp + "/nommu_to", true));
     }
+    // The MMU's extra wall time per warp access, with the data path and
+    // without it (ns): their difference is the data path running slower
+    // beside the MMU (the same copies and checks, in the order the
+    // translated machine issues them).
+    const double extra_ns = 1e9 / mmu - 1e9 / nommu, extra_to_ns = 1e9 / mmu_to - 1e9 / nommu_to;
     double issue = 0, issue_nommu = 0;
     for (int r = 0; r < std::min(reps, 3); r++) {
         issue = std::max(issue, issue_sm_rate(sim, false, tmp + "/issue"));
@@ -563,6 +575,11 @@ int main(int argc, char **argv)
     j["platform_warp_accesses_per_s"] = mmu;
     j["platform_nommu_warp_accesses_per_s"] = nommu;
     j["platform_slowdown_vs_nommu"] = nommu / mmu;
+    j["platform_timing_only_warp_accesses_per_s"] = mmu_to;
+    j["platform_timing_only_nommu_warp_accesses_per_s"] = nommu_to;
+    j["platform_timing_only_slowdown_vs_nommu"] = nommu_to / mmu_to;
+    j["platform_mmu_extra_ns_per_warp_access"] = extra_ns;
+    j["platform_timing_only_mmu_extra_ns_per_warp_access"] = extra_to_ns;
     j["issue_sm_warp_insns_per_s"] = issue;
     j["issue_sm_nommu_warp_insns_per_s"] = issue_nommu;
     j["issue_sm_slowdown_vs_nommu"] = issue_nommu / issue;
@@ -601,6 +618,9 @@ int main(int argc, char **argv)
     std::printf("platform (MMU)   %12.0f warp accesses/s\n", mmu);
     std::printf("platform (none)  %12.0f warp accesses/s   MMU slowdown %.2fx (target <= 1.6, then 1.3)\n",
                 nommu, nommu / mmu);
+    std::printf("  MMU's extra time %.0f ns per warp access; without the data path (sm.timing_only) "
+                "%.0f ns (%.0f vs %.0f warp accesses/s, %.2fx)\n",
+                extra_ns, extra_to_ns, mmu_to, nommu_to, nommu_to / mmu_to);
     std::printf("issue SM (MMU)   %12.0f warp instructions/s\n", issue);
     std::printf("issue SM (none)  %12.0f warp instructions/s   MMU slowdown %.2fx (target <= 1.5)\n",
                 issue_nommu, issue_nommu / issue);

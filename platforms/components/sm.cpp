@@ -70,6 +70,7 @@ void sm::run()
     ext.sm = p.id;
     ext.asid = p.asid;
     ext.lane_bytes = 8;
+    ext.timing_only = p.timing_only; // the memory moves no data, nothing is checked
 
     while (live > 0) {
         const unsigned w = gmmu_warp_picker_pick(pk, rr);
@@ -122,7 +123,7 @@ void sm::run()
             ext.va[l] = op.va[l];
             if (p.bypass)
                 ext.pa[l] = op.va[l];
-            if (op.write && (op.active >> l & 1))
+            if (op.write && (op.active >> l & 1) && !p.timing_only)
                 ext.data[l] = op.explicit_data ? op.data[l] : chk.pattern(op.va[l]);
         }
         gp.set_command(op.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -165,7 +166,7 @@ void sm::run()
         warp_accesses++;
         unsigned n = (unsigned)__builtin_popcount(op.active);
         lanes += n;
-        for (unsigned l = 0; l < op.nlanes; l++) {
+        for (unsigned l = 0; l < op.nlanes && !p.timing_only; l++) {
             if (!(op.active >> l & 1))
                 continue;
             if (op.write && op.explicit_data)

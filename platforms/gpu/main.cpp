@@ -360,8 +360,11 @@ int sc_main(int argc, char **argv)
             std::printf("  walks                %" PRIu64 "\n", walks);
             std::printf("  page-table reads     %" PRIu64 "\n", reads);
         }
-        std::printf("  data check           %" PRIu64 " lanes read back, %" PRIu64 " wrong\n",
-                    r.lanes_checked, r.mismatches);
+        if (cfg.b("sm.timing_only"))
+            std::printf("  data check           off (sm.timing_only: no data moved)\n");
+        else
+            std::printf("  data check           %" PRIu64 " lanes read back, %" PRIu64 " wrong\n",
+                        r.lanes_checked, r.mismatches);
         std::printf("  simulated time       %.0f ns\n", r.sim_time_ns);
         std::printf("  wall time            %.3f s\n", r.wall_s);
         std::printf("  warp accesses/wall s %.0f\n",

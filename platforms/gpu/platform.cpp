@@ -69,6 +69,9 @@ gpu_platform::gpu_platform(sc_core::sc_module_name name, const config &c, worklo
     const driver_config dc = driver_config_from(c); // gpu/driver_spec.h
     const sm_config smc = sm_config_from(c);        // components/sm_spec.h
     const unsigned nctx = dc.contexts, nsm = smc.count;
+    if (smc.params.timing_only && wl.reads_loaded_values())
+        throw config_error("config key 'sm.timing_only': the " + wl.name() +
+                           " workload uses the values its loads return; it needs the data");
     for (unsigned k = 1; k < nctx; k++) {
         // Context k: tables from 0x01000000 + k * 64 MiB, frames from 4 GiB + k TiB.
         const std::string nm = "driver" + std::to_string(k);

@@ -685,6 +685,10 @@ TEST(CliBadInputTest, EveryClassIsRefusedUpFront)
          "--set workload.region_bytes=1099511627776",
          "'workload.region_bytes': the region ends above"},
         {"--workload stream --set l2_tlb.entries=16777216 --set l2_tlb.ways=16777216", "'l2_tlb.ways'"},
+        {"--workload hash-group --set sm.timing_only=true", "'sm.timing_only': the hash-group workload"},
+        {"--workload tlb-probe --set sm.timing_only=true", "'sm.timing_only': the tlb-probe workload"},
+        {"--config tanasic17 --workload kernel --set sm.timing_only=true",
+         "'sm.timing_only': supported with sm.model=simple only"},
     };
     for (const bad &c : cases) {
         SCOPED_TRACE(c.args);
@@ -703,6 +707,32 @@ TEST(CliBadInputTest, EveryClassIsRefusedUpFront)
 
 } // namespace
 #endif
+
+// sm.timing_only: the same translations, times and statistics without the
+// data: the memory allocates host pages for the page tables only, and no
+// lane is checked.
+TEST(CliTest, TimingOnlyRunsTheSameMachineWithoutData)
+{
+    const std::string args = "--workload stream --set sm.count=2 --set sm.warps=4 "
+                             "--set workload.region_bytes=1048576 --set workload.passes=1 --quiet";
+    ASSERT_EQ(sim(args + " --out " + tmp("to_data")).status, 0);
+    SimRun r = sim(args + " --set sm.timing_only=true --out " + tmp("to_none"));
+    ASSERT_EQ(r.status, 0) << r.out;
+    nlohmann::json with = load(tmp("to_data") + "/stats.json"), without = load(tmp("to_none") + "/stats.json");
+    EXPECT_GT(with["data_check"]["lanes_checked"].get<uint64_t>(), 0u);
+    EXPECT_EQ(without["data_check"]["lanes_checked"].get<uint64_t>(), 0u);
+    const uint64_t tables = with["gpu"]["driver"]["page_table_pages"].get<uint64_t>();
+    EXPECT_EQ(with["gpu"]["memory"]["pages_allocated"].get<uint64_t>(), tables + 256); // 1 MiB of data
+    EXPECT_EQ(without["gpu"]["memory"]["pages_allocated"].get<uint64_t>(), tables);
+    // Everything else is the run with data.
+    for (auto *j : {&with, &without}) {
+        j->erase("wall_s");
+        j->erase("warp_accesses_per_wall_s");
+        (*j)["data_check"].erase("lanes_checked");
+        (*j)["gpu"]["memory"].erase("pages_allocated");
+    }
+    EXPECT_EQ(with.dump(1), without.dump(1));
+}
 
 TEST(CliTest, TwoMegabytePagesLiveInTheirOwnTlbEntries)
 {

@@ -82,6 +82,7 @@ class hash_group : public workload {
                 w[k].x[l] = data_pattern(seed * 0x100000001B3ull + (k << 8) + l);
     }
     std::string name() const override { return "hash-group"; }
+    bool reads_loaded_values() const override { return true; } // keys and counts
     void setup(driver &drv, unsigned page_shift) override
     {
         drv.map(base, bytes, page_shift);

@@ -97,6 +97,7 @@ class tlb_probe : public workload {
                                "elements of the smallest stride");
     }
     std::string name() const override { return "tlb-probe"; }
+    bool reads_loaded_values() const override { return true; } // the pointer chain
     void setup(driver &drv, unsigned page_shift) override { drv.map(base, dmax, page_shift); }
     bool next(unsigned, unsigned, warp_op &) override { return false; }
 

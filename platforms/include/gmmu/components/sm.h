@@ -51,6 +51,10 @@ struct sm_params {
     // spends them before it issues the warp's memory instruction, and no
     // other warp issues meanwhile (sm.compute_on_pipeline).
     bool compute_on_pipeline = false;
+    // Warp accesses carry no data (warp_ext::timing_only): the memory moves
+    // none and loads are not checked; translation, timing and every other
+    // statistic are the run's with data (sm.timing_only).
+    bool timing_only = false;
 };
 
 // What the platform needs of an SM model: one initiator socket towards its

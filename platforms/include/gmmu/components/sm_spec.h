@@ -42,6 +42,12 @@ inline const descriptor<sm_config> &sm_descriptor()
                       [](S &s, const config &c, const std::string &k) {
                           s.params.compute_on_pipeline = c.b(k);
                       }),
+        bool_field<S>("timing_only", false,
+                      "sm.model=simple: warp accesses move no data (the memory allocates, copies and "
+                      "checks nothing; data_check.lanes_checked is 0); translations, times and the "
+                      "other statistics are those of the run with data. Refused with workloads that "
+                      "use the values their loads return (hash-group, tlb-probe).",
+                      [](S &s, const config &c, const std::string &k) { s.params.timing_only = c.b(k); }),
         string_field<S>("model", "simple",
                         "SM model: simple = warps issuing the workload's memory instructions; other "
                         "models register themselves (docs/architecture.md).",
@@ -67,6 +73,9 @@ inline sm_config sm_config_from(const config &c)
     if (s.params.compute_on_pipeline && s.model != "simple")
         throw config_error("config key 'sm.compute_on_pipeline': supported with sm.model=simple only "
                            "(the issue SM issues its non-memory instructions itself)");
+    if (s.params.timing_only && s.model != "simple")
+        throw config_error("config key 'sm.timing_only': supported with sm.model=simple only "
+                           "(the issue SM's kernels compute on the data they load)");
     if (c.i("sm.issue_cycles") > 1 && s.model == "simple")
         throw config_error("config key 'sm.issue_cycles': supported with sm.model=issue only "
                            "(the simple SM's non-memory work: sm.compute_on_pipeline)");

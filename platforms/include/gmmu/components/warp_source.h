@@ -55,6 +55,10 @@ class warp_source {
         (void)sm, (void)warp, (void)op, (void)data, (void)issue, (void)latency;
     }
     virtual std::string name() const = 0;
+    // Whether the source's next instructions depend on the values its loads
+    // return (pointer chasing, hashing loaded keys): such a source cannot
+    // run without data (sm.timing_only).
+    virtual bool reads_loaded_values() const { return false; }
 };
 
 inline uint64_t data_pattern(uint64_t va)
