@@ -79,7 +79,7 @@ void sm::run()
         const sc_core::sc_time ready_w = sc_core::sc_time::from_value(gmmu_warp_picker_ready(pk, w));
         sc_core::sc_time now = sc_core::sc_time_stamp() + qk.get_local_time();
         if (ready_w > now) {
-            idle_cycles += uint64_t((ready_w - now) / cyc);
+            idle_cycles += (ready_w.value() - now.value()) / cyc.value(); // whole cycles, as the quotient's floor
             qk.set(ready_w - sc_core::sc_time_stamp());
             now = ready_w;
             gmmu_sm_simple_new_cycle(ms);
