@@ -83,13 +83,18 @@ void gmmu_warp_picker_destroy(gmmu_warp_picker *p)
     free(p);
 }
 
+/* The climb carries the new minimum up in a register and loads only the
+ * siblings: reloading the node just stored would put a store-to-load
+ * forward on every level's path. */
 static void picker_leaf(gmmu_warp_picker *p, unsigned w, uint64_t key)
 {
     unsigned i = p->size + w;
-    p->tree[i] = key;
-    for (i /= 2; i >= 1; i /= 2) {
-        const uint64_t a = p->tree[2 * i], b = p->tree[2 * i + 1];
-        p->tree[i] = a < b ? a : b;
+    uint64_t v = key;
+    p->tree[i] = v;
+    for (; i > 1; i /= 2) {
+        const uint64_t s = p->tree[i ^ 1];
+        v = s < v ? s : v;
+        p->tree[i / 2] = v;
     }
 }
 
