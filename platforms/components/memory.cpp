@@ -282,9 +282,9 @@ static constexpr uint64_t next_lines_bytes = 256; // one warp access of 8-byte l
 
 void memory::move_lanes(warp_ext &w, bool write)
 {
-    const uint8_t *last_host = nullptr; // the last 8-byte lane's host page, and the offset after it
-    uint64_t after = 0;
-    for (unsigned l = 0; l < w.nlanes && !w.timing_only; l++) {
+    if (w.timing_only)
+        return;
+    for (unsigned l = 0; l < w.nlanes; l++) {
         if (!(w.active & (1u << l)))
             continue;
         uint64_t pa = w.pa[l];
@@ -292,16 +292,10 @@ void memory::move_lanes(warp_ext &w, bool write)
         if (w.lane_bytes == 8 && off + 8 <= page_size) {
             // The usual lane: a constant-size copy compiles to one load and
             // one store, where the general one below calls memcpy.
-            if (write) {
-                uint8_t *page = page_for_write(pa);
-                std::memcpy(page + off, &w.data[l], 8);
-                last_host = page;
-            } else {
-                const uint8_t *page = page_for_read(pa);
-                std::memcpy(&w.data[l], page + off, 8);
-                last_host = page;
-            }
-            after = off + 8;
+            if (write)
+                std::memcpy(page_for_write(pa) + off, &w.data[l], 8);
+            else
+                std::memcpy(&w.data[l], page_for_read(pa) + off, 8);
         } else if (off + w.lane_bytes <= page_size) {
             if (write)
                 std::memcpy(page_for_write(pa) + off, &w.data[l], w.lane_bytes);
@@ -315,9 +309,17 @@ void memory::move_lanes(warp_ext &w, bool write)
             copy(write, pa, reinterpret_cast<uint8_t *>(&w.data[l]), w.lane_bytes);
         }
     }
-    if (last_host && last_host != zero_page)
-        for (uint64_t k = 0; k < next_lines_bytes && after + k < page_size; k += 64)
-            __builtin_prefetch(last_host + after + k, 0, 2);
+    // The last active lane's page is the last one looked up (the page
+    // caches' last_ppn) unless it has no host page yet.
+    const uint32_t lanes = w.nlanes >= 32 ? w.active : w.active & ((1u << w.nlanes) - 1);
+    if (!lanes)
+        return;
+    const uint64_t pa = w.pa[31 - __builtin_clz(lanes)];
+    if ((pa >> page_shift) != last_ppn || !last_page)
+        return;
+    for (uint64_t at = (pa & (page_size - 1)) + w.lane_bytes, k = 0; k < next_lines_bytes && at + k < page_size;
+         k += 64)
+        __builtin_prefetch(last_page + at + k, 0, 2);
 }
 
 void memory::b_transport(int, tlm::tlm_generic_payload &gp, sc_core::sc_time &delay)
