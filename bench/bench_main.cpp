@@ -10,9 +10,13 @@
 //   issue_sm_warp_insns_per_s   gmmu-sim, issue/commit SM (tanasic17, spmv-like kernel,
 //                               1,024 blocks): warp instructions issued per wall second
 //   issue_sm_nommu_warp_insns_per_s     the same with mmu.bypass=true
-//   walker_walks_per_s          gmmu_walk_from over 4-level tables (4 KiB pages) in memory
-//   walker_outcome_walks_per_s  gmmu_walk_outcome: the same walks without the per-read
-//                               record (what a serial walker without a PWC runs)
+//   walker_walks_per_s          gmmu_walk_from over 4-level tables (4 KiB pages) in memory:
+//                               the walk with its per-read record (a page-walk cache,
+//                               the scheduled walks' A/D write-back and the RTL lock-step
+//                               need it)
+//   walker_outcome_walks_per_s  gmmu_walk_outcome: the same walks without the record, the
+//                               walk the platform's walker runs unless one of those asks
+//                               for the record (issue 46, item 4): the target's line
 //   bare_walk_baseline_walks_per_s  the same four reads through the same callback, no checks
 //   bare_walk_inlined_walks_per_s   the same with the read inlined (no call), for comparison
 //   pwc_cpwc_lookups_per_s      gmmu_pwc_lookup of a warm 5,280-bit CPWC over the same VAs
@@ -591,7 +595,7 @@ int main(int argc, char **argv)
     j["bare_walk_inlined_walks_per_s"] = wb.inlined;
     j["pwc_cpwc_lookups_per_s"] = wb.pwc;
     j["targets"] = {{"tlb_slowdown_vs_hash_max", 1.5},
-                    {"walker_slowdown_vs_bare_walk_max", 2.0},
+                    {"walker_outcome_slowdown_vs_bare_walk_max", 2.0},
                     {"platform_slowdown_vs_nommu_max", 1.6},
                     {"platform_slowdown_vs_nommu_then", 1.3},
                     {"issue_sm_slowdown_vs_nommu_max", 1.5},
@@ -624,11 +628,12 @@ int main(int argc, char **argv)
     std::printf("issue SM (MMU)   %12.0f warp instructions/s\n", issue);
     std::printf("issue SM (none)  %12.0f warp instructions/s   MMU slowdown %.2fx (target <= 1.5)\n",
                 issue_nommu, issue_nommu / issue);
-    std::printf("walker           %12.0f walks/s\n", wb.walker);
+    std::printf("walker           %12.0f walks/s\n", wb.outcome);
     std::printf("bare 4-read walk %12.0f walks/s         walker slowdown %.2fx (target <= 2)\n",
-                wb.bare, wb.bare / wb.walker);
-    std::printf("walker, outcome  %12.0f walks/s         slowdown %.2fx (no per-read record)\n",
-                wb.outcome, wb.bare / wb.outcome);
+                wb.bare, wb.bare / wb.outcome);
+    std::printf("walker, record   %12.0f walks/s         slowdown %.2fx (with the per-read record: "
+                "a PWC, scheduled walks, RTL lock-step)\n",
+                wb.walker, wb.bare / wb.walker);
     std::printf("bare walk, inlined read %5.0f M walks/s (no call; not the target's baseline)\n",
                 wb.inlined / 1e6);
     std::printf("CPWC (5280 bits) %12.0f lookups/s\n", wb.pwc);
