@@ -10,7 +10,6 @@ extern "C" {
 #include <cinttypes>
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -33,8 +32,8 @@ sm::~sm() { gp.clear_extension(&ext); }
 // bytes at a time: the workload has just stored them so, and a wider load
 // (a vectorized loop, or memcpy's 32-byte loads) cannot take the data of
 // several narrower stores still in flight and waits for them to retire
-// (measured: memcpy here made the bypassed platform run 10% slower with
-// fewer instructions). The empty asm keeps the compiler from vectorizing.
+// (measured: memcpy here made the bypassed platform run about 10% slower
+// with fewer instructions). The empty asm keeps the compiler from vectorizing.
 static void copy_lanes(uint64_t *va, uint64_t *pa, const uint64_t *src, unsigned n)
 {
     if (pa) {
