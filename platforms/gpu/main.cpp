@@ -22,6 +22,7 @@
 #include <semaphore.h>
 #include <unistd.h>
 
+#include "gmmu/components/sm_spec.h"
 #include "gmmu/components/smmu.h"
 #include "gmmu/components/stats.h"
 #include "gmmu/components/timeline.h"
@@ -360,7 +361,7 @@ int sc_main(int argc, char **argv)
             std::printf("  walks                %" PRIu64 "\n", walks);
             std::printf("  page-table reads     %" PRIu64 "\n", reads);
         }
-        if (cfg.b("sm.timing_only"))
+        if (gmmu::sm_config_from(cfg).params.timing_only) // components/sm_spec.h
             std::printf("  data check           off (sm.timing_only: no data moved)\n");
         else
             std::printf("  data check           %" PRIu64 " lanes read back, %" PRIu64 " wrong\n",

@@ -714,10 +714,11 @@ TEST(CliBadInputTest, EveryClassIsRefusedUpFront)
 TEST(CliTest, TimingOnlyRunsTheSameMachineWithoutData)
 {
     const std::string args = "--workload stream --set sm.count=2 --set sm.warps=4 "
-                             "--set workload.region_bytes=1048576 --set workload.passes=1 --quiet";
-    ASSERT_EQ(sim(args + " --out " + tmp("to_data")).status, 0);
+                             "--set workload.region_bytes=1048576 --set workload.passes=1";
+    ASSERT_EQ(sim(args + " --quiet --out " + tmp("to_data")).status, 0);
     SimRun r = sim(args + " --set sm.timing_only=true --out " + tmp("to_none"));
     ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("data check           off (sm.timing_only"), std::string::npos) << r.out;
     nlohmann::json with = load(tmp("to_data") + "/stats.json"), without = load(tmp("to_none") + "/stats.json");
     EXPECT_GT(with["data_check"]["lanes_checked"].get<uint64_t>(), 0u);
     EXPECT_EQ(without["data_check"]["lanes_checked"].get<uint64_t>(), 0u);
